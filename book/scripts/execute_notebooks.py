@@ -1,0 +1,58 @@
+"""Write each notebooks/NN_slug.md (MyST) to its paired .ipynb and execute it on a fresh kernel.
+
+    python book/scripts/execute_notebooks.py [notebooks/01_one_vector.md ...]
+
+With no arguments, every chapter is done. The MyST file is the source; the .ipynb is rebuilt from
+it, so outputs always belong to today's code. Widget state is not stored (it would bloat the file
+with images that any run recomputes), and no timing metadata is recorded, so two runs give the
+same file.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import jupytext
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def chapter_sources() -> list[Path]:
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
+
+
+def execute(md: Path) -> Path:
+    nb = jupytext.read(md)
+    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,md:myst"
+    client = NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(md.parent)}},
+        store_widget_state=False,
+        record_timing=False,
+    )
+    client.execute()
+    out = md.with_suffix(".ipynb")
+    jupytext.write(nb, out, fmt="ipynb")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    sources = [Path(a).resolve() for a in argv] or chapter_sources()
+    for i, md in enumerate(sources, 1):
+        if md.suffix != ".md" or not md.exists():
+            print(f"{md}: MyST の .md ファイルを指定してください", file=sys.stderr)
+            return 2
+        start = time.perf_counter()
+        print(f"[{i}/{len(sources)}] {md.name} を実行中…", flush=True)
+        out = execute(md)
+        print(f"      → {out.relative_to(ROOT)} ({time.perf_counter() - start:.1f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,53 @@
+"""Input validation shared by every public helper.
+
+Messages are Japanese because learners read them; each names what was expected and what came.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def as_matrix(a, name: str) -> np.ndarray:
+    """Return `a` as a finite 2-D float array, or raise a Japanese ValueError/TypeError."""
+    arr = as_array(a, name)
+    if arr.ndim == 1:
+        raise ValueError(
+            f"{name} は 2 次元の配列(行列)で渡してください。1 次元の配列 shape {arr.shape} が来ました。"
+            f"1 本のベクトルなら {name}.reshape(1, -1) で 1×{arr.shape[0]} の横一列にできます。"
+        )
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} は 2 次元の配列(行列)であるべきですが、{arr.ndim} 次元 shape {arr.shape} が来ました。"
+        )
+    return arr
+
+
+def as_array(a, name: str) -> np.ndarray:
+    """Return `a` as a finite, non-empty float array of any dimension."""
+    if isinstance(a, (str, bytes)) or a is None:
+        raise TypeError(f"{name} には数の配列を渡してください。{type(a).__name__} が来ました。")
+    try:
+        arr = np.asarray(a, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(
+            f"{name} を数の配列に変換できません({type(a).__name__} が来ました)。"
+            "数だけを並べたリストか numpy 配列を渡してください。"
+        ) from err
+    if arr.size == 0:
+        raise ValueError(f"{name} が空です(shape {arr.shape})。少なくとも 1 つの数が必要です。")
+    if not np.all(np.isfinite(arr)):
+        bad = "NaN" if np.any(np.isnan(arr)) else "inf(無限大)"
+        raise ValueError(
+            f"{name} に {bad} が含まれています。計算に混ざると結果全体が壊れるので、"
+            "有限の数だけを渡してください。"
+        )
+    return arr
+
+
+def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"{name_a} と {name_b} の次元数が違います: {name_a} は shape {a.shape}(次元 {a.shape[-1]})、"
+            f"{name_b} は shape {b.shape}(次元 {b.shape[-1]})です。内積を取るには同じ次元が必要です。"
+        )
