@@ -11,7 +11,7 @@ BOOK_HTML := book/_build/html
 JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: setup book book-build vendor lab test lint sync execute assignments bench clean help
+.PHONY: setup book book-build vendor lab test lint sync execute assignments grade bench clean help
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -19,6 +19,7 @@ help:
 	@echo "make lab          JupyterLab で notebooks/ を開く"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
+	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
 	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測"
 
 setup: $(VENV)/.installed node_modules/.installed
@@ -60,6 +61,9 @@ execute: sync
 
 assignments: setup
 	$(JUPYTER_ENV) $(BIN)/python -m helpers.classroom build
+
+grade: setup
+	$(JUPYTER_ENV) $(BIN)/python -m helpers.classroom grade
 
 test: setup lint book-build
 	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider

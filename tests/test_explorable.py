@@ -92,3 +92,16 @@ def test_explorable_refuses_no_frames():
 
     with pytest.raises(ValueError, match="static_frames"):
         Explorable(lambda fig: (lambda v: {}), {"v": W.FloatSlider()}, [], str, "x")
+
+
+def test_book_frames_turn_once_then_shrink(explorer):
+    """The static book can only show precomputed frames: a turn (cosine moves), then lengths."""
+    vecs = np.array([[f["sweet"], f["spicy"]] for f in explorer.static_frames])
+    lengths = np.linalg.norm(vecs, axis=1)
+    start = foods()["ケーキ"].reshape(-1)
+    np.testing.assert_allclose(lengths[:8], np.linalg.norm(start), atol=0.02)
+    same_direction = [explorer.static_frames[0], *explorer.static_frames[-3:]]
+    cosines = [explorer.render(f)["cosine"] for f in same_direction]
+    for c in cosines[1:]:
+        np.testing.assert_allclose(c, cosines[0], atol=0.01)
+    assert lengths[-1] < lengths[-2] < lengths[-3] < lengths[0]

@@ -97,6 +97,17 @@ def test_exercises_follow_the_pattern(pair):
     assert any(tags(c) == {"reader-only"} for c in cells), f"{name}: 読者用のひな形セルがありません"
 
 
+def test_reader_is_warned_before_each_solution(pair):
+    """Running a hidden solution cell replaces the reader's answer: the cell before says so."""
+    md, _, name = pair
+    for i, cell in enumerate(md.cells):
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            before = md.cells[i - 1]
+            assert before.cell_type == "markdown" and "上書き" in before.source, (
+                f"{name}: 解答例セルの直前に「上書きされます」の注意を書いてください"
+            )
+
+
 def test_grade_ids_are_unique_across_chapters():
     seen = {}
     for md in SOURCES:

@@ -59,3 +59,18 @@ def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
 from . import widgets  # noqa: E402
 
 __all__ += ["widgets"]
+
+# Chapter 06: the √d_k experiment with random vectors.
+from . import scaling  # noqa: E402
+
+__all__ += ["scaling"]
+
+# Chapters 04–05: the three faces (rotation_scale_matrix) and matrix products taken apart.
+from . import faces, matmul  # noqa: E402
+
+__all__ += ["faces", "matmul"]
+
+# Chapter 07: learning W_Q, W_K, W_V by gradient descent on a toy task.
+from . import learning  # noqa: E402
+
+__all__ += ["learning"]

@@ -51,3 +51,23 @@ def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) 
             f"{name_a} と {name_b} の次元数が違います: {name_a} は shape {a.shape}(次元 {a.shape[-1]})、"
             f"{name_b} は shape {b.shape}(次元 {b.shape[-1]})です。内積を取るには同じ次元が必要です。"
         )
+
+
+def matmul_operands(
+    a, b, names: tuple[str, str], inner: str = "d", inner_meaning: str = "", out: str = "m"
+) -> tuple[np.ndarray, np.ndarray]:
+    """`a` (n × inner) and `b` (inner × out) as finite matrices whose inner sizes agree.
+
+    The message names both shapes and, with `inner_meaning`, what the shared size is.
+    """
+    na, nb = names
+    a = as_matrix(a, na)
+    b = as_matrix(b, nb)
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            f"{na} @ {nb} の形が合いません。{na} は shape {a.shape}({a.shape[1]} 列)ですが、"
+            f"{nb} は shape {b.shape}({b.shape[0]} 行)です。{nb} の行数は {na} の列数 {inner}"
+            f"{inner_meaning} と同じ {a.shape[1]} でなければなりません: "
+            f"(n×{inner}) · ({inner}×{out}) → (n×{out})。"
+        )
+    return a, b

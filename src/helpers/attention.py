@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_array, as_matrix, require_same_length
+from ._validate import as_array, as_matrix, matmul_operands, require_same_length
 
 __all__ = [
     "softmax",
@@ -46,15 +46,8 @@ def project(x, W, name: str = "W") -> np.ndarray:
 
     x: `n × d_model` (n = 1 for one word), W: `d_model × d_k` → result `n × d_k`.
     """
-    x = as_matrix(x, "x")
-    W = as_matrix(W, name)
-    if x.shape[1] != W.shape[0]:
-        raise ValueError(
-            f"x @ {name} の形が合いません。x は shape {x.shape}({x.shape[1]} 列)ですが、"
-            f"{name} は shape {W.shape}({W.shape[0]} 行)です。"
-            f"{name} の行数は x の列数 d_model(埋め込みベクトルの次元数)と同じ {x.shape[1]} で"
-            f"なければなりません: (n×d_model) · (d_model×d_k) → (n×d_k)。"
-        )
+    x, W = matmul_operands(x, W, ("x", name), inner="d_model",
+                           inner_meaning="(埋め込みベクトルの次元数)", out="d_k")
     return x @ W
 
 

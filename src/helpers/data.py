@@ -61,3 +61,211 @@ def foods() -> Embedding:
         ]
     )
     return Embedding(words, vectors)
+
+
+#: What a book of the library catalog holds (chapter 02): tablespoons per recipe.
+VALUE_AXES = ("砂糖", "唐辛子", "しょうゆ")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A tiny library (chapter 02). Book i has a label vector `keys[i]` and contents `values[i]`.
+
+    keys:   n × d_k, where the book sits on the 甘い/辛い plane (its 見出し, key)
+    values: n × d_v, what the book actually holds (its 中身, value); d_v may differ from d_k.
+    """
+
+    titles: tuple[str, ...]
+    names: tuple[str, ...]
+    keys: np.ndarray
+    values: np.ndarray
+    key_axes: tuple[str, ...] = AXES
+    value_axes: tuple[str, ...] = VALUE_AXES
+
+    def __post_init__(self):
+        n = len(self.names)
+        if len(self.titles) != n:
+            raise ValueError(f"書名が {len(self.titles)} 個、短い名前が {n} 個です。同じ数にしてください。")
+        if self.keys.shape != (n, len(self.key_axes)):
+            raise ValueError(
+                f"本が {n} 冊、見出しの軸が {len(self.key_axes)} 本なので keys は shape "
+                f"({n}, {len(self.key_axes)}) のはずですが、{self.keys.shape} でした。"
+            )
+        if self.values.shape != (n, len(self.value_axes)):
+            raise ValueError(
+                f"本が {n} 冊、中身の軸が {len(self.value_axes)} 本なので values は shape "
+                f"({n}, {len(self.value_axes)}) のはずですが、{self.values.shape} でした。"
+            )
+
+    def index(self, name: str) -> int:
+        if name not in self.names:
+            raise KeyError(f"「{name}」という本はありません。ある本: {'、'.join(self.names)}")
+        return self.names.index(name)
+
+    def shelf(self) -> dict[str, np.ndarray]:
+        """An ordinary Python dict: short name → contents (a 1-D row of `values`)."""
+        return {name: self.values[i] for i, name in enumerate(self.names)}
+
+
+def library_catalog() -> Catalog:
+    """Five cookbooks (chapter 02). Every key has length 2, so the best dot product q·k is also
+    the label nearest to the question; the values are tablespoons of 砂糖, 唐辛子, しょうゆ."""
+    return Catalog(
+        titles=("和菓子のこころ", "ふわふわケーキ入門", "照り焼き名人", "キムチの季節", "激辛カレー道"),
+        names=("和菓子", "ケーキ", "照り焼き", "キムチ", "カレー"),
+        keys=np.array(
+            [
+                [1.6, -1.2],
+                [2.0, 0.0],
+                [1.6, 1.2],
+                [1.2, 1.6],
+                [0.0, 2.0],
+            ]
+        ),
+        values=np.array(
+            [
+                [3.0, 0.0, 1.0],
+                [4.0, 0.0, 0.0],
+                [2.0, 0.0, 3.0],
+                [1.0, 3.0, 0.0],
+                [0.0, 4.0, 1.0],
+            ]
+        ),
+    )
+
+
+#: The axes of the chapter-06 phrase: the food plane plus one axis for "is it a thing to eat".
+PHRASE_AXES = ("甘いもの好き度", "辛いもの好き度", "食べ物らしさ")
+
+
+def phrase() -> Embedding:
+    """「辛い カレー の 後 に 甘い ケーキ」, one row per token (chapter 06, d_model = 3).
+
+    カレー and ケーキ keep their chapter-01 taste (first two numbers) and are clearly foods; the
+    adjectives 辛い and 甘い carry taste only; the small words の・後・に are short vectors.
+    """
+    words = ("辛い", "カレー", "の", "後", "に", "甘い", "ケーキ")
+    vectors = np.array(
+        [
+            [0.0, 1.5, 0.0],
+            [0.3, 1.8, 1.5],
+            [0.1, 0.1, 0.0],
+            [0.2, 0.2, 0.0],
+            [0.1, 0.1, 0.0],
+            [1.5, 0.0, 0.0],
+            [2.0, 0.2, 1.5],
+        ]
+    )
+    return Embedding(words, vectors, PHRASE_AXES)
+
+
+# Chapter 03: the networking party. Imported here (not at the top) to keep this addition in one spot.
+from ._validate import as_matrix as _as_matrix  # noqa: E402
+from .attention import project as _project  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Party:
+    """A networking party (chapter 03): guest i has a taste `X[i]` on the 甘い/辛い plane and
+    three faces made from it by small hand-made tables (row vectors, `x @ W`):
+
+    - `Q = X W_Q`: 探している相手像 (who I am looking for)
+    - `K = X W_K`: 名札 (my name tag: how I present myself)
+    - `V = X W_V`: 持ってきた中身 (what I bring: the taste of my 手土産)
+    """
+
+    names: tuple[str, ...]
+    X: np.ndarray
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    axes: tuple[str, ...] = AXES
+
+    def __post_init__(self):
+        if not isinstance(self.names, (tuple, list)) or not all(isinstance(n, str) for n in self.names):
+            raise TypeError(f"names には名前(文字列)の並びを渡してください。{self.names!r} が来ました。")
+        names = tuple(self.names)
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"参加者の名前が重複しています: {'、'.join(dup)}。名前は一人ひとり違うものにしてください。")
+        X = _as_matrix(self.X, "X")
+        if X.shape != (len(names), len(self.axes)):
+            raise ValueError(
+                f"参加者が {len(names)} 人、好みの軸が {len(self.axes)} 本なので X は shape "
+                f"({len(names)}, {len(self.axes)}) のはずですが、{X.shape} でした。"
+            )
+        mats = {}
+        for label in ("W_Q", "W_K", "W_V"):
+            W = _as_matrix(getattr(self, label), label)
+            if W.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"{label} の行数は d_model = {X.shape[1]}(好みの軸の数)でなければなりませんが、"
+                    f"{label} は shape {W.shape}({W.shape[0]} 行)です。"
+                )
+            mats[label] = W
+        if mats["W_Q"].shape[1] != mats["W_K"].shape[1]:
+            raise ValueError(
+                f"W_Q と W_K の列数 d_k が違います(W_Q は shape {mats['W_Q'].shape}、W_K は shape "
+                f"{mats['W_K'].shape})。探している相手像 q と名札 k は、内積を取るので同じ d_k 次元にします。"
+            )
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "X", X.copy())
+        for label, W in mats.items():
+            object.__setattr__(self, label, W.copy())
+
+    @property
+    def Q(self) -> np.ndarray:
+        """探している相手像, one row per guest: `X @ W_Q` (n × d_k)."""
+        return _project(self.X, self.W_Q, "W_Q")
+
+    @property
+    def K(self) -> np.ndarray:
+        """名札, one row per guest: `X @ W_K` (n × d_k)."""
+        return _project(self.X, self.W_K, "W_K")
+
+    @property
+    def V(self) -> np.ndarray:
+        """持ってきた中身, one row per guest: `X @ W_V` (n × d_v)."""
+        return _project(self.X, self.W_V, "W_V")
+
+    def index(self, name: str) -> int:
+        if name not in self.names:
+            raise KeyError(f"「{name}」という参加者はいません。参加者: {'、'.join(self.names)}")
+        return self.names.index(name)
+
+    def faces(self, name: str) -> dict[str, np.ndarray]:
+        """One guest's taste and three faces, each a 1 × d row: keys `x`, `q`, `k`, `v`."""
+        i = self.index(name)
+        return {"x": self.X[i:i + 1], "q": self.Q[i:i + 1], "k": self.K[i:i + 1],
+                "v": self.V[i:i + 1]}
+
+    def one_vector(self) -> Party:
+        """The same guests with one vector for everything: Q = K = V = X (chapter 01's world)."""
+        eye = np.eye(self.X.shape[1])
+        return Party(self.names, self.X, eye, eye, eye, self.axes)
+
+
+def party() -> Party:
+    """Five guests at a networking party (chapter 03), from the sweetest to the spiciest.
+
+    Their tastes lie on an arc of radius about 2, so with Q = K = X everyone picks themself.
+    The hand-made faces: q looks for the *other* taste (sweetness in x asks for spiciness
+    with weight 1.3, spiciness asks for sweetness with weight 0.9, so the interest is lopsided);
+    k writes one's taste a little bolder (1.2) and the other taste as a small minus (-0.3);
+    v, the 手土産, is one's taste a little toned down, and spicy fans add something sweet.
+    """
+    return Party(
+        names=("アオイ", "ユイ", "ミオ", "ソウタ", "ケン"),
+        X=np.array(
+            [
+                [2.0, 0.2],
+                [1.8, 0.8],
+                [1.4, 1.4],
+                [0.8, 1.8],
+                [0.2, 2.0],
+            ]
+        ),
+        W_Q=np.array([[0.0, 1.3], [0.9, 0.0]]),
+        W_K=np.array([[1.2, -0.3], [-0.3, 1.2]]),
+        W_V=np.array([[0.9, 0.0], [0.2, 0.8]]),
+    )

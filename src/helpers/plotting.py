@@ -16,8 +16,9 @@ from ._validate import as_matrix
 from .data import AXES
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
-#: Extra colours for several words at once (Okabe–Ito without the Q/K/V ones).
-WORD_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#F0E442", "#000000", "#999999")
+#: Extra colours for several words at once: Okabe–Ito without the Q/K/V ones and without
+#: yellow (unreadable as text on white), plus a brown.
+WORD_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#000000", "#8C6D31", "#999999")
 
 ROW_TITLE = "問い(見る側)"
 COL_TITLE = "見出し(見られる側)"
@@ -78,11 +79,16 @@ def plot_vectors(
         ax.text(x, y, f" {label}", color=c, fontsize=11, va="bottom", ha="left")
     hi = limits[1] if limits else max(1.0, float(np.abs(v).max()) * 1.25)
     lo = limits[0] if limits else min(0.0, float(v.min()) * 1.25)
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(lo, hi)
+    return finish_plane(ax, (lo, hi), axis_labels, title)
+
+
+def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
+    """Square plane with equal scales, the two axes through the origin, labels and title."""
+    ax.set_xlim(*limits)
+    ax.set_ylim(*limits)
     ax.set_aspect("equal")
-    ax.axhline(0, color="#bbbbbb", lw=0.8)
-    ax.axvline(0, color="#bbbbbb", lw=0.8)
+    ax.axhline(0, color="#aaaaaa", lw=0.8, zorder=1)
+    ax.axvline(0, color="#aaaaaa", lw=0.8, zorder=1)
     ax.set_xlabel(axis_labels[0])
     ax.set_ylabel(axis_labels[1])
     if title:
@@ -150,7 +156,9 @@ def plot_bars(
     ax.bar(range(vals.size), vals, color=color, edgecolor=edge, linewidth=2)
     ax.set_xticks(range(vals.size), labels)
     for i, v in enumerate(vals):
-        ax.text(i, v, f"{v:.2f}", ha="center", va="bottom" if v >= 0 else "top", fontsize=9)
+        # 3 points clear of the bar's end, so the label never sits on the highlight's outline.
+        ax.annotate(f"{v:.2f}", (i, v), xytext=(0, 3 if v >= 0 else -3), textcoords="offset points",
+                    ha="center", va="bottom" if v >= 0 else "top", fontsize=9)
     if ylim:
         ax.set_ylim(*ylim)
     if ylabel:
@@ -158,3 +166,135 @@ def plot_bars(
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_histograms(
+    samples: dict,
+    ax=None,
+    bins: int = 40,
+    value_range: tuple[float, float] | None = None,
+    colors: Sequence[str] | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+):
+    """Overlaid outline histograms, one per entry of `samples` ({legend label: values}).
+
+    Heights are densities (area 1), so samples of different sizes and spreads compare fairly.
+    """
+    from ._validate import as_array
+
+    if not isinstance(samples, dict) or not samples:
+        raise ValueError(
+            "samples は {凡例の文字列: 値の配列} の辞書で、1 つ以上の項目が必要です。"
+            f"{type(samples).__name__} が来ました。"
+        )
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise ValueError(f"bins は 1 以上の整数にしてください。{bins!r} が来ました。")
+    arrays = {
+        str(label): as_array(v, f"samples[{label!r}]").reshape(-1) for label, v in samples.items()
+    }
+    if colors is None:
+        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(arrays))]
+    if len(colors) != len(arrays):
+        raise ValueError(
+            f"色が {len(colors)} 個、ヒストグラムが {len(arrays)} 個です。同じ数にしてください。"
+        )
+    if value_range is None:
+        lo = min(float(v.min()) for v in arrays.values())
+        hi = max(float(v.max()) for v in arrays.values())
+        value_range = (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+    ax = _axes(ax)
+    for (label, v), c in zip(arrays.items(), colors, strict=True):
+        ax.hist(v, bins=bins, range=value_range, density=True, histtype="step", lw=2,
+                color=c, label=label)
+    ax.set_xlim(*value_range)
+    ax.set_ylabel("密度")
+    ax.legend(fontsize=9)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# Chapters 04–05: matrix shapes as boxes, a 2×2 W as a map of the plane, tiles of a product.
+from .matrix_plots import (  # noqa: E402, F401
+    plot_lines,
+    plot_matmul_shapes,
+    plot_plane_transform,
+    plot_tiles,
+)
+
+#: Chapter 03: the short tip labels of one person's three faces.
+FACE_LABELS = {"q": "Q", "k": "K", "v": "V"}
+
+
+def _face_vector(v, name: str) -> np.ndarray:
+    from ._validate import as_array
+
+    arr = as_array(v, name)
+    if arr.size != 2 or arr.ndim > 2 or (arr.ndim == 2 and arr.shape[0] != 1):
+        raise ValueError(
+            f"{name} は平面の 1 本のベクトル(shape (2,) か 1×2 の横一列)で渡してください。"
+            f"shape {arr.shape} が来ました。"
+        )
+    return arr.reshape(2)
+
+
+def plot_faces(
+    q,
+    k,
+    v,
+    ax=None,
+    title: str | None = None,
+    limits: tuple[float, float] | None = None,
+    axis_labels: Sequence[str] = AXES,
+    labels: dict[str, str] | None = None,
+):
+    """One person's three faces on the plane: Q blue, K vermillion, V green arrows from the
+    origin, each labelled at its tip (chapter 03).
+
+    Each of q, k, v is one 2-D vector: shape (2,) or a 1 × 2 row.
+    """
+    if labels is not None and (not isinstance(labels, dict) or not set(labels) <= set(FACE_LABELS)):
+        raise ValueError(
+            f"labels は {set(FACE_LABELS)} をキーにした辞書で渡してください(例:{{'q': '探す'}})。"
+            f"{labels!r} が来ました。"
+        )
+    names = {**FACE_LABELS, **(labels or {})}
+    faces = np.vstack([_face_vector(q, "q"), _face_vector(k, "k"), _face_vector(v, "v")])
+    return plot_vectors(faces, [names[key] for key in ("q", "k", "v")], ax=ax,
+                        colors=[COLORS[key] for key in "QKV"], title=title,
+                        axis_labels=axis_labels, limits=limits)
+
+
+def outline_heatmap(ax, row: int | None = None, col: int | None = None, lw: float = 3.0):
+    """Frame one row (blue: what this person looks for) and/or one column (vermillion: who
+    looks for this person) of a heatmap drawn by `plot_heatmap` on `ax` (chapter 03)."""
+    if ax is None or not getattr(ax, "images", None):
+        raise ValueError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
+    n_rows, n_cols = ax.images[-1].get_array().shape[:2]
+    from matplotlib.patches import Rectangle
+
+    for label, index, size in (("row", row, n_rows), ("col", col, n_cols)):
+        if index is None:
+            continue
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"{label} には整数の番号を渡してください。{type(index).__name__} が来ました。")
+        if not 0 <= index < size:
+            raise ValueError(f"{label}={index} は範囲外です。0 から {size - 1} の番号を指定してください。")
+    if row is not None:
+        ax.add_patch(Rectangle((-0.5, row - 0.5), n_cols, 1, fill=False, ec=COLORS["Q"], lw=lw,
+                               clip_on=False, zorder=3))
+    if col is not None:
+        ax.add_patch(Rectangle((col - 0.5, -0.5), 1, n_rows, fill=False, ec=COLORS["K"], lw=lw,
+                               clip_on=False, zorder=3))
+    return ax
+
+
+# Chapter 07: a learning curve, the right cell of each row framed, a weight matrix as a heatmap.
+from .learning_plots import (  # noqa: E402, F401
+    outline_cells,
+    plot_learning_curve,
+    plot_weight_matrix,
+)

@@ -155,7 +155,9 @@ class LiveBars:
                  color: str = plotting.COLORS["x"], title: str | None = None):
         self.bars = ax.bar(range(len(labels)), np.zeros(len(labels)), color=color,
                            edgecolor="none", linewidth=2, animated=True)
-        self.texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9, animated=True)
+        # Annotations 3 points clear of the bar's end (not on the highlight's outline).
+        self.texts = [ax.annotate("", (i, 0), xytext=(0, 3), textcoords="offset points",
+                                  ha="center", va="bottom", fontsize=9, animated=True)
                       for i in range(len(labels))]
         ax.set_xticks(range(len(labels)), labels)
         ax.set_ylim(*ylim)
@@ -168,7 +170,8 @@ class LiveBars:
             v = float(np.nan_to_num(v))
             bar.set_height(v)
             bar.set_edgecolor("black" if i == highlight else "none")
-            text.set_position((i, v))
+            text.xy = (i, v)
+            text.xyann = (0, 3 if v >= 0 else -3)
             text.set_va("bottom" if v >= 0 else "top")
             text.set_text(f"{v:.2f}")
 
@@ -210,7 +213,9 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
         ax_plane, ax_dot, ax_cos = fig.subplots(1, 3, width_ratios=[1.2, 1, 1])
         plotting.plot_vectors(rest, others, ax=ax_plane, colors="#999999", limits=(-2.2, 2.2),
                               title=f"「{word}」を動かす")
-        arrow = LiveArrow(ax_plane, plotting.COLORS["Q"], word)
+        # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
+        colour = plotting.WORD_COLORS[emb.index(word) % len(plotting.WORD_COLORS)]
+        arrow = LiveArrow(ax_plane, colour, word)
         dot_bars = LiveBars(ax_dot, others, (-5, 5), title="内積")
         cos_bars = LiveBars(ax_cos, others, (-1.15, 1.15), title="コサイン類似度")
         for ax in (ax_dot, ax_cos):
@@ -231,11 +236,13 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
 
         return update
 
+    # The book's frames: one turn at the word's own length (the cosine changes), then the
+    # original direction at shrinking lengths (only the dot product changes).
     length = float(np.linalg.norm(start))
-    frames = [
-        {"sweet": round(length * np.cos(a), 2), "spicy": round(length * np.sin(a), 2)}
-        for a in np.deg2rad(np.arange(0, 360, 30))
-    ]
+    angle = float(np.arctan2(start[1], start[0]))
+    polar = [(length, angle + a) for a in np.deg2rad(np.arange(0, 360, 45))]
+    polar += [(length * f, angle) for f in (0.75, 0.5, 0.25)]
+    frames = [{"sweet": round(r * np.cos(a), 2), "spicy": round(r * np.sin(a), 2)} for r, a in polar]
     return Explorable(
         build,
         {"sweet": _slider("甘いもの好き度", start[0], -2.0, 2.0),
@@ -245,3 +252,127 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
         title=f"「{word}」のベクトル",
         figsize=(10.0, 3.6),
     )
+
+
+def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -> Explorable:
+    """Chapter 06: slide d_k and watch q·k spread out and one softmax row turn one-hot.
+
+    One random draw per d_k in `scaling.DK_CHOICES` is made up front (from `rng`), so moving a
+    control only looks results up. Unchecked, the scores are the raw q·k; checked, they are
+    divided by √d_k. Left: histogram of all scores; middle: the weights of one typical row (for
+    each d_k, the row whose unscaled largest weight is the median, shown scaled or not);
+    right: the average largest weight of a row, for every d_k (the ring marks the current one).
+    """
+    from . import scaling
+
+    rng = np.random.default_rng(0) if rng is None else rng
+    runs = {r.d_k: r for r in scaling.scaling_experiment(scaling.DK_CHOICES, rng, n_words=n_words)}
+    d_ks = sorted(runs)
+    limit = 4 * np.sqrt(d_ks[-1])  # 4 standard deviations of the widest case fit on the axis
+    edges = np.linspace(-limit, limit, 91)
+    mean_max = {s: [float(runs[d].max_weights(s).mean()) for d in d_ks] for s in (False, True)}
+    typical = {d: runs[d].typical_row() for d in d_ks}
+
+    def build(fig: Figure) -> Update:
+        ax_hist, ax_row, ax_curve = fig.subplots(1, 3, width_ratios=[1.3, 1, 1])
+        hist = ax_hist.stairs(np.zeros(edges.size - 1), edges, fill=True,
+                              color=plotting.COLORS["x"], animated=True)
+        ax_hist.set(xlim=(-limit, limit), ylim=(0, 1.15), title="得点の散らばり",
+                    xlabel="ソフトマックスに渡す得点", ylabel="相対的な頻度(最大 = 1)")
+        info = ax_hist.text(0.03, 0.96, "", transform=ax_hist.transAxes, va="top", animated=True)
+        bars = LiveBars(ax_row, [str(i + 1) for i in range(n_words)], (0, 1.15),
+                        color=plotting.COLORS["Q"], title="ある 1 行の注目の重み")
+        ax_row.set_xlabel("見出し(キー)の番号")
+        ax_curve.plot(d_ks, mean_max[False], "o-", color="#999999", label="割らない")
+        ax_curve.plot(d_ks, mean_max[True], "o-", color=plotting.COLORS["Q"],
+                      label=r"$\sqrt{d_k}$ で割る")
+        ax_curve.axhline(1 / n_words, color="#888888", ls=":", label=f"均等(1/{n_words})")
+        ax_curve.set_xscale("log", base=2)
+        ax_curve.set(ylim=(0, 1.05), xlabel=r"$d_k$", title="行の最大の重み(平均)")
+        ax_curve.legend(fontsize=8, loc="center right")
+        (ring,) = ax_curve.plot([], [], "o", ms=13, mfc="none", mec="black", mew=2, animated=True)
+
+        def update(d_k: int, scaled: bool) -> dict:
+            run = runs[d_k]
+            scores = run.scored(scaled)
+            weights = run.weights(scaled)[typical[d_k]]
+            variance = float(scores.var())
+            hist.set_data(scaling.relative_histogram(scores, edges))
+            # Plain text, not mathtext: this label is redrawn on every update and must stay cheap.
+            how = "平方根で割る" if scaled else "割らない"
+            info.set_text(f"d_k = {d_k}・{how}\n分散 {variance:.1f}")
+            bars.set(weights, highlight=int(np.argmax(weights)))
+            average_max = mean_max[scaled][d_ks.index(d_k)]
+            ring.set_data([d_k], [average_max])
+            return {"d_k": d_k, "scaled": scaled, "variance": variance,
+                    "expected_variance": 1.0 if scaled else float(d_k), "row": typical[d_k],
+                    "weights": weights,
+                    "max_weight": float(weights.max()), "mean_max_weight": average_max}
+
+        return update
+
+    return Explorable(
+        build,
+        {"d_k": W.SelectionSlider(options=d_ks, value=16, description="d_k",
+                                  continuous_update=True),
+         "scaled": W.Checkbox(value=False, description="√d_k で割る")},
+        static_frames=[{"d_k": d, "scaled": s}
+                       for s in (False, True) for d in (1, 4, 16, 64, 256, 512)],
+        frame_label=lambda v: f"d_k = {v['d_k']}・"
+                              + ("d_k の平方根で割る" if v["scaled"] else "割らない"),
+        title="d_k と得点の散らばり",
+        figsize=(10.0, 3.6),
+    )
+
+
+class LiveHeatmap:
+    """A labelled heatmap (rows = who looks, columns = who is looked at) whose cells change.
+
+    The colour scale `vmin`..`vmax` is fixed, so colours stay comparable between updates.
+    Each number costs about 1 ms per redraw; `numbers=False` keeps big maps under budget.
+    """
+
+    def __init__(self, ax: Axes, row_labels: Sequence[str], col_labels: Sequence[str],
+                 vmin: float, vmax: float, cmap: str = "Blues", fmt: str = "{:.2f}",
+                 title: str | None = None, row_title: str = plotting.ROW_TITLE,
+                 col_title: str = plotting.COL_TITLE, colorbar: bool = True,
+                 numbers: bool = True):
+        if not vmin < vmax:
+            raise ValueError(f"vmin は vmax より小さくしてください。vmin={vmin}, vmax={vmax} が来ました。")
+        self.shape = (len(row_labels), len(col_labels))
+        self.fmt = fmt
+        self.image = ax.imshow(np.zeros(self.shape), cmap=cmap, vmin=vmin, vmax=vmax,
+                               aspect="auto", animated=True)
+        ax.grid(False)
+        ax.set_xticks(range(len(col_labels)), col_labels,
+                      rotation=45 if len(col_labels) > 4 else 0)
+        ax.set_yticks(range(len(row_labels)), row_labels)
+        ax.set_xlabel(col_title)
+        ax.set_ylabel(row_title)
+        ax.xaxis.set_label_position("top")
+        ax.xaxis.tick_top()
+        self.texts = {(i, j): ax.text(j, i, "", ha="center", va="center", fontsize=9, animated=True)
+                      for i in range(self.shape[0]) for j in range(self.shape[1])} if numbers else {}
+        if colorbar:
+            ax.figure.colorbar(self.image, ax=ax, shrink=0.8)
+        if title:
+            ax.set_title(title, pad=12)
+
+    def set(self, matrix) -> None:
+        m = np.asarray(matrix, dtype=float)
+        if m.shape != self.shape:
+            raise ValueError(f"この図の行列は shape {self.shape} ですが、shape {m.shape} が来ました。")
+        self.image.set_data(m)
+        rgba = self.image.cmap(self.image.norm(m))
+        luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
+        for (i, j), text in self.texts.items():
+            text.set_text(self.fmt.format(m[i, j]))
+            text.set_color("white" if luminance[i, j] < 0.5 else "black")  # white on dark cells
+
+
+# Chapter explorers that live in their own modules (they import the classes above).
+from .faces import three_faces_explorer  # noqa: E402, F401  (chapter 04)
+from .learning_widget import training_explorer  # noqa: E402, F401  (chapter 07)
+from .library import library_search_explorer  # noqa: E402, F401  (chapter 02)
+from .party import party_explorer  # noqa: E402, F401  (chapter 03)
+from .preview import attention_preview_explorer  # noqa: E402, F401  (chapter 00)

@@ -1,0 +1,100 @@
+"""Exercise checks for chapter 07 (learning W). Re-exported by `helpers.checks`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .checks import _call, _same, check_choice, fail, passed
+
+__all__ = ["gradient_step_variants", "check_gradient_step", "check_learning_rate_prediction"]
+
+#: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
+GRADIENT_STEP_HINTS = {
+    "sign": "勾配を足しています。勾配 dW_Q は「損失が一番増える向き」なので、損失を減らすには"
+            "その逆、W_Q - lr * dW_Q と引きます。",
+    "no_lr": "学習率 lr を掛け忘れています。勾配をそのまま引くと一歩が大きすぎます。"
+             "W_Q - lr * dW_Q のように、lr を掛けてから引きます。",
+    "sign_no_lr": "勾配を足していて、しかも学習率 lr を掛けていません。W_Q - lr * dW_Q です。",
+    "by_lr": "学習率で割っています。一歩の大きさは勾配に lr を「掛けた」ものです。",
+    "transposed": "勾配の形は合っていますが、転置になっています。Q = X W_Q なので "
+                  "dW_Q = X.T @ dQ です(dQ.T @ X ではありません)。"
+                  "(d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k になります。",
+    "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q、"
+                 "つまり W_Q - lr * dW_Q です。",
+}
+
+
+def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
+    """The right new W_Q ("right") and what each typical mistake returns instead."""
+    G = X.T @ dQ
+    variants = {
+        "right": W_Q - lr * G,
+        "sign": W_Q + lr * G,
+        "no_lr": W_Q - G,
+        "sign_no_lr": W_Q + G,
+        "by_lr": W_Q - G / lr,
+    }
+    if G.shape == G.T.shape:
+        variants["transposed"] = W_Q - lr * G.T
+    for i, step in enumerate((-lr * G, lr * G, G, -G)):
+        variants[f"step_only_{i}"] = step
+    return variants
+
+
+def _gradient_step_cases():
+    """A square case (d_model = d_k = 2, like the chapter) and a rectangular one (d_k = 3)."""
+    rng = np.random.default_rng(7)
+    square = (rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), 0.5)
+    wide = (rng.normal(size=(2, 3)), rng.normal(size=(3, 2)), rng.normal(size=(3, 3)), 0.1)
+    return [square, wide]
+
+
+def check_gradient_step(fn: Callable) -> None:
+    """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
+    for W_Q, X, dQ, lr in _gradient_step_cases():
+        shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
+        try:
+            with np.errstate(all="ignore"):
+                result = _call(fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q")
+        except AssertionError:
+            raise
+        except Exception as err:  # most often a product whose shapes do not fit
+            fail(f"{shapes} で update_W_Q がエラーで止まりました({type(err).__name__}: {err})。"
+                 "dW_Q = X.T @ dQ は (d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k の形に"
+                 "なります。どちらに .T をつけるか、形を print して確かめましょう。")
+        try:
+            got = np.asarray(result, dtype=float)
+        except (TypeError, ValueError):
+            fail(f"update_W_Q は数の配列(新しい W_Q)を返してください。{type(result).__name__} が返ってきました。")
+        variants = gradient_step_variants(W_Q, X, dQ, lr)
+        if _same(got, variants["right"]):
+            continue
+        for name, wrong in variants.items():
+            if name != "right" and _same(got, wrong):
+                fail(GRADIENT_STEP_HINTS[name.rsplit("_", 1)[0] if name[-1].isdigit() else name])
+        if got.shape != W_Q.shape:
+            fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
+                 f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
+        fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行目は {variants['right'][0]} になるはずが "
+             f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
+    passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。")
+
+
+def check_learning_rate_prediction(answer) -> None:
+    """Chapter 07 prediction: what happens when the learning rate goes from 0.5 to 1.0?"""
+    choices = ("速くなる", "変わらない", "壊れる")
+    check_choice(
+        answer,
+        "壊れる",
+        choices,
+        {
+            "速くなる": "一歩を大きくすれば速く下りられる、とは限りません。坂の谷底を飛び越えて、"
+                        "向こう側のもっと高いところに着地することがあります。",
+            "変わらない": "学習率は一歩の大きさそのものです。2 倍にすれば、毎回の W の動きも 2 倍に"
+                          "なります。それでも同じ道をたどるでしょうか?",
+            "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"
+                      "次の一歩はさらに大きくなります。これが繰り返されると損失は爆発します。",
+        },
+    )

@@ -1,0 +1,251 @@
+"""Exercise checks for chapters 04 (the three faces) and 05 (everything is a matrix product).
+
+Re-exported by `helpers.checks`, so exercises call `helpers.checks.check_*` as in every chapter.
+Each check computes what the usual wrong versions would give and names the one it sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .checks import _call, check_choice, fail, passed
+from .data import foods
+
+__all__ = [
+    "check_three_faces",
+    "check_question_matrix",
+    "check_q_shape_prediction",
+    "check_matmul_cell",
+    "check_fused_qkv",
+    "check_order_prediction",
+    "QUESTION_MATRIX",
+]
+
+#: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
+QUESTION_MATRIX = np.array([[0.0, 0.5],
+                            [1.0, 0.0]])
+
+
+def _call_matrix_fn(fn: Callable, *args, what: str, hint_on_error: str):
+    """Call the learner's function; a numpy shape error becomes `hint_on_error`."""
+    try:
+        return _call(fn, *args, what=what)
+    except AssertionError:
+        raise
+    except (ValueError, IndexError) as err:
+        fail(f"{what} を実行するとエラーになりました({type(err).__name__}: {err})。{hint_on_error}")
+
+
+def _as_float_array(value, what: str) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        fail(f"{what} は数の配列にしてください({type(value).__name__} が返ってきました)。")
+
+
+def _three(result, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        fail(f"{what} は 3 つの配列を (Q, K, V) の順に返してください"
+             f"(return q, k, v のように)。{type(result).__name__} が返ってきました。")
+    return tuple(_as_float_array(r, what) for r in result)
+
+
+# ---------------------------------------------------------------- chapter 04
+
+
+def _face_cases():
+    """(x, W_Q, W_K, W_V): a square case (a transposed W shows) and a d_k = 3 case (W @ x fails)."""
+    x = np.array([[0.3, 1.8]])
+    square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]), np.array([[1.5, 0.2], [0.0, 0.5]]),
+              np.array([[1.0, 0.0], [0.8, 1.0]]))
+    wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]),
+            np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]),
+            np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]))
+    return [square, wide]
+
+
+def check_three_faces(fn: Callable) -> None:
+    """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
+    names = ("q", "k", "v")
+    for x, *Ws in _face_cases():
+        got = _three(
+            _call_matrix_fn(fn, x, *Ws, what="three_faces",
+                            hint_on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
+                                          "(W @ x ではありません)。"),
+            "three_faces",
+        )
+        want = [x @ W for W in Ws]
+        for name, g, w, W in zip(names, got, want, Ws, strict=True):
+            if g.shape == w.shape and np.allclose(g, w):
+                continue
+            for other, w2 in zip(names, want, strict=True):
+                if other != name and g.shape == w2.shape and np.allclose(g, w2):
+                    fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v)、"
+                         f"それぞれ W_Q, W_K, W_V を掛けたものです。")
+            if g.shape == w.reshape(-1).shape and np.allclose(g, w.reshape(-1)):
+                fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
+                     f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
+                     "x[0] ではなく x のまま x @ W を計算しましょう。")
+            square = W.shape[0] == W.shape[1]
+            if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
+                fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
+                     "この本は行ベクトルの流儀なので x @ W です。W が正方行列だと計算はできてしまいますが、"
+                     "値は W を転置して掛けたものになり、違ってきます。")
+            if square and g.shape == w.shape and np.allclose(g, x @ W.T):
+                fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
+                     "W を転置せずに、そのまま x @ W を掛けます。")
+            if g.shape == np.broadcast_shapes(x.shape, W.shape) and np.allclose(g, x * W):
+                fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
+            if g.shape != w.shape:
+                fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
+                     "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
+            fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
+                 f"{np.round(g, 3).tolist()} でした。")
+    passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。")
+
+
+def check_question_matrix(W) -> None:
+    """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
+    try:
+        arr = np.asarray(W, dtype=float)
+    except (TypeError, ValueError):
+        fail(f"W_Q は数の 2×2 の配列にしてください({type(W).__name__} が来ました)。")
+    if arr.shape != (2, 2):
+        fail(f"W_Q の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
+    if not np.all(np.isfinite(arr)):
+        fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
+    X = foods().vectors
+    want = X @ QUESTION_MATRIX
+    got = X @ arr
+    if np.allclose(got, want):
+        passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。")
+        return
+    if np.allclose(arr, QUESTION_MATRIX.T):
+        fail("W_Q が転置になっています。行ベクトルの流儀 q = x @ W_Q では、W_Q の i 行めが"
+             "「x の i 成分めが q のどこへ行くか」です。1 行め(甘さの行き先)は (0, 0.5)、"
+             "2 行め(辛さの行き先)は (1, 0) になります。")
+    if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
+        fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
+             "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
+    if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
+        fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。逆です: 辛いもの好きほど"
+             "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
+             "q の 2 成分めには甘さの半分が入ります。")
+    fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
+         f"{np.round(got[2], 3).tolist()} でした。q₁ = 0·甘さ + 1·辛さ、q₂ = 0.5·甘さ + 0·辛さ を"
+         "行列の形に並べてみましょう。")
+
+
+def check_q_shape_prediction(answer) -> None:
+    """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3."""
+    check_choice(
+        answer,
+        "(5, 3)",
+        ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
+        {
+            "(5, 3)": "(5×2) · (2×3) → (5×3)。語の数が行に、d_k が列に残ります。",
+            "(3, 5)": "行と列が逆です。X の行(語)はそのまま Q の行になります。"
+                      "形は (n×d_model) · (d_model×d_k) → (n×d_k) です。",
+            "(5, 2)": "それは X の形です。W_Q を掛けると、列の数は d_model = 2 から d_k = 3 に変わります。",
+            "(2, 3)": "それは W_Q の形です。Q の行は語の数だけあります。",
+            "(1, 3)": "それは 1 語ぶんの q の形です。5 語を縦に積んだ Q は 5 行になります。",
+        },
+    )
+
+
+# ---------------------------------------------------------------- chapter 05
+
+
+def _cell_cases():
+    """A square case (swapped indices and a row of W show in the value) and a tall one."""
+    square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]),
+              np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]))
+    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]),
+            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]))
+    return [(square, (0, 2)), (square, (2, 1)), (tall, (1, 0)), (tall, (2, 1))]
+
+
+def check_matmul_cell(fn: Callable) -> None:
+    """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number."""
+    for (X, W), (i, j) in _cell_cases():
+        result = _call_matrix_fn(
+            fn, X, W, i, j, what="cell",
+            hint_on_error="使うのは X の i 行め X[i, :] と W の j 列め W[:, j] です"
+                          "(X[:, i] や W[j] ではありません)。",
+        )
+        got = _as_float_array(result, "cell")
+        want = float(X[i, :] @ W[:, j])
+        if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
+            fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, k]·W[k, j] を"
+                 "k について全部足すと 1 つのマスの値になります(sum(...) か @)。")
+        if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
+            fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
+                 "数 1 つです。")
+        if got.size != 1:
+            fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
+        value = float(got.reshape(-1)[0])
+        if np.isclose(value, want):
+            continue
+        if X.shape[1] == W.shape[1] and np.isclose(value, X[i, :] @ W[j, :]):
+            fail("W の j 行め W[j, :] を使っています。行列の積で使うのは W の j 列め W[:, j] です。")
+        if X.shape[0] == W.shape[0] and np.isclose(value, X[:, i] @ W[:, j]):
+            fail("X の i 列め X[:, i] を使っています。使うのは X の i 行め X[i, :] です。")
+        if (j < X.shape[0] and i < W.shape[1]) and np.isclose(value, X[j, :] @ W[:, i]):
+            fail("i と j が入れ替わっています。マス (i, j) は X の i 行めと W の j 列めで決まります。")
+        fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
+    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。")
+
+
+def _fused_cases():
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(5, 2)), 1)
+    Ws = [np.round(rng.normal(size=(2, 3)), 1) for _ in range(3)]
+    return X, Ws
+
+
+def check_fused_qkv(fn: Callable) -> None:
+    """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
+    X, Ws = _fused_cases()
+    result = _call_matrix_fn(
+        fn, X, *Ws, what="fused_qkv",
+        hint_on_error="三つの W は横に(列の方向に)並べます: np.hstack([W_Q, W_K, W_V]) で "
+                      "d_model × 3d_k になります。縦に積む(np.vstack)と X と掛けられません。",
+    )
+    got = _three(result, "fused_qkv")
+    want = [X @ W for W in Ws]
+    names = ("Q", "K", "V")
+    for name, g, w in zip(names, got, want, strict=True):
+        if g.shape == w.shape and np.allclose(g, w):
+            continue
+        for other, w2 in zip(names, want, strict=True):
+            if other != name and g.shape == w2.shape and np.allclose(g, w2):
+                fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
+                     "(Q, K, V) の順で返しましょう。")
+        if g.ndim == 2 and g.shape[1] == 3 * w.shape[1]:
+            fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
+                 "X @ W_QKV の結果を np.split(..., 3, axis=1) で列の方向に三等分します。")
+        if g.shape != w.shape:
+            fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × d_k)のはずです。"
+                 "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
+        fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
+             "np.split で分けた順が同じか確かめましょう。")
+    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。")
+
+
+def check_order_prediction(answer) -> None:
+    """Chapter 05 prediction: does computing the cells of X @ W in another order change it?"""
+    check_choice(
+        answer,
+        "変わらない",
+        ("変わる", "変わらない", "ときどき変わる"),
+        {
+            "変わらない": "どのマスも自分の行と列だけを読み、ほかのマスの答えを使いません。"
+                          "だから順番を変えても、一斉に計算しても、同じ行列になります。",
+            "変わる": "マス (i, j) の計算に、ほかのマスの結果は出てくるでしょうか? "
+                      "X の i 行めと W の j 列めしか使っていないことを確かめましょう。",
+            "ときどき変わる": "乱数が入るのでは、と思いましたか? 順番は乱数で決めても、各マスの計算"
+                              "そのものは毎回同じ手順なので、結果は 1 ビットも変わりません。",
+        },
+    )

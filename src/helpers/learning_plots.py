@@ -1,0 +1,108 @@
+"""Pictures for chapter 07 (learning W): a learning curve and the right answers on a heatmap.
+
+Pure functions, `ax=None` in, `ax` out, like everything in `helpers.plotting` (which re-exports
+them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ._validate import as_array
+from .plotting import COLORS, _axes, plot_heatmap
+
+__all__ = ["plot_learning_curve", "outline_cells", "plot_weight_matrix"]
+
+#: Rows of a 2×2 W are the components of the input x (甘さ, 辛さ); columns those of the output.
+W_ROW_LABELS = ("甘さ", "辛さ")
+
+
+def plot_learning_curve(
+    values,
+    ax=None,
+    title: str | None = None,
+    ylabel: str = "損失",
+    log: bool = True,
+    color: str = COLORS["x"],
+    label: str | None = None,
+    xlabel: str = "更新の回数(ステップ)",
+):
+    """One value per training step (step 0 = before any update), as a line.
+
+    `log=True` puts the y axis on a log scale, where a loss that keeps shrinking by the same
+    factor shows as a straight slope. Call it again on the same `ax` to compare runs.
+    """
+    v = as_array(values, "values")
+    if v.ndim != 1:
+        raise ValueError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
+    if log and np.any(v <= 0):
+        raise ValueError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
+    ax = _axes(ax)
+    ax.plot(np.arange(v.size), v, color=color, lw=2, label=label)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if label:
+        ax.legend(fontsize=9)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float = 2.5,
+                  animated: bool = False):
+    """Frame cell (i, cols[i]) of every row i of a heatmap drawn on `ax` (e.g. the right key).
+
+    `animated=True` is for widgets whose heatmap is redrawn on top of a saved background.
+    """
+    if ax is None or not getattr(ax, "images", None):
+        raise ValueError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
+    n_rows, n_cols = ax.images[-1].get_array().shape[:2]
+    cols = list(cols)
+    if len(cols) != n_rows:
+        raise ValueError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
+    for i, j in enumerate(cols):
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < n_cols:
+            raise ValueError(f"cols[{i}]={j!r} は列の番号(0 から {n_cols - 1} の整数)ではありません。")
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
+                               animated=animated))
+    return ax
+
+
+def plot_weight_matrix(
+    W,
+    name: str,
+    ax=None,
+    title: str | None = None,
+    reach: float | None = None,
+    colorbar: bool = True,
+    row_labels: Sequence[str] = W_ROW_LABELS,
+):
+    """A weight matrix as a heatmap: red > 0, blue < 0, white 0, on a symmetric scale ±reach.
+
+    Rows are the input components (x), columns the output components (q, k or v). The title is
+    drawn in the colour of the role (`name` = "W_Q", "W_K" or "W_V").
+    """
+    M = np.round(as_array(W, name), 2) + 0.0  # + 0.0 turns -0.0 into 0.0 (no "-0.00")
+    if M.ndim != 2:
+        raise ValueError(f"{name} は 2 次元の行列で渡してください。shape {M.shape} が来ました。")
+    if reach is None:
+        reach = max(float(np.abs(M).max()), 1e-9)
+    if not np.isfinite(reach) or reach <= 0:
+        raise ValueError(f"reach は正の数にしてください。{reach} が来ました。")
+    cols = [str(j + 1) for j in range(M.shape[1])]
+    ax = plot_heatmap(M, row_labels, cols, ax=ax, title=title or f"${name}$",
+                      row_title="入力の成分", col_title="出力の成分", cmap="RdBu_r",
+                      vmin=-reach, vmax=reach, colorbar=colorbar)
+    image = ax.images[-1]
+    rgba = image.cmap(image.norm(M))
+    luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
+    for text, lum in zip(ax.texts[-M.size:], luminance.reshape(-1), strict=True):
+        text.set_color("white" if lum < 0.5 else "black")  # readable on light and dark cells
+    role = name[-1:] if name[-1:] in ("Q", "K", "V") else "x"
+    ax.title.set_color(COLORS[role])
+    return ax

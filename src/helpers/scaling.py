@@ -1,0 +1,116 @@
+"""Chapter 06: why attention divides the scores by √d_k, measured with random vectors.
+
+Draw queries and keys whose entries are independent standard normals. Each `q·k` is then a sum
+of d_k products with mean 0 and variance 1, so its variance is d_k: the scores spread out as the
+dimension grows, and a softmax over them turns almost one-hot. Dividing by √d_k brings the
+variance back to 1, whatever d_k is.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array
+from .attention import attention_scores, softmax
+
+__all__ = ["DK_CHOICES", "ScalingRun", "random_scores", "scaling_experiment", "relative_histogram"]
+
+#: The d_k values of the chapter's widget: powers of two from 1 to 512.
+DK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} は正の整数にしてください。{type(value).__name__} の {value!r} が来ました。"
+        )
+    if value < 1:
+        raise ValueError(f"{name} は 1 以上の整数にしてください。{value} が来ました。")
+    return int(value)
+
+
+def _generator(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            "rng には np.random.Generator(helpers.setup() が返すもの)を渡してください。"
+            f"{type(rng).__name__} が来ました。"
+        )
+    return rng
+
+
+@dataclass(frozen=True)
+class ScalingRun:
+    """Unscaled scores `Q Kᵀ` at dimension d_k: one row per query, one column per key."""
+
+    d_k: int
+    scores: np.ndarray
+
+    def scored(self, scale: bool) -> np.ndarray:
+        """The scores as attention uses them: divided by √d_k when `scale`."""
+        return self.scores / np.sqrt(self.d_k) if scale else self.scores
+
+    def weights(self, scale: bool) -> np.ndarray:
+        """Softmax of every row (rows = queries): each row sums to 1."""
+        return softmax(self.scored(scale), axis=-1)
+
+    def max_weights(self, scale: bool) -> np.ndarray:
+        """The largest weight of each row: 1/n_keys = evenly spread, 1.0 = one-hot."""
+        return self.weights(scale).max(axis=-1)
+
+    def typical_row(self) -> int:
+        """The row whose largest unscaled weight is the median one: a fair example to show."""
+        return int(np.argsort(self.max_weights(False))[self.scores.shape[0] // 2])
+
+
+def random_scores(d_k: int, rng, n_sentences: int = 50, n_words: int = 8) -> ScalingRun:
+    """`n_sentences` random "sentences" of `n_words` words each, with standard-normal Q and K
+    (n_words × d_k). Returns all their `Q Kᵀ` rows stacked: shape (n_sentences·n_words) × n_words.
+
+    Every sentence draws its own keys, so the rows are independent trials of one softmax row.
+    """
+    d_k = _positive_int(d_k, "d_k")
+    n_sentences = _positive_int(n_sentences, "n_sentences")
+    n_words = _positive_int(n_words, "n_words")
+    rng = _generator(rng)
+    rows = []
+    for _ in range(n_sentences):
+        Q = rng.standard_normal((n_words, d_k))
+        K = rng.standard_normal((n_words, d_k))
+        rows.append(attention_scores(Q, K, scale=False))
+    return ScalingRun(d_k, np.vstack(rows))
+
+
+def scaling_experiment(
+    d_ks: Iterable[int], rng, n_sentences: int = 50, n_words: int = 8
+) -> list[ScalingRun]:
+    """One `random_scores` draw for each d_k, in order, all from the same generator."""
+    if isinstance(d_ks, (str, bytes)) or not isinstance(d_ks, Iterable):
+        raise TypeError(
+            f"d_ks には d_k の値の並び(例: [1, 4, 16])を渡してください。{d_ks!r} が来ました。"
+        )
+    d_ks = list(d_ks)
+    if not d_ks:
+        raise ValueError("d_ks が空です。少なくとも 1 つの d_k を指定してください。")
+    return [random_scores(d, rng, n_sentences=n_sentences, n_words=n_words) for d in d_ks]
+
+
+def relative_histogram(values, edges) -> np.ndarray:
+    """Counts per bin, divided by the tallest bin (so the peak is 1).
+
+    Values outside the edges are counted in the first or last bin, so nothing disappears.
+    """
+    v = as_array(values, "values").reshape(-1)
+    e = as_array(edges, "edges")
+    if e.ndim != 1 or e.size < 2:
+        raise ValueError(
+            "edges は 2 つ以上の境目を並べた 1 次元の配列にしてください。"
+            f"shape {e.shape} が来ました。"
+        )
+    if np.any(np.diff(e) <= 0):
+        raise ValueError("edges は小さい順に、同じ値を含まずに並べてください。")
+    counts, _ = np.histogram(np.clip(v, e[0], e[-1]), bins=e)
+    return counts / counts.max()

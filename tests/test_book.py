@@ -1,0 +1,540 @@
+"""The static HTML book, opened from disk in a real browser (Debian Chromium via Playwright).
+
+These tests read an already built book (`make book`, which `make test` runs first). Without it
+they FAIL, they never skip: a missing book is a broken book.
+
+Every page of book/_toc.yml is loaded from file:// in a fresh browser context with every request
+that is not `file:` or `data:` blocked and counted. Checked: no external request, no console
+error, every image loaded, math typeset, internal links resolve, prev/next follow the toc, frame
+sliders respond, solutions stay collapsed until clicked, images have real alt text, Japanese is
+drawn with the shipped web font, Japanese search finds compounds, each page with everything it
+loads stays under 3 MB. A full-page screenshot of each page is saved under pytest's tmp dir.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "book" / "_build" / "html"
+TOC = ROOT / "book" / "_toc.yml"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PAGE_BUDGET = 3 * 1024 * 1024  # DESIGN.md: no page over 3 MB with everything it loads
+FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
+# DESIGN.md's chapter map, in reading order.
+CHAPTER_ORDER = [
+    "00_introduction", "01_one_vector", "02_library_search", "03_three_roles",
+    "04_three_matrices", "05_all_matmul", "06_attention", "07_how_w_learns",
+]
+SEARCH_QUERIES = ["重み行列", "内積", "コサイン類似度"]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def toc_docs() -> list[str]:
+    """Every page of the toc, in reading order, as source paths without suffix."""
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    docs = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                docs.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return [re.sub(r"\.(md|ipynb)$", "", d) for d in docs]
+
+
+DOCS = toc_docs()
+CHAPTERS = [d for d in DOCS if d.startswith("notebooks/")]
+
+
+def html_path(doc: str) -> Path:
+    return HTML / f"{doc}.html"
+
+
+def url_to_path(url: str) -> Path:
+    return Path(unquote(urlsplit(url).path))
+
+
+def notebook(doc: str) -> dict:
+    return json.loads((ROOT / f"{doc}.ipynb").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def book() -> Path:
+    if not (HTML / "index.html").exists():
+        pytest.fail(
+            f"書き出した本がありません: {HTML / 'index.html'}\n"
+            "先に `make book` で本を書き出してください(`make test` は書き出してから検査します)。",
+            pytrace=False,
+        )
+    return HTML
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} がありません。Debian の chromium を入れてください"
+                    "(apt-get install chromium、.ci/run が入れます)。", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        # Playwright starts every launch with a fresh temporary profile (user data dir).
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory, request) -> Path:
+    folder = tmp_path_factory.mktemp("book-screenshots")
+    yield folder
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and any(folder.iterdir()):
+        reporter.write_line(f"本のスクリーンショット: {folder}")
+
+
+@dataclass
+class Loaded:
+    """One page, loaded once per module run and shared by the tests that look at it."""
+
+    rel: str
+    page: object
+    context: object
+    external: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    local: list[str] = field(default_factory=list)
+    screenshot: Path | None = None
+
+    def local_files(self) -> set[Path]:
+        return {url_to_path(u) for u in self.local}
+
+    def total_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.local_files() if p.is_file())
+
+
+WAIT_FOR_MATHJAX = """
+async () => {
+  if (!window.MathJax) return "none";
+  // tex-chtml.js is deferred and replaces the config object once it starts.
+  for (let i = 0; i < 200 && !(MathJax.startup && MathJax.startup.promise); i++)
+    await new Promise(r => setTimeout(r, 50));
+  if (!(MathJax.startup && MathJax.startup.promise)) return "not started";
+  await MathJax.startup.promise;
+  return "typeset";
+}
+"""
+
+
+def open_page(browser, rel: str, shots: Path) -> Loaded:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
+                                  service_workers="block")
+    page = context.new_page()
+    loaded = Loaded(rel=rel, page=page, context=context)
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("file:", "data:")):
+            r.continue_()
+        else:
+            loaded.external.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda m: loaded.errors.append(f"console.{m.type}: {m.text}")
+            if m.type in ("error", "assert") else None)
+    page.on("pageerror", lambda e: loaded.errors.append(f"pageerror: {e}"))
+    page.on("request", lambda r: loaded.local.append(r.url) if r.url.startswith("file:") else None)
+    page.on("requestfailed", lambda r: loaded.failed.append(f"{r.url}: {r.failure}")
+            if r.url.startswith("file:") else None)
+    path, _, query = rel.partition("?")
+    url = (HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else "")
+    page.goto(url, wait_until="load")
+    page.evaluate(WAIT_FOR_MATHJAX)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    loaded.screenshot = shots / (re.sub(r"[/?=&%:]+", "_", rel) + ".png")
+    page.screenshot(path=str(loaded.screenshot), full_page=True)
+    print(f"screenshot: {loaded.screenshot}")
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def pages(book, browser, shots):
+    cache: dict[str, Loaded] = {}
+
+    def get(rel: str) -> Loaded:
+        if rel not in cache:
+            cache[rel] = open_page(browser, rel, shots)
+        return cache[rel]
+
+    yield get
+    for loaded in cache.values():
+        loaded.context.close()
+
+
+def page_of(pages, doc: str) -> Loaded:
+    return pages(f"{doc}.html")
+
+
+# ------------------------------------------------------------------------- the table of contents
+
+
+def test_toc_follows_the_chapter_map_and_lists_every_chapter():
+    stems = [Path(d).name for d in CHAPTERS]
+    unknown = [s for s in stems if s not in CHAPTER_ORDER]
+    assert not unknown, f"DESIGN.md の章立てにない章が目次にあります: {unknown}"
+    assert stems == sorted(stems, key=CHAPTER_ORDER.index), f"目次の章の順番が違います: {stems}"
+    written = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    missing = [s for s in written if s not in stems]
+    assert not missing, f"書かれたのに目次(book/_toc.yml)にない章: {missing}"
+    for doc in DOCS:
+        sources = [ROOT / f"{doc}{ext}" for ext in (".md", ".ipynb")]
+        assert any(p.exists() for p in sources), f"目次のページの元ファイルがありません: {doc}"
+
+
+def test_every_toc_page_was_built(book):
+    missing = [doc for doc in DOCS if not html_path(doc).exists()]
+    assert not missing, f"書き出されていないページ: {missing}"
+
+
+def test_no_page_points_at_a_remote_script_or_stylesheet(book):
+    """Every built HTML file, including the ones outside the toc (search, genindex)."""
+    remote = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.I)
+    offenders = {}
+    removed = re.compile(r"THEBE_JS_URL|application/vnd\.jupyter\.widget-state\+json"
+                         r"|src=\"[^\"]*fontawesome\.js")
+    pages_html = [f for f in book.rglob("*.html") if "_static" not in f.relative_to(book).parts]
+    for f in pages_html:
+        text = f.read_text(encoding="utf-8", errors="replace")
+        # Also dead weight or loaders the book's config removed (see book/_config.yml).
+        hits = remote.findall(text) + removed.findall(text)
+        if hits:
+            offenders[str(f.relative_to(book))] = hits
+    assert not offenders, f"外部の URL を読み込むタグ、または外したはずの部品: {offenders}"
+
+
+# ------------------------------------------------------------------------------ every page
+
+
+@pytest.mark.parametrize("rel", [f"{d}.html" for d in DOCS] + ["search.html"])
+def test_page_is_self_contained_and_clean(pages, rel):
+    loaded = pages(rel)
+    assert not loaded.external, f"{rel}: 本の外への要求 {len(loaded.external)} 件: {loaded.external}"
+    assert not loaded.errors, f"{rel}: コンソールのエラー: {loaded.errors}"
+    assert not loaded.failed, f"{rel}: 読み込めなかったファイル: {loaded.failed}"
+    missing = [str(p) for p in loaded.local_files() if not p.is_file()]
+    assert not missing, f"{rel}: 存在しないファイルを読みに行っています: {missing}"
+    broken = loaded.page.evaluate(
+        "() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
+        ".map(i => (i.getAttribute('src') || '').slice(0, 80))"
+    )
+    assert not broken, f"{rel}: 表示されない画像: {broken}"
+    total = loaded.total_bytes()
+    print(f"{rel}: {total / 2**20:.2f} MB in {len(loaded.local_files())} files")
+    assert total < PAGE_BUDGET, f"{rel}: 読み込むもの全部で {total / 2**20:.2f} MB(上限 3 MB)"
+    fonts = [u for u in loaded.local if FONT_FILES in u and u.endswith(".woff2")]
+    assert fonts, f"{rel}: 同梱の日本語フォント(woff2)が読み込まれていません"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_math_is_typeset(pages, doc):
+    page = page_of(pages, doc).page
+    result = page.evaluate("""() => {
+      const math = [...document.querySelectorAll('.bd-article .math')];
+      const raw = math.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent);
+      const errors = [...document.querySelectorAll('mjx-merror')].map(e => e.textContent);
+      // Prose outside code that still shows $...$ is math the parser did not see.
+      const clone = document.querySelector('.bd-article').cloneNode(true);
+      clone.querySelectorAll('pre, code, .highlight, .output, .cell_output, mjx-container, '
+                             + 'script, style').forEach(n => n.remove());
+      const leftovers = clone.textContent.match(/\\$[^$\\s][^$\\n]*\\$|\\\\\\(|\\\\\\[/g) || [];
+      const utext = [...document.querySelectorAll('mjx-utext')]
+        .map(u => [u.textContent, getComputedStyle(u).fontFamily]);
+      return {count: math.length, raw, errors, leftovers, utext};
+    }""")
+    assert not result["raw"], f"{doc}: MathJax が組版していない数式: {result['raw'][:5]}"
+    assert not result["errors"], f"{doc}: TeX のエラー: {result['errors'][:5]}"
+    assert not result["leftovers"], f"{doc}: 数式として読まれなかった $…$: {result['leftovers'][:5]}"
+    for text, family in result["utext"]:
+        if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+            assert "Noto Sans JP" in family, f"{doc}: 数式中の日本語 {text!r} のフォント: {family}"
+    source = "".join((ROOT / f"{doc}{ext}").read_text(encoding="utf-8")
+                     for ext in (".md",) if (ROOT / f"{doc}{ext}").exists())
+    if re.search(r"\$[^$\s][^$\n]*\$|\$\$", source):
+        assert result["count"] > 0, f"{doc}: 元に数式があるのにページに数式がありません"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_internal_links_resolve(pages, doc):
+    hrefs = page_of(pages, doc).page.evaluate(
+        "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
+    )
+    bad = []
+    for href in hrefs:
+        if not href.startswith("file:"):
+            continue
+        target = url_to_path(href)
+        if not target.is_file():
+            bad.append(f"{href}(ファイルがない)")
+            continue
+        fragment = unquote(urlsplit(href).fragment)
+        if fragment and target.suffix == ".html":
+            text = target.read_text(encoding="utf-8", errors="replace")
+            if f'id="{fragment}"' not in text and f'name="{fragment}"' not in text:
+                bad.append(f"{href}(#{fragment} がない)")
+    assert not bad, f"{doc}: たどれないリンク: {bad}"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_previous_and_next_follow_the_toc(pages, doc):
+    i = DOCS.index(doc)
+    links = page_of(pages, doc).page.evaluate("""() => ({
+      prev: document.querySelector('.prev-next-area a.left-prev')?.href ?? null,
+      next: document.querySelector('.prev-next-area a.right-next')?.href ?? null})""")
+    want_prev = html_path(DOCS[i - 1]) if i > 0 else None
+    want_next = html_path(DOCS[i + 1]) if i + 1 < len(DOCS) else None
+    got_prev = url_to_path(links["prev"]) if links["prev"] else None
+    got_next = url_to_path(links["next"]) if links["next"] else None
+    assert got_prev == want_prev, f"{doc}: 「前へ」が {got_prev}(期待 {want_prev})"
+    assert got_next == want_next, f"{doc}: 「次へ」が {got_next}(期待 {want_next})"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_images_have_real_alt_text(pages, doc):
+    """Sphinx fills a missing alt with the file name; that is not alt text."""
+    images = page_of(pages, doc).page.evaluate("""() =>
+      [...document.querySelectorAll('.bd-article img')].map(i => ({
+        alt: (i.getAttribute('alt') || '').trim(),
+        src: (i.getAttribute('src') || '').slice(0, 60),
+        caption: i.closest('figure')?.querySelector('figcaption')?.textContent.trim() ?? ''}))""")
+    lacking = [im["src"] for im in images
+               if not im["alt"] or re.search(r"\.(png|jpe?g|svg|gif)$|_images/", im["alt"])]
+    no_caption = sum(1 for im in images if not im["caption"])
+    print(f"{doc}: {len(images)} 枚、キャプションなし {no_caption} 枚")
+    assert not lacking, (
+        f"{doc}: 代替テキスト(alt)のない図が {len(lacking)} 枚: {lacking}\n"
+        "図のセルに mystnb: image: alt を付けてください(共通の手引きを参照)。"
+    )
+
+
+# ---------------------------------------------------------------------------- chapter pages
+
+
+def widget_outputs(nb: dict) -> int:
+    return sum(1 for cell in nb["cells"] if cell["cell_type"] == "code"
+               for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {}))
+
+
+def solution_cells(nb: dict) -> list[str]:
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
+            and c["metadata"].get("nbgrader", {}).get("solution")]
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_every_widget_is_a_responding_frame_slider(pages, doc):
+    loaded = page_of(pages, doc)
+    page = loaded.page
+    expected = widget_outputs(notebook(doc))
+    assert page.locator(f'script[type="{WIDGET_VIEW}"]').count() == 0, (
+        f"{doc}: カーネルなしでは動かないウィジェットがページに残っています")
+    frames = page.locator(".qkv-frames")
+    assert frames.count() >= expected, (
+        f"{doc}: ウィジェット {expected} 個に対してコマ送りスライダーが {frames.count()} 個")
+    for i in range(frames.count()):
+        box = frames.nth(i)
+        slider = box.locator("input[type=range]")
+        img = box.locator("img.qkv-frame")
+        n = int(slider.get_attribute("max")) + 1
+        assert n >= 2, f"{doc}: スライダー {i} のコマが {n} 枚しかありません"
+        before_src, before_label = img.get_attribute("src"), box.locator("output").inner_text()
+        box.scroll_into_view_if_needed()
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.element_handle())
+        assert box.get_attribute("data-frame") == "1", f"{doc}: スライダー {i} が動きません"
+        assert img.get_attribute("src") != before_src, f"{doc}: スライダー {i} で図が変わりません"
+        assert box.locator("output").inner_text() != before_label, f"{doc}: 値の表示が変わりません"
+        page.keyboard.press("End")
+        assert box.get_attribute("data-frame") == str(n - 1)
+        assert img.get_attribute("alt"), f"{doc}: コマの代替テキストがありません"
+    assert not loaded.errors, f"{doc}: スライダーを動かしたらエラー: {loaded.errors}"
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_solutions_are_hidden_until_clicked(pages, doc):
+    page = page_of(pages, doc).page
+    solutions = solution_cells(notebook(doc))
+    hidden = page.locator(".cell.tag_hide-input")
+    assert hidden.count() >= len(solutions), (
+        f"{doc}: 解答のセル {len(solutions)} 個に対して、隠してあるセルが {hidden.count()} 個")
+    marked = page.locator(".bd-article pre", has_text="BEGIN SOLUTION")
+    assert marked.count() >= len(solutions), f"{doc}: 解答のコードがページにありません"
+    shown = [marked.nth(i).inner_text()[:60] for i in range(marked.count())
+             if marked.nth(i).is_visible()]
+    assert not shown, f"{doc}: 開く前から見えている解答: {shown}"
+    for i in range(hidden.count()):
+        cell = hidden.nth(i)
+        code = cell.locator(".cell_input")
+        summary = cell.locator("details > summary").first
+        assert "コードを表示" in summary.inner_text(), f"{doc}: 開くボタンの文言: {summary.inner_text()}"
+        assert not code.is_visible(), f"{doc}: 隠したはずのコード {i} が見えています"
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        assert code.is_visible(), f"{doc}: 「コードを表示」を押してもコード {i} が見えません"
+        assert "コードを隠す" in summary.inner_text()
+    for source in solutions:
+        first_line = next(line for line in source.splitlines() if line.strip())
+        assert page.locator(".cell.tag_hide-input pre", has_text=first_line.strip()).count(), (
+            f"{doc}: 解答 {first_line!r} が隠したセルの中にありません")
+
+
+# ------------------------------------------------------------------------ Japanese in the page
+
+GLYPH_PIXELS = """
+async ([text, font]) => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  ctx.font = font;
+  await document.fonts.load(ctx.font, text);
+  const out = [];
+  for (const ch of text) {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.fillText(ch, 4, 52);
+    const px = ctx.getImageData(0, 0, 64, 64).data;
+    let sig = 0, ink = 0;
+    for (let i = 3; i < px.length; i += 4) { sig = (sig * 31 + px[i]) >>> 0; ink += px[i] > 0; }
+    out.push({ch, sig, ink, width: ctx.measureText(ch).width});
+  }
+  return out;
+}
+"""
+
+
+def test_japanese_is_drawn_with_the_shipped_font(pages):
+    loaded = page_of(pages, DOCS[0])
+    page = loaded.page
+    text = "重み行列内積"
+    state = page.evaluate("""(text) => ({
+      check: document.fonts.check('16px "Noto Sans JP"', text),
+      faces: [...document.fonts].filter(f => f.family.replace(/"/g, '') === 'Noto Sans JP'
+                                        && f.status === 'loaded').length,
+      body: getComputedStyle(document.querySelector('.bd-article p')).fontFamily})""", text)
+    assert state["faces"] > 0, "Noto Sans JP の書体が一つも読み込まれていません"
+    assert state["check"], "document.fonts.check が Noto Sans JP で日本語を描けないと言っています"
+    assert state["body"].replace('"', "").startswith("Noto Sans JP"), state["body"]
+    shipped = [u for u in loaded.local if FONT_FILES in u and u.endswith(".woff2")]
+    assert shipped, "_static/fonts の woff2 が読み込まれていません"
+
+    noto = page.evaluate(GLYPH_PIXELS, [text, '48px "Noto Sans JP"'])
+    missing = page.evaluate(GLYPH_PIXELS, [text, '48px "QKV No Such Font"'])
+    assert all(g["ink"] > 50 for g in noto), f"描かれていない字があります: {noto}"
+    # Tofu (a fallback box) draws every character the same; real glyphs all differ.
+    assert len({g["sig"] for g in noto}) == len(text), f"字の形が区別できません(豆腐?): {noto}"
+    assert [g["sig"] for g in noto] != [g["sig"] for g in missing], (
+        "存在しないフォントで描いた場合と同じ絵です: 同梱フォントが使われていません")
+    print("fallback glyphs distinct:", len({g["sig"] for g in missing}), "of", len(text))
+
+
+def test_theme_icons_are_drawn_from_the_shipped_icon_font(pages):
+    """fontawesome.js is not loaded (book/_templates): the icons come from the theme's CSS."""
+    page = page_of(pages, DOCS[0]).page
+    icons = page.evaluate("""() => [...document.querySelectorAll('i.fa-solid, i.fa-regular')]
+      .filter(i => i.offsetParent !== null).map(i => {
+        const before = getComputedStyle(i, '::before');
+        return {cls: i.className, content: before.content, family: before.fontFamily,
+                width: i.getBoundingClientRect().width};
+      })""")
+    assert icons, "見えているアイコンがありません"
+    for icon in icons:
+        assert icon["content"] not in ("none", "normal", '""'), icon
+        assert "Font Awesome" in icon["family"] and icon["width"] > 0, icon
+    glyphs = "\uf002\uf0c9\uf019"  # magnifying glass, bars, download
+    drawn = page.evaluate(GLYPH_PIXELS, [glyphs, '900 48px "Font Awesome 6 Free"'])
+    missing = page.evaluate(GLYPH_PIXELS, [glyphs, '900 48px "QKV No Such Font"'])
+    assert all(g["ink"] > 50 for g in drawn), drawn
+    assert len({g["sig"] for g in drawn}) == len(glyphs), f"アイコンが区別できません: {drawn}"
+    assert [g["sig"] for g in drawn] != [g["sig"] for g in missing]
+
+
+def test_opening_the_root_index_lands_on_the_first_page(book, browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto((book / "index.html").as_uri())
+        page.wait_for_url("**/book/index.html", timeout=5000)
+        assert page.locator("h1").first.inner_text().strip()
+    finally:
+        context.close()
+
+
+def test_search_splits_japanese_queries(pages):
+    page = pages("search.html").page
+    terms = page.evaluate("() => splitQuery('重み行列')")
+    assert len(terms) >= 2 and "".join(terms) == "重み行列", f"検索語が分かち書きされません: {terms}"
+    page.wait_for_function("() => typeof Search !== 'undefined' && Search.hasIndex()")
+    indexed = page.evaluate("(terms) => terms.filter(t => t in Search._index.terms)", terms)
+    assert indexed == terms, f"索引に分かち書きした語がありません: {terms} のうち {indexed}"
+
+
+def article_text(doc: str) -> str:
+    text = html_path(doc).read_text(encoding="utf-8")
+    match = re.search(r'<article class="bd-article">(.*?)</article>', text, flags=re.S)
+    body = re.sub(r"<[^>]+>", "", match.group(1) if match else text)
+    return re.sub(r"\s+", "", body)
+
+
+@pytest.mark.parametrize("query", SEARCH_QUERIES)
+def test_japanese_search_finds_the_pages(pages, query):
+    expected = {doc for doc in DOCS if query in article_text(doc)}
+    assert expected, f"「{query}」はどのページにもありません: 検索の試験語を見直してください"
+    loaded = pages(f"search.html?q={query}")
+    page = loaded.page
+    page.wait_for_function(
+        "() => (document.querySelector('#search-results .search-summary')?.textContent ?? '')"
+        ".length > 0", timeout=15000)
+    hrefs = page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li a')]"
+                          ".map(a => a.href)")
+    found = {str(url_to_path(h).relative_to(HTML).with_suffix("")) for h in hrefs}
+    print(f"「{query}」: {sorted(found)}")
+    assert found, f"「{query}」で何も見つかりません"
+    assert expected <= found, f"「{query}」を含むのに見つからないページ: {sorted(expected - found)}"
+    assert not loaded.errors, f"検索ページのエラー: {loaded.errors}"
+    assert not loaded.external, f"検索ページが外へ要求: {loaded.external}"
+    box = page.locator(".bd-search-container form.bd-search")
+    icon = box.locator("i.fa-magnifying-glass").bounding_box()
+    field = box.locator("input[type=search]")
+    assert field.input_value() == query
+    text_left = field.bounding_box()["x"] + float(
+        field.evaluate("e => parseFloat(getComputedStyle(e).paddingLeft)"))
+    assert icon["x"] + icon["width"] <= text_left, "検索欄の虫めがねが入力した語に重なっています"
+
+
+# ------------------------------------------------------------------------------ the licences
+
+
+def test_licenses_page_lists_every_vendored_package(book):
+    vendored = json.loads((book / "_static" / "VENDORED.json").read_text(encoding="utf-8"))
+    page = html.unescape(html_path("book/licenses").read_text(encoding="utf-8"))
+    for pkg in vendored:
+        assert pkg["name"] in page and pkg["version"] in page, pkg
+        assert (book / "_static" / pkg["license_file"]).is_file(), pkg["license_file"]

@@ -1,0 +1,555 @@
+"""The classroom round trip, with the real nbgrader: build, submit, autograde, feedback, export.
+
+One course folder is built per session in a temporary directory (never the repo's classroom/)
+from every chapter that has exercises, plus a small probe chapter with a hidden test (made here
+from chapter 01, since no chapter has hidden tests). Then these students hand in:
+
+- `teacher`: the source notebook, solutions included, for every chapter;
+- `untouched`: the release notebook as distributed, for every chapter;
+- `wrong1`, `wrong2`, ...: a chapter's solutions with the typical mistakes of MISTAKES swapped in
+  (one mistake per exercise and student, so few notebooks are executed);
+- `loop`: chapter 01 with an infinite loop in the cosine function;
+- `tamper`: chapter 01 with wrong answers, one test cell replaced by `pass` and the other deleted;
+- `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden one.
+
+Everything is autograded once; the tests read the gradebook, the autograded notebooks, the
+feedback HTML and the CSV export.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import csv
+import faulthandler
+import hashlib
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import checks, classroom
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+CHAPTERS = [p.stem for p in classroom.chapter_notebooks(NOTEBOOKS)]
+PROBE = "90_hidden_probe"
+#: Short, so the infinite loop costs little; still far above any chapter cell's run time.
+TIMEOUT = 20
+HIDDEN_TEST = """\
+### BEGIN HIDDEN TESTS
+_hidden_case = cosine(np.array([5.0, 12.0]), np.array([12.0, 5.0]))
+assert abs(_hidden_case - 120 / 169) < 1e-9, "隠しテスト: (5, 12) と (12, 5) で違う値になりました。"
+### END HIDDEN TESTS"""
+HARDCODED_COSINE = '''\
+def cosine(a, b):
+    if a[0] == 5.0:
+        return 0.0
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+'''
+WRONG_ATTENTION = '''\
+def my_attention(Q, K, V):
+    d_k = Q.shape[1]
+    scores = {scores}
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum(axis={axis}, keepdims=True)
+    return weights @ V, weights
+'''
+
+SOFT_LOOKUP_AXIS0 = '''\
+def soft_lookup(q, K, V, temperature):
+    scores = q @ K.T / temperature
+    e = np.exp(scores - scores.max())
+    weights = e / e.sum(axis=0, keepdims=True)
+    return weights @ V
+'''
+PARTY_WEIGHTS = '''\
+def party_weights(Q, K):
+    S = {scores}
+    e = np.exp(S - S.max())
+    return e / e.sum(axis={axis}, keepdims=True)
+'''
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer: the solution cell that defines `defines` gets `source`."""
+
+    chapter: str  # the chapter number, e.g. "06"
+    name: str
+    defines: str  # text that identifies the solution cell, e.g. "def my_attention("
+    source: str
+    hint: str  # what helpers.checks must say about it; looked up lazily (see `expected`)
+
+    def expected(self) -> str:
+        owner, _, key = self.hint.partition(":")
+        return getattr(checks, owner)[key] if key else self.hint
+
+
+MISTAKES = [
+    Mistake("01", "cosine_no_division", "def cosine(",
+            "def cosine(a, b):\n    return float(a @ b)\n", "これは内積そのものです"),
+    Mistake("01", "cosine_one_length", "def cosine(",
+            "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
+            "片方の長さでしか割っていないようです"),
+    Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
+            "自分自身を選ぶと思いましたか"),
+    Mistake("02", "softmax_wrong_axis", "def soft_lookup(", SOFT_LOOKUP_AXIS0, "SOFT_LOOKUP_HINTS:axis0"),
+    Mistake("03", "q_and_k_swapped", "def party_weights(",
+            PARTY_WEIGHTS.format(scores="K @ Q.T", axis=1), "PARTY_HINTS:swapped"),
+    Mistake("03", "softmax_wrong_axis", "def party_weights(",
+            PARTY_WEIGHTS.format(scores="Q @ K.T", axis=0), "PARTY_HINTS:axis0"),
+    Mistake("06", "softmax_wrong_axis", "def my_attention(",
+            WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=0),
+            "ATTENTION_HINTS:axis0"),
+    Mistake("06", "missing_sqrt_dk", "def my_attention(",
+            WRONG_ATTENTION.format(scores="Q @ K.T", axis=-1), "ATTENTION_HINTS:no_sqrt"),
+    Mistake("06", "q_and_k_swapped", "def my_attention(",
+            WRONG_ATTENTION.format(scores="K @ Q.T / np.sqrt(d_k)", axis=-1),
+            "ATTENTION_HINTS:transposed"),
+]
+
+
+def chapter_named(number: str) -> str | None:
+    return next((c for c in CHAPTERS if c.startswith(f"{number}_")), None)
+
+
+def gid(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def is_solution(cell) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+def solution_cell(nb, defines: str):
+    found = [c for c in nb.cells if is_solution(c) and defines in c.source]
+    assert len(found) == 1, f"「{defines}」を含む解答セルが 1 つではありません({len(found)} 個)"
+    return found[0]
+
+
+def grading_cell_after(nb, cell):
+    """The autograded test cell that checks the solution `cell` (the next grade cell)."""
+    cells = nb.cells[nb.cells.index(cell) + 1:]
+    return next(c for c in cells if c.metadata.get("nbgrader", {}).get("grade"))
+
+
+def points(nb) -> float:
+    return sum(c.metadata["nbgrader"].get("points", 0) for c in nb.cells
+               if c.metadata.get("nbgrader", {}).get("grade"))
+
+
+def read(path: Path):
+    return nbformat.read(path, 4)
+
+
+def write(nb, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def output_text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        parts += [out.get("text", ""), out.get("evalue", ""), *out.get("traceback", [])]
+    return "\n".join(parts)
+
+
+def visible_text(page: str) -> str:
+    """What a student reads in a feedback page: tags removed, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def make_probe(folder: Path) -> Path:
+    """Chapter 01's setup cell and cosine exercise, with a hidden test in the test cell."""
+    nb = read(folder / f"{chapter_named('01')}.ipynb")
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    solution = next(c for c in nb.cells if gid(c) == "ex01_cosine")
+    test = copy.deepcopy(next(c for c in nb.cells if gid(c) == "ex01_cosine_test"))
+    test.source = test.source.rstrip("\n") + "\n" + HIDDEN_TEST
+    nb.cells = [setup, solution, test]
+    path = folder / f"{PROBE}.ipynb"
+    write(nb, path)
+    return path
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@dataclass
+class Course:
+    root: Path
+    notebooks: Path  # the snapshot of notebooks/ that was built
+    chapters: list[str]
+    build_log: list[str]
+    grade_log: list[str]
+    notebooks_before: dict[str, str]
+    mistakes: dict[tuple[str, str], str]  # (Mistake.chapter, Mistake.name) -> student
+
+    def source(self, chapter):
+        return read(self.root / "source" / chapter / f"{chapter}.ipynb")
+
+    def release(self, chapter):
+        return read(self.root / "release" / chapter / f"{chapter}.ipynb")
+
+    def autograded(self, student, chapter):
+        return read(self.root / "autograded" / student / chapter / f"{chapter}.ipynb")
+
+    def feedback(self, student, chapter) -> str:
+        return (self.root / "feedback" / student / chapter / f"{chapter}.html").read_text("utf-8")
+
+    def scores(self, chapter):
+        return classroom.scores(self.root, chapter)
+
+
+def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
+    """Put every test student's notebooks into submitted/; return which student has which mistake."""
+
+    def submit(student, chapter, nb):
+        write(nb, classroom.submission_path(root, student, chapter))
+
+    sources = {c: read(root / "source" / c / f"{c}.ipynb") for c in chapters}
+    for chapter in chapters:
+        submit("teacher", chapter, sources[chapter])
+        submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
+
+    who = {}
+    wrong: dict[tuple[str, str], object] = {}  # (student, chapter) -> notebook
+    replaced: dict[tuple[str, str], set[str]] = {}  # (student, chapter) -> solution cells changed
+    for m in MISTAKES:
+        chapter = chapter_named(m.chapter)
+        if chapter is None:
+            continue
+        n = 1
+        while m.defines in replaced.get((f"wrong{n}", chapter), set()):
+            n += 1
+        key = (f"wrong{n}", chapter)
+        replaced.setdefault(key, set()).add(m.defines)
+        nb = wrong.setdefault(key, copy.deepcopy(sources[chapter]))
+        solution_cell(nb, m.defines).source = m.source
+        who[m.chapter, m.name] = key[0]
+    for (student, chapter), nb in wrong.items():
+        submit(student, chapter, nb)
+
+    ch01 = chapter_named("01")
+    loop = copy.deepcopy(sources[ch01])
+    solution_cell(loop, "def cosine(").source = "def cosine(a, b):\n    while True:\n        pass\n"
+    submit("loop", ch01, loop)
+
+    tamper = copy.deepcopy(sources[ch01])
+    cosine = solution_cell(tamper, "def cosine(")
+    cosine.source = "def cosine(a, b):\n    return float(a @ b)\n"
+    grading_cell_after(tamper, cosine).source = "pass"
+    predict = solution_cell(tamper, "prediction =")
+    predict.source = 'prediction = "カレー"\n'
+    tamper.cells.remove(grading_cell_after(tamper, predict))
+    submit("tamper", ch01, tamper)
+
+    hardcoder = copy.deepcopy(sources[PROBE])
+    solution_cell(hardcoder, "def cosine(").source = HARDCODED_COSINE
+    submit("hardcoder", PROBE, hardcoder)
+    return who
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory) -> Course:
+    if not CHAPTERS:
+        pytest.skip("練習問題のある章がまだありません")
+    tmp = tmp_path_factory.mktemp("classroom")
+    # A snapshot, so that authors saving chapters during the run cannot change what is compared.
+    snapshot = tmp / "notebooks"
+    shutil.copytree(NOTEBOOKS, snapshot)
+    make_probe(snapshot)
+    before = tree_digest(snapshot)
+    root = tmp / "course"
+    build_log: list[str] = []
+    chapters = classroom.build(root, snapshot, timeout=TIMEOUT, log=build_log.append)
+    mistakes = hand_in(root, chapters)
+    grade_log: list[str] = []
+    # If the timeout ever failed to stop the loop, end the run with a traceback instead of hanging.
+    faulthandler.dump_traceback_later(900, exit=True)
+    try:
+        classroom.autograde(root, log=grade_log.append)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    classroom.feedback(root, log=grade_log.append)
+    classroom.export(root, log=grade_log.append)
+    print("\n".join(build_log + grade_log))  # shown with pytest -s
+    return Course(root, snapshot, chapters, build_log, grade_log, before, mistakes)
+
+
+# --------------------------------------------------------------------------------------------
+# Build
+
+
+def test_chapters_are_discovered():
+    assert chapter_named("01") in CHAPTERS
+    for name in CHAPTERS:
+        assert classroom.has_exercises(read(NOTEBOOKS / f"{name}.ipynb"))
+
+
+def test_build_prints_a_line_per_chapter(course):
+    assert course.chapters[-1] == PROBE
+    for i, chapter in enumerate(course.chapters, 1):
+        assert any(line.startswith(f"[{i}/{len(course.chapters)}] {chapter}")
+                   for line in course.build_log), course.build_log
+        assert (course.root / "release" / chapter / f"{chapter}.ipynb").exists()
+
+
+def test_build_never_touches_notebooks(course):
+    assert tree_digest(course.notebooks) == course.notebooks_before
+
+
+def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
+    for chapter in course.chapters:
+        original, source = read(course.notebooks / f"{chapter}.ipynb"), course.source(chapter)
+        kept = [c for c in original.cells if "reader-only" not in c.metadata.get("tags", [])]
+        assert len(source.cells) == len(kept), chapter
+        for ours, theirs in zip(source.cells, kept, strict=True):
+            if is_solution(theirs):  # may gain a first line naming the answer's variable
+                assert ours.source.endswith(theirs.source), chapter
+            else:
+                assert ours.source == theirs.source, chapter
+        assert all(not c.get("outputs") for c in source.cells), chapter
+        assert "jupytext" not in source.metadata, f"{chapter}: ペアの .md が配布版に混ざります"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_release_is_free_of_solutions(course, chapter):
+    source = course.source(chapter)
+    regions = [r for c in source.cells for r in classroom.marked_regions(c.source, classroom.SOLUTION_MARKERS)]
+    assert len(regions) == sum(is_solution(c) for c in source.cells) > 0, chapter
+    release_dir = course.root / "release"
+    releases = {p: read(p) for p in release_dir.rglob("*.ipynb")}
+    assert {p.suffix for p in release_dir.rglob("*") if p.is_file()} == {".ipynb"}
+    everything = "\n".join(c.source for nb in releases.values() for c in nb.cells)
+    for region in regions:
+        assert region.strip() and region not in everything, f"{chapter}: 解答が配布版に残っています"
+    for path, nb in releases.items():
+        for cell in nb.cells:
+            assert "reader-only" not in cell.metadata.get("tags", []), path.name
+            assert not cell.get("outputs") and cell.get("execution_count") is None, path.name
+            if is_solution(cell):
+                assert not cell.metadata.get("jupyter", {}).get("source_hidden"), path.name
+                assert "raise NotImplementedError()" in cell.source, path.name
+    assert classroom.release_problems(course.root, chapter) == []
+
+
+def bound_names(code: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_release_says_what_each_answer_is_called(course, chapter):
+    """Every name a test cell reads is set by the code above it or named in the answer cell."""
+    defined = set(dir(builtins))
+    answer = None
+    for cell in course.release(chapter).cells:
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            read_names = {n.id for n in ast.walk(ast.parse(cell.source))
+                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            for name in read_names - defined:
+                assert answer is not None and re.search(rf"\b{name}\b", answer.source), (
+                    f"{chapter}: テストセルが読む {name} を、配布版のどこにも書いていません")
+        if is_solution(cell):
+            answer = cell
+        defined |= bound_names(cell.source)
+
+
+def test_release_has_no_hidden_tests(course):
+    release = "\n".join(c.source for c in course.release(PROBE).cells)
+    assert "BEGIN HIDDEN TESTS" not in release and "_hidden_case" not in release
+    assert "helpers.checks.check_cosine(cosine)" in release  # the visible test stays
+
+
+def test_release_tells_students_how_to_work(course):
+    first = course.release(chapter_named("01")).cells[0]
+    assert first.cell_type == "markdown" and "課題版の使い方" in first.source
+    assert f"{TIMEOUT} 秒" in first.source
+
+
+def test_build_twice_is_safe(course):
+    before = tree_digest(course.root / "release")
+    scores = course.scores(chapter_named("01"))
+    classroom.build(course.root, course.notebooks, timeout=TIMEOUT, log=lambda _: None)
+    assert tree_digest(course.root / "release") == before
+    assert course.scores(chapter_named("01")) == scores
+
+
+def test_config_is_what_nbgrader_reads(tmp_path):
+    from nbgrader.preprocessors import Execute
+    from traitlets.config.loader import PyFileConfigLoader
+
+    classroom.write_config(tmp_path, timeout=7)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    assert Execute(config=config).timeout == 7
+    assert config.CourseDirectory.root == str(tmp_path)
+    assert config.CourseDirectory.course_id == "qkv"
+
+
+# --------------------------------------------------------------------------------------------
+# Autograding
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_teacher_solutions_score_full_marks(course, chapter):
+    graded = course.scores(chapter)["teacher"]
+    assert sum(graded.values()) == points(course.source(chapter)) > 0, graded
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_untouched_release_scores_zero(course, chapter):
+    graded = course.scores(chapter)["untouched"]
+    assert graded and set(graded.values()) == {0.0}, graded
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[f"{m.chapter}-{m.name}" for m in MISTAKES])
+def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
+    chapter = chapter_named(mistake.chapter)
+    if chapter is None:
+        pytest.skip(f"第 {mistake.chapter} 章のノートブックはまだありません")
+    student = course.mistakes[mistake.chapter, mistake.name]
+    graded = course.scores(chapter)[student]
+    assert sum(graded.values()) < points(course.source(chapter)), graded
+    nb = course.autograded(student, chapter)
+    test = grading_cell_after(nb, solution_cell(nb, mistake.defines))
+    assert graded[gid(test)] == 0.0, graded
+    hint = mistake.expected()
+    assert hint in output_text(test), output_text(test)[-500:]
+    assert hint in visible_text(course.feedback(student, chapter))
+
+
+def test_infinite_loop_is_stopped_and_graded(course):
+    chapter = chapter_named("01")
+    graded = course.scores(chapter)["loop"]
+    assert graded == {"ex01_cosine_test": 0.0, "ex01_predict_test": 1.0}  # later cells still ran
+    nb = course.autograded("loop", chapter)
+    test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
+    assert "CellTimeoutError" in output_text(test)
+    assert f"{TIMEOUT} 秒たっても終わらなかった" in visible_text(course.feedback("loop", chapter))
+
+
+def test_edited_or_deleted_test_cells_are_restored(course):
+    chapter = chapter_named("01")
+    teacher = {gid(c): c.source for c in course.source(chapter).cells if gid(c)}
+    nb = course.autograded("tamper", chapter)
+    restored = {gid(c): c for c in nb.cells if gid(c)}
+    assert restored["ex01_cosine_test"].source == teacher["ex01_cosine_test"]
+    # the deleted one is put back, with a comment line saying so in front of the teacher's code
+    assert restored["ex01_predict_test"].source.endswith(teacher["ex01_predict_test"])
+    assert course.scores(chapter)["tamper"] == {"ex01_cosine_test": 0.0, "ex01_predict_test": 0.0}
+    assert "これは内積そのものです" in output_text(restored["ex01_cosine_test"])
+
+
+def test_hidden_tests_are_run_when_grading(course):
+    assert course.scores(PROBE) == {
+        "teacher": {"ex01_cosine_test": 2.0},
+        "untouched": {"ex01_cosine_test": 0.0},
+        "hardcoder": {"ex01_cosine_test": 0.0},
+    }
+    test = next(c for c in course.autograded("hardcoder", PROBE).cells if gid(c) == "ex01_cosine_test")
+    assert "BEGIN HIDDEN TESTS" in test.source  # nbgrader put the hidden test back to grade
+
+
+# --------------------------------------------------------------------------------------------
+# Feedback and grades
+
+
+def test_feedback_page_for_every_submission(course):
+    for chapter in course.chapters:
+        for student in course.scores(chapter):
+            page = course.feedback(student, chapter)
+            assert "<html" in page and chapter in page, (student, chapter)
+
+
+def test_feedback_never_shows_hidden_test_code(course):
+    secret_lines = {
+        line.strip()
+        for chapter in course.chapters
+        for cell in course.source(chapter).cells
+        for region in classroom.marked_regions(cell.source, classroom.HIDDEN_TEST_MARKERS)
+        for line in region.splitlines() if line.strip()
+    }
+    assert secret_lines  # at least the probe's
+    pages = list((course.root / "feedback").rglob("*.html"))
+    assert pages
+    for page in pages:
+        text = visible_text(page.read_text("utf-8"))
+        for line in secret_lines:
+            assert line not in text, f"{page}: 隠しテストが見えています: {line}"
+    # the failing hidden test still tells the student what went wrong
+    assert "(5, 12) と (12, 5) で違う値になりました" in visible_text(course.feedback("hardcoder", PROBE))
+
+
+def test_export_writes_grades_csv(course):
+    with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
+        rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
+    for chapter in course.chapters:
+        for student, graded in course.scores(chapter).items():
+            row = rows[(chapter, student)]
+            assert float(row["score"]) == pytest.approx(sum(graded.values()))
+        assert float(rows[(chapter, "teacher")]["score"]) == float(rows[(chapter, "teacher")]["max_score"])
+
+
+def test_grading_prints_a_line_per_chapter(course):
+    for chapter in course.chapters:
+        assert any(f"{chapter}: " in line and "人を採点しました" in line for line in course.grade_log)
+
+
+def test_nbgrader_command_line_uses_the_course_config(course):
+    """What the teacher guide tells teachers to type works in the built folder, as root too."""
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent),
+                                                 os.environ.get("PATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", PROBE, "--force"],
+        cwd=course.root, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = visible_text(course.feedback("hardcoder", PROBE))
+    assert "_hidden_case" not in text and "隠しテスト" in text
+
+
+def test_cli_reports_errors_in_japanese(tmp_path, capsys):
+    assert classroom.main(["autograde", "--root", str(tmp_path)]) == 1
+    assert "nbgrader_config.py がありません" in capsys.readouterr().err
+    classroom.write_config(tmp_path)
+    assert classroom.main(["feedback", "--root", str(tmp_path)]) == 1
+    assert "ノートブックがありません" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="timeout"):
+        classroom.write_config(tmp_path, timeout=0)
+
+
+def test_answer_variable_is_named_only_where_the_stub_would_hide_it():
+    meta = {"nbgrader": {"solution": True, "grade": False, "grade_id": "ex", "locked": False,
+                         "schema_version": 3, "task": False}}
+    sources = [
+        '### BEGIN SOLUTION\nsmall, large = "一冊", "平均"\n### END SOLUTION',
+        "def f(x):\n    ### BEGIN SOLUTION\n    y = 2 * x\n    return y\n    ### END SOLUTION",
+        '# 予想を prediction に入れます\n### BEGIN SOLUTION\nprediction = "A"\n### END SOLUTION',
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s, metadata=copy.deepcopy(meta))
+                                         for s in sources])
+    out = classroom.student_source(nb)
+    assert out.cells[0].source == f"# 答えは変数 small, large に入れます。\n{sources[0]}"
+    assert [c.source for c in out.cells[1:]] == sources[1:]
+    assert [c.source for c in nb.cells] == sources  # the input is left alone

@@ -1,0 +1,104 @@
+"""Chapter 04's widget, driven headlessly: turning and stretching W_Q, W_K, W_V moves the faces."""
+
+import json
+import re
+import statistics
+import time
+
+import ipywidgets as W
+import numpy as np
+import pytest
+
+import helpers
+from helpers.data import foods
+from helpers.faces import rotation_scale_matrix
+from helpers.widgets import Explorable, three_faces_explorer
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return three_faces_explorer()
+
+
+@pytest.fixture(autouse=True)
+def _reset(explorer):
+    yield
+    for face in "qkv":
+        explorer.controls[f"{face}_angle"].value = 0.0
+        explorer.controls[f"{face}_scale"].value = 1.0
+
+
+def test_it_is_an_explorable_with_six_controls(explorer):
+    assert isinstance(explorer, Explorable)
+    assert set(explorer.controls) == {f"{f}_{p}" for f in "qkv" for p in ("angle", "scale")}
+    assert 1 <= len(explorer.static_frames) <= 12
+
+
+def test_identity_start_gives_three_faces_equal_to_x(explorer):
+    X = foods().vectors
+    for face in "QKV":
+        np.testing.assert_allclose(explorer.state[face], X)
+
+
+def test_each_face_is_x_times_its_own_matrix(explorer):
+    before = explorer.image.value
+    explorer.controls["q_angle"].value = -90.0
+    explorer.controls["k_angle"].value = 45.0
+    explorer.controls["k_scale"].value = 1.5
+    explorer.controls["v_scale"].value = 0.5
+    X = foods().vectors
+    np.testing.assert_allclose(explorer.state["W_Q"], [[0.0, -1.0], [1.0, 0.0]], atol=1e-12)
+    np.testing.assert_allclose(explorer.state["Q"], X @ rotation_scale_matrix(-90, 1.0))
+    np.testing.assert_allclose(explorer.state["K"], X @ rotation_scale_matrix(45, 1.5))
+    np.testing.assert_allclose(explorer.state["V"], 0.5 * X)
+    np.testing.assert_allclose(explorer.state["scores"], explorer.state["Q"] @ explorer.state["K"].T)
+    assert explorer.image.value != before
+
+
+def test_best_match_follows_the_scores(explorer):
+    explorer.controls["q_angle"].value = -90.0  # spicy looks for sweet
+    words = foods().words
+    scores = explorer.state["scores"]
+    expected = tuple("(同点)" if np.isclose(*np.sort(r)[-2:]) else words[int(np.argmax(r))]
+                     for r in scores)
+    assert explorer.state["looks_at"] == expected
+    # ケーキ's question (0.2, -2.0) is perpendicular to both ケーキ and プリン: a true tie at 0
+    assert expected[0] == "(同点)"
+    assert explorer.state["looks_at"][words.index("カレー")] == "ケーキ"
+    assert "カレー→ケーキ" in explorer.summary.value
+    assert "W_Q = [[0.00, -1.00], [1.00, 0.00]]" in explorer.summary.value
+
+
+def test_a_zero_query_ties_everything(explorer):
+    explorer.controls["q_scale"].value = 0.0
+    assert set(explorer.state["looks_at"]) == {"(同点)"}
+
+
+def test_controls_sit_two_to_a_row_above_the_picture_and_summary(explorer):
+    box = explorer.widget
+    assert [type(c) for c in box.children] == [W.HBox, W.HBox, W.HBox, W.Image, W.HTML]
+
+
+def test_static_book_frames_are_distinct_and_labelled(explorer, monkeypatch):
+    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
+    html = explorer._repr_mimebundle_()["text/html"]
+    payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
+    n = len(explorer.static_frames)
+    assert len(payload["frames"]) == n == len(set(payload["frames"]))
+    assert payload["labels"][1] == "Q: -90°×1.0 / K: 0°×1.0 / V: 0°×1.0"
+    assert len(html) < 1_500_000  # the book page budget is 3 MB for everything
+
+
+def test_an_update_is_fast_enough(explorer):
+    times = []
+    for i in range(15):
+        start = time.process_time()
+        explorer.controls["q_angle"].value = float(-180 + 15 * i)
+        times.append(time.process_time() - start)
+    assert statistics.median(times) < 0.1  # generous for a loaded CI machine; budget is 30 ms
+
+
+def test_non_planar_embedding_is_refused():
+    emb = helpers.data.Embedding(("a", "b"), np.ones((2, 3)), axes=("x", "y", "z"))
+    with pytest.raises(ValueError, match="d_model = 2"):
+        three_faces_explorer(emb)
