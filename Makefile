@@ -52,7 +52,7 @@ lab: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
 lint: setup
-	$(BIN)/ruff check src tests notebooks book/scripts
+	$(BIN)/ruff check src tests notebooks book/scripts book/_ext
 
 sync: setup
 	$(BIN)/python book/scripts/execute_notebooks.py

@@ -265,12 +265,23 @@ def test_explorer_follows_the_dropdown(explorer):
     assert explorer.state["pick"] == "ユイ"
 
 
+def test_explorer_weight_bars_are_neutral_grey(explorer):
+    """A weight is neither Q (blue) nor K (vermillion): the bars use the neutral grey."""
+    ax_w = explorer.fig.axes[1]
+    bars = [p for p in ax_w.patches if isinstance(p, Rectangle)]
+    assert len(bars) == 5
+    grey = plt.matplotlib.colors.to_rgba(COLORS["x"])
+    for bar in bars:
+        np.testing.assert_allclose(bar.get_facecolor(), grey)
+    assert explorer.controls["person"].description == "探す人"
+
+
 def test_explorer_static_frames_one_per_guest(explorer, monkeypatch):
     monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
     html = explorer._repr_mimebundle_()["text/html"]
     payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
     assert len(payload["frames"]) == 5 == len(set(payload["frames"]))
-    assert payload["labels"] == [f"見る人: {n}" for n in party().names]
+    assert payload["labels"] == [f"探す人: {n}" for n in party().names]
     assert len(html) < 1_000_000
     assert explorer.state["pick"] == "アオイ"  # the live figure is left as the controls say
 

@@ -61,6 +61,7 @@ def test_right_question_matrix_passes(capsys):
         ([0.0, 0.5, 1.0, 0.0], r"\(2, 2\)"),
         ([[np.nan, 0.5], [1.0, 0.0]], "NaN"),
         ("W", "数の 2×2"),
+        (None, "まだ W_mine が入っていません"),
         (np.eye(2), "カレー"),
     ],
 )
@@ -69,18 +70,27 @@ def test_each_question_matrix_mistake_gets_its_own_hint(W, hint):
         checks.check_question_matrix(W)
 
 
+def test_transposed_hint_does_not_give_the_answer_away():
+    with pytest.raises(AssertionError) as err:
+        checks.check_question_matrix(QUESTION_MATRIX.T)
+    assert "(0, 0.5)" not in str(err.value) and "(1, 0)" not in str(err.value)
+
+
 @pytest.mark.parametrize(
     "answer, hint",
     [("(3, 5)", "行と列が逆"), ("(5, 2)", "X の形"), ("(2, 3)", "W_Q の形"), ("(1, 3)", "1 語ぶん"),
-     ("", "まだ答え"), ("5x3", "選択肢にありません")],
+     ("", "まだ答え"), ("(3,5)", "行と列が逆"), ((2, 3), "W_Q の形"), ("5 行 3 列", "選択肢にありません"),
+     ((5, 3, 1), "選択肢にありません")],
 )
 def test_shape_prediction_hints(answer, hint):
     with pytest.raises(AssertionError, match=hint):
         checks.check_q_shape_prediction(answer)
 
 
-def test_shape_prediction_right(capsys):
-    checks.check_q_shape_prediction("(5, 3)")
+@pytest.mark.parametrize("answer", ["(5, 3)", "(5,3)", " ( 5 , 3 ) ", "（５，３）", "5×3", "5x3",
+                                    (5, 3), [5, 3], np.zeros((5, 3)).shape])
+def test_shape_prediction_right(answer, capsys):
+    checks.check_q_shape_prediction(answer)
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 

@@ -231,3 +231,37 @@ def test_plot_lines_draws_one_line_per_entry_on_log_axes():
 def test_plot_lines_rejects_bad_input(x, ys, kwargs, message):
     with pytest.raises(ValueError, match=message):
         plot_lines(x, ys, **kwargs)
+
+
+def test_plane_transform_key_explains_grey_and_colour_and_the_line_styles():
+    foods = helpers.data.foods()
+    ax = plot_plane_transform(np.array([[0.0, -0.5], [1.0, 0.0]]), name="W_Q", points=foods.vectors,
+                              labels=foods.words, key=True)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["元の方眼", "元の縦線の行き先", "元の横線の行き先", "元の $x$", "行き先 $xW_{Q}$"]
+    # without points or the original grid, the key only explains what is drawn
+    ax = plot_plane_transform(np.eye(2), show_original=False, key=True)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["元の縦線の行き先", "元の横線の行き先"]
+    assert plot_plane_transform(np.eye(2)).get_legend() is None
+
+
+def test_plane_transform_word_labels_have_a_halo_and_sit_beyond_the_image():
+    foods = helpers.data.foods()
+    W = np.array([[0.0, -0.5], [1.0, 0.0]])
+    ax = plot_plane_transform(W, points=foods.vectors, labels=foods.words)
+    labels = {t.get_text(): t for t in ax.texts if t.get_text() in foods.words}
+    assert set(labels) == set(foods.words)
+    for word, text in labels.items():
+        assert text.get_path_effects(), f"{word} has no white halo"
+        x, q = foods[word][0], foods[word][0] @ W
+        # the label is pushed away from where its dotted line comes in
+        assert np.dot(np.array(text.xyann), q - x) > 0
+
+
+def test_tile_colours_never_look_like_q_k_v():
+    ax = plot_tiles((6, 4), (4, 8), (3, 2))
+    from matplotlib.colors import to_hex
+
+    fills = {to_hex(p.get_facecolor(), keep_alpha=False) for p in ax.patches}
+    qkv = {c.lower() for c in (helpers.plotting.COLORS[f] for f in "QKV")}
+    assert not fills & qkv

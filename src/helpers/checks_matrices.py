@@ -6,6 +6,8 @@ Each check computes what the usual wrong versions would give and names the one i
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
 
 import numpy as np
@@ -108,6 +110,9 @@ def check_three_faces(fn: Callable) -> None:
 
 def check_question_matrix(W) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
+    if W is None:
+        fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
+             "2 行 2 列の数を書いてから実行しましょう(1 行めが甘さの行き先、2 行めが辛さの行き先)。")
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
@@ -123,9 +128,9 @@ def check_question_matrix(W) -> None:
         passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。")
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
-        fail("W_Q が転置になっています。行ベクトルの流儀 q = x @ W_Q では、W_Q の i 行めが"
-             "「x の i 成分めが q のどこへ行くか」です。1 行め(甘さの行き先)は (0, 0.5)、"
-             "2 行め(辛さの行き先)は (1, 0) になります。")
+        fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
+             "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の"
+             "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
         fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
              "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
@@ -138,10 +143,31 @@ def check_question_matrix(W) -> None:
          "行列の形に並べてみましょう。")
 
 
+_SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
+
+
+def _shape_answer(answer):
+    """'(5,3)', '5×3', '（5, 3）', (5, 3) or Q.shape → '(5, 3)'; anything else unchanged."""
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer
+    ):
+        return f"({int(answer[0])}, {int(answer[1])})"
+    if isinstance(answer, str):
+        text = unicodedata.normalize("NFKC", answer)
+        text = re.sub(r"\s+", "", text).replace("X", "x")
+        m = _SHAPE_TEXT.fullmatch(text)
+        if m:
+            return f"({m.group(1)}, {m.group(2)})"
+    return answer
+
+
 def check_q_shape_prediction(answer) -> None:
-    """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3."""
+    """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
+
+    Spaces, full-width characters, "5×3" and a tuple such as `(5, 3)` are all accepted.
+    """
     check_choice(
-        answer,
+        _shape_answer(answer),
         "(5, 3)",
         ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
         {
@@ -178,8 +204,8 @@ def check_matmul_cell(fn: Callable) -> None:
         got = _as_float_array(result, "cell")
         want = float(X[i, :] @ W[:, j])
         if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
-            fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, k]·W[k, j] を"
-                 "k について全部足すと 1 つのマスの値になります(sum(...) か @)。")
+            fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, t]·W[t, j] を、"
+                 "t について全部足すと 1 つのマスの値になります(sum(...) か @)。")
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
             fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
                  "数 1 つです。")

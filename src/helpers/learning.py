@@ -48,6 +48,13 @@ __all__ = [
     "Snapshot",
     "History",
     "train",
+    "SWAP",
+    "START_KINDS",
+    "weight_split",
+    "best_value_matrix",
+    "start_weights",
+    "StartSurvey",
+    "survey_starts",
 ]
 
 #: The three weight matrices, in the order `qkv` takes them.
@@ -140,11 +147,13 @@ def palate_task(embedding: Embedding | None = None) -> PalateTask:
 
 
 def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
-                    scale: float = 0.5) -> dict[str, np.ndarray]:
+                    scale: float = 0.3) -> dict[str, np.ndarray]:
     """Where learning starts: W_Q, W_K small random; W_V the identity plus small random.
 
-    Starting W_V near the identity (the value = the food itself) keeps gradient descent out of
-    a second valley where W_V swaps 甘さ and 辛さ instead of the attention looking elsewhere.
+    Small W_Q, W_K make the first attention almost even (nobody is committed to anyone yet);
+    W_V near the identity (the value ≈ the food itself) keeps gradient descent away from a
+    second valley where W_V swaps 甘さ and 辛さ instead of the attention looking elsewhere
+    (`survey_starts` measures both).
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
@@ -186,6 +195,18 @@ def forward(X, W_Q, W_K, W_V) -> Forward:
     Q, K, V = qkv(X, W_Q, W_K, W_V)
     output, weights = scaled_dot_product_attention(Q, K, V)
     return Forward(Q, K, V, weights, output)
+
+
+def _forward(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> Forward:
+    """`forward` without the input checks: training calls it thousands of times on arrays it made.
+
+    The same arithmetic as `qkv` + `scaled_dot_product_attention` (a test holds them equal).
+    """
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    return Forward(Q, K, V, A, A @ V)
 
 
 def softmax_backward(weights, d_weights) -> np.ndarray:
@@ -245,7 +266,7 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]) -> tuple[float, dict, 
     loss, right = 0.0, 0
     grads = {name: np.zeros_like(W[name]) for name in NAMES}
     for menu in task.menus:
-        fwd = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"])
+        fwd = _forward(menu.X, W["W_Q"], W["W_K"], W["W_V"])
         diff = fwd.output - menu.targets
         loss += float(np.sum(diff**2)) / N
         for name, g in _backward(menu.X, fwd, 2 * diff / N).items():
@@ -342,13 +363,15 @@ def _save_steps(steps: int, save_at) -> list[int]:
 
 
 def train(task: PalateTask, W, lr: float, steps: int,
-          save_at: Sequence[int] | None = None, blowup: float = 1e6) -> History:
+          save_at: Sequence[int] | None = None, blowup: float = 1e6,
+          frozen: Sequence[str] = ()) -> History:
     """Plain gradient descent: W ← W − lr · dL/dW for all three W at once, `steps` times.
 
     `losses[s]` and `accuracies[s]` are measured before update s (so `losses[steps]` is the
     loss after the last update). Snapshots are taken at `save_at` (default: 12 steps spread
     evenly) and always at step `steps`. If the loss grows beyond `blowup` or stops being a
     finite number, training stops early and `diverged` is True (the losses stop there too).
+    The matrices named in `frozen` (e.g. ``("W_V",)``) keep their starting value.
     """
     if not isinstance(task, PalateTask):
         raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
@@ -361,17 +384,18 @@ def train(task: PalateTask, W, lr: float, steps: int,
         raise ValueError(f"steps(更新の回数)は 0 以上の整数にしてください。{steps!r} が来ました。")
     if not np.isfinite(blowup) or blowup <= 0:
         raise ValueError(f"blowup は正の有限の数にしてください。{blowup} が来ました。")
+    if isinstance(frozen, str) or any(name not in NAMES for name in frozen):
+        raise ValueError(
+            f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{frozen!r} が来ました。"
+        )
+    moving = [name for name in NAMES if name not in frozen]
     saved = _save_steps(steps, save_at)
     history = History(float(lr), task.full_menu.words, task.full_menu.partner.copy(),
                       np.zeros(0), np.zeros(0))
     losses, accuracies = [], []
     for step in range(steps + 1):
-        loss, grads, right = np.inf, None, 0
-        with np.errstate(over="ignore", invalid="ignore"):
-            try:
-                loss, grads, right = _evaluate(task, W)
-            except ValueError:  # W or the scores overflowed to inf/NaN: the run blew up
-                pass
+        with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
+            loss, grads, right = _evaluate(task, W)
         if not np.isfinite(loss) or loss > blowup:
             history.diverged = True
             break
@@ -383,7 +407,116 @@ def train(task: PalateTask, W, lr: float, steps: int,
                 Snapshot(step, {n: m.copy() for n, m in W.items()}, loss, accuracies[-1], weights)
             )
         if step < steps:
-            W = {name: W[name] - lr * grads[name] for name in NAMES}
+            W = {**W, **{name: W[name] - lr * grads[name] for name in moving}}
     history.losses = np.array(losses)
     history.accuracies = np.array(accuracies)
     return history
+
+
+# --------------------------------------------------------------------------------------------
+# Where learning starts, and which valley it ends in
+
+#: The swap matrix: 甘さ and 辛さ change places. The "cheating" W_V of the second valley.
+SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
+#: Kinds of starting point compared by `survey_starts` (small random numbers have sd `scale`).
+START_KINDS = ("この章の出発点", "W_V も乱数だけ", "W_Q = W_K = 単位行列")
+
+
+def weight_split(task: PalateTask, W) -> tuple[float, float]:
+    """The attention weight a question gives its right partner and itself, averaged over all N."""
+    if not isinstance(task, PalateTask):
+        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    W = _weights(W)
+    on_partner = on_self = 0.0
+    for menu in task.menus:
+        A = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        rows = np.arange(len(menu.words))
+        on_partner += float(A[rows, menu.partner].sum())
+        on_self += float(np.trace(A))
+    return on_partner / task.n_rows, on_self / task.n_rows
+
+
+def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
+    """The best W_V while W_Q and W_K stay as they are, and the loss it gives.
+
+    With the attention fixed, every output row is (A X)_i W_V: linear in W_V, so the W_V with
+    the smallest mean squared error is a least-squares fit of A X to the targets T.
+    """
+    if not isinstance(task, PalateTask):
+        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    W_Q, W_K = as_matrix(W_Q, "W_Q"), as_matrix(W_K, "W_K")
+    d = task.full_menu.X.shape[1]
+    mixed, targets = [], []
+    for menu in task.menus:
+        A = forward(menu.X, W_Q, W_K, np.eye(d)).weights
+        mixed.append(A @ menu.X)
+        targets.append(menu.targets)
+    M, T = np.vstack(mixed), np.vstack(targets)
+    W_V = np.linalg.lstsq(M, T, rcond=None)[0]
+    return W_V, float(np.sum((M @ W_V - T) ** 2)) / task.n_rows
+
+
+def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> dict[str, np.ndarray]:
+    """One starting point of the kind `kind` (one of START_KINDS), 2×2, drawn from `rng`.
+
+    "この章の出発点" is `initial_weights`; "W_V も乱数だけ" the same without the identity in W_V;
+    "W_Q = W_K = 単位行列" starts with Q = K = X and W_V the identity plus small random.
+    """
+    if kind not in START_KINDS:
+        raise ValueError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
+    W = initial_weights(rng, scale=scale)
+    if kind == "W_V も乱数だけ":
+        W["W_V"] = W["W_V"] - np.eye(2)
+    elif kind == "W_Q = W_K = 単位行列":
+        W["W_Q"], W["W_K"] = np.eye(2), np.eye(2)
+    return W
+
+
+@dataclass(frozen=True)
+class StartSurvey:
+    """How `n` runs from one kind of starting point ended.
+
+    `solved`: 100% right at the end; `swapped`: not solved and the final W_V is nearer the swap
+    matrix than the identity (the second valley); `first_perfect`: the first step at 100% for
+    the solved runs.
+    """
+
+    kind: str
+    final_losses: np.ndarray
+    solved: np.ndarray
+    swapped: np.ndarray
+    diverged: np.ndarray
+    first_perfect: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.solved)
+
+
+def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: float = 0.5,
+                  steps: int = 200, kinds: Sequence[str] = START_KINDS,
+                  scale: float = 0.3) -> list[StartSurvey]:
+    """Train from `n` starting points of each kind and count where the runs ended."""
+    if not isinstance(task, PalateTask):
+        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n(出発点の数)は 1 以上の整数にしてください。{n!r} が来ました。")
+    surveys = []
+    for kind in kinds:
+        losses, solved, swapped, diverged, first = [], [], [], [], []
+        for _ in range(n):
+            h = train(task, start_weights(rng, kind, scale), lr, steps, save_at=[0])
+            W_V = h.snapshots[-1].W["W_V"]
+            ok = not h.diverged and h.accuracies[-1] == 1.0
+            losses.append(h.losses[-1])
+            solved.append(ok)
+            diverged.append(h.diverged)
+            swapped.append(not ok and not h.diverged
+                           and np.linalg.norm(W_V - SWAP) < np.linalg.norm(W_V - np.eye(2)))
+            if ok:
+                first.append(int(np.argmax(h.accuracies == 1.0)))
+        surveys.append(StartSurvey(kind, np.array(losses), np.array(solved), np.array(swapped),
+                                   np.array(diverged), np.array(first, dtype=int)))
+    return surveys

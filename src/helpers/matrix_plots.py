@@ -22,9 +22,9 @@ __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles", "plot_lin
 
 _GREY = COLORS["x"]
 _WRONG = "#CC0000"
-#: Enough distinct, colour-blind-friendly fills for the tiles of a small product.
-_TILE_COLORS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
-                "#999999")
+#: Distinct, colour-blind-friendly fills for the tiles of a small product, none of them close to
+#: the Q/K/V colours (blue, vermillion, green): orange, purple, grey, brown, yellow.
+_TILE_COLORS = ("#E69F00", "#CC79A7", "#999999", "#8C6D31", "#F0E442")
 #: Boxes with more cells than this per side are drawn without the inner grid lines.
 _MAX_GRID = 16
 

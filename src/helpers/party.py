@@ -63,7 +63,8 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
                               axis_labels=g.axes, title="探す相手像 Q(青)と名札 K(朱)")
         _faded(ax_qk)
         q_arrow = LiveArrow(ax_qk, plotting.COLORS["Q"], "Q")
-        bars = LiveBars(ax_w, names, (0, 1.1), color=plotting.COLORS["Q"],
+        # a weight belongs to neither Q nor K (it is made from both): neutral grey bars
+        bars = LiveBars(ax_w, names, (0, 1.1), color=plotting.COLORS["x"],
                         title="注目の重み(合計 1)")
         ax_w.tick_params(axis="x", labelrotation=45)
         plotting.plot_vectors(g.V, names, ax=ax_v, colors=plotting.COLORS["V"], limits=v_limits,
@@ -83,9 +84,9 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
 
     return Explorable(
         build,
-        {"person": W.Dropdown(options=names, value=person, description="見る人")},
+        {"person": W.Dropdown(options=names, value=person, description="探す人")},
         static_frames=[{"person": p} for p in names[:12]],
-        frame_label=lambda v: f"見る人: {v['person']}",
+        frame_label=lambda v: f"探す人: {v['person']}",
         title="交流会で誰が誰を探すか",
         figsize=(10.0, 3.6),
     )

@@ -22,6 +22,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
 from . import plotting, static_mode
@@ -155,9 +156,12 @@ class LiveBars:
                  color: str = plotting.COLORS["x"], title: str | None = None):
         self.bars = ax.bar(range(len(labels)), np.zeros(len(labels)), color=color,
                            edgecolor="none", linewidth=2, animated=True)
-        # Annotations 3 points clear of the bar's end (not on the highlight's outline).
-        self.texts = [ax.annotate("", (i, 0), xytext=(0, 3), textcoords="offset points",
-                                  ha="center", va="bottom", fontsize=9, animated=True)
+        # The numbers sit 3 points clear of the bar's end (not on the highlight's outline); a
+        # shifted transform costs no more per redraw than a plain text (an annotation does).
+        self._above = ax.transData + ScaledTranslation(0, 3 / 72, ax.figure.dpi_scale_trans)
+        self._below = ax.transData + ScaledTranslation(0, -3 / 72, ax.figure.dpi_scale_trans)
+        self.texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9, animated=True,
+                              transform=self._above)
                       for i in range(len(labels))]
         ax.set_xticks(range(len(labels)), labels)
         ax.set_ylim(*ylim)
@@ -170,8 +174,8 @@ class LiveBars:
             v = float(np.nan_to_num(v))
             bar.set_height(v)
             bar.set_edgecolor("black" if i == highlight else "none")
-            text.xy = (i, v)
-            text.xyann = (0, 3 if v >= 0 else -3)
+            text.set_position((i, v))
+            text.set_transform(self._above if v >= 0 else self._below)
             text.set_va("bottom" if v >= 0 else "top")
             text.set_text(f"{v:.2f}")
 
