@@ -1,7 +1,7 @@
 import os
 
-# Headless: no display, and never the static-book mode unless a test asks for it.
-os.environ.setdefault("MPLBACKEND", "Agg")
+# Never the static-book mode unless a test asks for it. (No MPLBACKEND here: nbval's kernels
+# inherit this environment, and with Agg forced they would show no inline figures at all.)
 os.environ.pop("QKV_STATIC_BOOK", None)
 
 import matplotlib  # noqa: E402

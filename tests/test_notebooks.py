@@ -106,6 +106,8 @@ def test_reader_is_warned_before_each_solution(pair):
             assert before.cell_type == "markdown" and "上書き" in before.source, (
                 f"{name}: 解答例セルの直前に「上書きされます」の注意を書いてください"
             )
+            # Students get nbgrader's stub instead of the solution, so the note is not for them.
+            assert tags(before) == {"reader-only"}, f"{name}: 注意のセルに reader-only のタグを"
 
 
 def test_grade_ids_are_unique_across_chapters():

@@ -10,7 +10,7 @@ One forward pass is the attention of chapter 06 (`helpers.qkv`, then
 product at a time, in the reverse order:
 
     Q = X W_Q, K = X W_K, V = X W_V      →  dW_Q = Xᵀ dQ,  dW_K = Xᵀ dK,  dW_V = Xᵀ dV
-    S = Q Kᵀ / √d_k                      →  dQ = dS K / √d_k,  dK = dSᵀ Q / √d_k
+    S = Q Kᵀ / √d_k                      →  dQ = dS K / √d_k,  dK = (Qᵀ dS)ᵀ / √d_k = dSᵀ Q / √d_k
     A = softmax(S), row by row           →  dS = A ⊙ (dA − rowsum(dA ⊙ A))
     O = A V                              →  dA = dO Vᵀ,  dV = Aᵀ dO
     L = (1/N) Σ ‖o − t‖²                 →  dO = 2 (O − T) / N
@@ -212,7 +212,8 @@ def _forward(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -
 def softmax_backward(weights, d_weights) -> np.ndarray:
     """From dA (gradient w.r.t. the softmax output A) to dS (w.r.t. the scores), row by row.
 
-    For one row a = softmax(s) the Jacobian is J = diag(a) − a aᵀ, and ds = J da. Written out,
+    For one row a = softmax(s) the Jacobian is J = diag(a) − a aᵀ, and the chain rule gives
+    ds = Jᵀ da, which is J da because J is symmetric. Written out,
     ds_j = a_j (da_j − Σ_k a_k da_k): no J has to be built.
     """
     A = as_matrix(weights, "weights")

@@ -1,4 +1,5 @@
-"""Pictures for chapter 07 (learning W): a learning curve and the right answers on a heatmap.
+"""Pictures for chapter 07 (learning W): a learning curve, the right answers on a heatmap,
+a weight matrix, and W as a map of the plane on one shared scale.
 
 Pure functions, `ax=None` in, `ax` out, like everything in `helpers.plotting` (which re-exports
 them).
@@ -9,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from matplotlib.patches import Rectangle
+from matplotlib.legend_handler import HandlerTuple
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
 
-from ._validate import as_array
+from ._validate import as_array, as_matrix
 from .plotting import COLORS, _axes, plot_heatmap
 
-__all__ = ["plot_learning_curve", "outline_cells", "plot_weight_matrix"]
+__all__ = ["plot_learning_curve", "outline_cells", "plot_weight_matrix", "plane_limits",
+           "plot_plane_map", "plane_map_legend"]
 
 #: Rows of a 2×2 W are the components of the input x (甘さ, 辛さ); columns those of the output.
 W_ROW_LABELS = ("甘さ", "辛さ")
@@ -106,3 +110,76 @@ def plot_weight_matrix(
     role = name[-1:] if name[-1:] in ("Q", "K", "V") else "x"
     ax.title.set_color(COLORS[role])
     return ax
+
+
+def plane_limits(matrices, points, extent: float = 1.0, margin: float = 1.15) -> tuple[float, float]:
+    """One symmetric range that fits, for every 2×2 W in `matrices`, the grid [−extent, extent]²
+    mapped by W, the points, and the points mapped by W: the same axes for a row of panels."""
+    pts = as_matrix(points, "points")
+    reach = float(np.abs(pts).max())
+    for k, W in enumerate(matrices):
+        W = as_matrix(W, f"matrices[{k}]")
+        if W.shape != (2, 2) or pts.shape[1] != 2:
+            raise ValueError(f"matrices は 2×2、points は n×2 にしてください。W は shape {W.shape}、"
+                             f"points は shape {pts.shape} です。")
+        reach = max(reach, extent * float(np.abs(W).sum(axis=0).max()), float(np.abs(pts @ W).max()))
+    return -margin * reach, margin * reach
+
+
+#: One marker shape per word in `plot_plane_map`, so the panels need no text next to points.
+PLANE_MARKERS = ("o", "s", "^", "D")
+
+
+def plot_plane_map(
+    W,
+    name: str,
+    ax=None,
+    points=None,
+    limits: tuple[float, float] | None = None,
+    extent: float = 1.0,
+    title: str | None = None,
+):
+    """`plot_plane_transform` for chapter 07, with no text inside the panel to collide.
+
+    The grid and the two basis arrows come from `plot_plane_transform` (its arrow texts are left
+    out). Point k is drawn with the marker PLANE_MARKERS[k]: grey where it is, and in the colour
+    of `name` where `x ↦ xW` sends it, joined by a dotted line. `plane_map_legend` names the
+    markers and explains the colours and arrows once for the whole figure.
+    """
+    from .matrix_plots import plot_plane_transform
+
+    color = COLORS[name[-1]] if name[-1:] in ("Q", "K", "V") else COLORS["x"]
+    ax = plot_plane_transform(W, ax=ax, color=color, name=name, extent=extent, limits=limits,
+                              title=title)
+    for text in list(ax.texts):  # the arrow labels (the arrows themselves have no text)
+        if text.get_text():
+            text.remove()
+    if points is None:
+        return ax
+    pts = as_matrix(points, "points")
+    if pts.shape[1] != 2 or len(pts) > len(PLANE_MARKERS):
+        raise ValueError(f"points は {len(PLANE_MARKERS)} 個までの n×2(平面の点)にしてください。"
+                         f"shape {pts.shape} が来ました。")
+    img = pts @ as_matrix(W, name)
+    for p, q, marker in zip(pts, img, PLANE_MARKERS, strict=False):
+        ax.plot([p[0], q[0]], [p[1], q[1]], color=color, lw=0.8, ls=":", zorder=3)
+        # The grey marker is drawn larger: where W barely moves a point, a grey rim stays visible.
+        ax.scatter([p[0]], [p[1]], color=COLORS["x"], marker=marker, s=90, zorder=5)
+        ax.scatter([q[0]], [q[1]], color=color, marker=marker, s=55, zorder=6, edgecolor="white")
+    return ax
+
+
+def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower center"):
+    """One legend for a figure of `plot_plane_map` panels: which marker is which word, what the
+    grey and coloured points and the arrows are."""
+    if len(labels) > len(PLANE_MARKERS):
+        raise ValueError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
+    words = [Line2D([], [], ls="", marker=m, color="#333333", markerfacecolor="white")
+             for m in PLANE_MARKERS[:len(labels)]]
+    swatches = tuple(Patch(color=COLORS[r]) for r in ("Q", "K", "V"))
+    arrows = tuple(Line2D([], [], color=COLORS[r], lw=2) for r in ("Q", "K", "V"))
+    handles = [*words, Patch(color=COLORS["x"]), swatches, arrows]
+    texts = [*labels, "灰色:元の埋め込み $x$", "色:行き先 $xW$(問い・見出し・中身)",
+             "矢印:(1, 0) と (0, 1) の行き先"]
+    return fig.legend(handles, texts, loc=loc, ncol=len(handles), fontsize=9, frameon=False,
+                      handler_map={tuple: HandlerTuple(ndivide=None, pad=0.3)})

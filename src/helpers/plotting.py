@@ -295,6 +295,9 @@ def outline_heatmap(ax, row: int | None = None, col: int | None = None, lw: floa
 # Chapter 07: a learning curve, the right cell of each row framed, a weight matrix as a heatmap.
 from .learning_plots import (  # noqa: E402, F401
     outline_cells,
+    plane_limits,
+    plane_map_legend,
     plot_learning_curve,
+    plot_plane_map,
     plot_weight_matrix,
 )
