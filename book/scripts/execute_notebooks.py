@@ -10,6 +10,7 @@ same file.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -24,8 +25,29 @@ def chapter_sources() -> list[Path]:
     return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
 
 
+def stable_cell_ids(nb) -> None:
+    """Cell ids from each cell's own text, so re-running an unchanged chapter rewrites nothing
+    (jupytext would draw new random ids on every read)."""
+    seen: dict[str, int] = {}
+    for cell in nb.cells:
+        digest = hashlib.sha1(f"{cell.cell_type}\n{cell.source}".encode()).hexdigest()[:8]
+        seen[digest] = seen.get(digest, 0) + 1
+        cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+
+
+def stable_widget_ids(nb) -> None:
+    """Widget outputs carry a random model id; with no widget state saved, the id points nowhere
+    anyway, so derive it from the cell id to keep the file identical between runs."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:
+                view["model_id"] = hashlib.sha1(cell.id.encode()).hexdigest()[:32]
+
+
 def execute(md: Path) -> Path:
     nb = jupytext.read(md)
+    stable_cell_ids(nb)
     nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,md:myst"
     client = NotebookClient(
         nb,
@@ -36,6 +58,7 @@ def execute(md: Path) -> Path:
         record_timing=False,
     )
     client.execute()
+    stable_widget_ids(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")
     return out

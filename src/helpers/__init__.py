@@ -48,9 +48,22 @@ def static_mode() -> bool:
     return os.environ.get(STATIC_ENV_VAR, "") not in ("", "0")
 
 
+def _inline_figures_without_tight_bbox() -> None:
+    """Our figures lay themselves out (constrained layout), so the inline backend's default
+    `bbox_inches="tight"`, which draws every figure twice, only costs time."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: no inline backend to configure
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "kernel"):  # a Jupyter kernel with inline figures
+        shell.run_line_magic("config", "InlineBackend.print_figure_kwargs = {'bbox_inches': None}")
+
+
 def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
     """Japanese figures, the book's plot style, fixed numpy printing; returns a seeded generator."""
     plotting.apply_style()
+    _inline_figures_without_tight_bbox()
     np.set_printoptions(precision=3, suppress=True, floatmode="fixed", linewidth=100)
     return np.random.default_rng(seed)
 

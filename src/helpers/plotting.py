@@ -121,7 +121,7 @@ def plot_heatmap(
     ax.grid(False)
     ax.set_xticks(range(len(col_labels)), col_labels, rotation=45 if len(col_labels) > 4 else 0)
     ax.set_yticks(range(len(row_labels)), row_labels)
-    ax.set_xlabel(col_title)
+    ax.set_xlabel(col_title, labelpad=8)
     ax.set_ylabel(row_title)
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
