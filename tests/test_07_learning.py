@@ -343,7 +343,7 @@ def test_start_weights_kinds():
         np.testing.assert_array_equal(ours[n], ref[n])
     no_I = learning.start_weights(np.random.default_rng(3), "W_V も乱数だけ")
     np.testing.assert_allclose(no_I["W_V"], ref["W_V"] - np.eye(2))
-    qk = learning.start_weights(rng, "W_Q = W_K = 単位行列")
+    qk = learning.start_weights(rng, "Q = K = X")
     np.testing.assert_array_equal(qk["W_Q"], np.eye(2))
     np.testing.assert_array_equal(qk["W_K"], np.eye(2))
     with pytest.raises(ValueError, match="kind"):

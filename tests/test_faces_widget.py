@@ -85,7 +85,9 @@ def test_static_book_frames_are_distinct_and_labelled(explorer, monkeypatch):
     payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
     n = len(explorer.static_frames)
     assert len(payload["frames"]) == n == len(set(payload["frames"]))
-    assert payload["labels"][1] == "Q: -90°×1.0 / K: 0°×1.0 / V: 0°×1.0"
+    assert payload["labels"][1] == "Q -90°×1.0 / K 0°×1.0 / V 0°×1.0"
+    # every "try this" bullet of the chapter has a frame, including W_Q's scale 0
+    assert "Q 0°×0.0 / K 0°×1.0 / V 0°×1.0" in payload["labels"]
     assert len(html) < 1_500_000  # the book page budget is 3 MB for everything
 
 

@@ -187,7 +187,9 @@ def test_plane_transform_draws_the_image_of_the_grid_under_x_W():
     [(np.ones((2, 3)), {}, ValueError, "2×2"), (np.eye(2), {"extent": 0}, ValueError, "extent"),
      (np.eye(2), {"step": 5.0}, ValueError, "step"), ([[np.inf, 0], [0, 1]], {}, ValueError, "inf"),
      (np.eye(2), {"points": np.ones((3, 3))}, ValueError, "n×2"),
-     (np.eye(2), {"points": np.ones((3, 2)), "labels": ["a"]}, ValueError, "同じ数")],
+     (np.eye(2), {"points": np.ones((3, 2)), "labels": ["a"]}, ValueError, "同じ数"),
+     (np.eye(2), {"label_size": 0}, ValueError, "label_size"),
+     (np.eye(2), {"label_size": "大"}, ValueError, "label_size")],
 )
 def test_plane_transform_rejects_bad_input(W, kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -265,3 +267,26 @@ def test_tile_colours_never_look_like_q_k_v():
     fills = {to_hex(p.get_facecolor(), keep_alpha=False) for p in ax.patches}
     qkv = {c.lower() for c in (helpers.plotting.COLORS[f] for f in "QKV")}
     assert not fills & qkv
+
+
+def test_plane_transform_arrow_labels_take_the_requested_size():
+    ax = plot_plane_transform(np.eye(2), name="W_K", label_size=14)
+    arrow_labels = [t for t in ax.texts if "W_{K}" in t.get_text()]
+    assert len(arrow_labels) == 2
+    assert all(t.get_fontsize() == 14 for t in arrow_labels)
+
+
+def test_tiles_and_lines_take_the_requested_text_sizes():
+    ax = plot_tiles((6, 4), (4, 8), (3, 4), highlight=0, label_size=13)
+    sizes = {t.get_text(): t.get_fontsize() for t in ax.texts}
+    assert sizes["8"] == 13 and sizes["0"] == 17 and sizes["3"] == 14
+    ax = plot_lines([1, 2], {"a": [1, 2]}, legend_size=12)
+    assert ax.get_legend().get_texts()[0].get_fontsize() == 12
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), True, "大"])
+def test_text_sizes_must_be_positive_numbers(bad):
+    with pytest.raises(ValueError, match="label_size"):
+        plot_tiles((6, 4), (4, 8), (3, 4), label_size=bad)
+    with pytest.raises(ValueError, match="legend_size"):
+        plot_lines([1, 2], {"a": [1, 2]}, legend_size=bad)

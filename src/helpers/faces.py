@@ -206,7 +206,7 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
         frame(q=(-90, 1.0), k=(45, 1.0), v=(0, 0.5)),
         frame(q=(-90, 1.0), k=(45, 1.0), v=(90, 0.5)),
         frame(q=(180, 1.0)),
-        frame(q=(90, 1.0)),
+        frame(q=(0, 0.0)),  # every question collapses to the origin: all scores tie
         frame(q=(0, 2.0)),
         frame(q=(0, 0.5)),
         frame(k=(-45, 1.5)),
@@ -216,7 +216,7 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
 
     def label(v: Mapping) -> str:
         return " / ".join(
-            f"{face}: {v[f'{face.lower()}_angle']:.0f}°×{v[f'{face.lower()}_scale']:.1f}"
+            f"{face} {v[f'{face.lower()}_angle']:.0f}°×{v[f'{face.lower()}_scale']:.1f}"
             for face, _, _ in FACES
         )
 
@@ -225,7 +225,7 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
         controls,
         static_frames=frames,
         frame_label=label,
-        title="三つの W を回して伸ばす",
+        title="W の設定",
         figsize=(10.5, 4.0),
         dpi=72,
     )

@@ -420,7 +420,7 @@ def train(task: PalateTask, W, lr: float, steps: int,
 #: The swap matrix: 甘さ and 辛さ change places. The "cheating" W_V of the second valley.
 SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 #: Kinds of starting point compared by `survey_starts` (small random numbers have sd `scale`).
-START_KINDS = ("この章の出発点", "W_V も乱数だけ", "W_Q = W_K = 単位行列")
+START_KINDS = ("この章の出発点", "W_V も乱数だけ", "Q = K = X")
 
 
 def weight_split(task: PalateTask, W) -> tuple[float, float]:
@@ -461,14 +461,14 @@ def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> di
     """One starting point of the kind `kind` (one of START_KINDS), 2×2, drawn from `rng`.
 
     "この章の出発点" is `initial_weights`; "W_V も乱数だけ" the same without the identity in W_V;
-    "W_Q = W_K = 単位行列" starts with Q = K = X and W_V the identity plus small random.
+    "Q = K = X" (W_Q = W_K = identity) starts with Q = K = X and W_V the identity plus small random.
     """
     if kind not in START_KINDS:
         raise ValueError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
     W = initial_weights(rng, scale=scale)
     if kind == "W_V も乱数だけ":
         W["W_V"] = W["W_V"] - np.eye(2)
-    elif kind == "W_Q = W_K = 単位行列":
+    elif kind == "Q = K = X":
         W["W_Q"], W["W_K"] = np.eye(2), np.eye(2)
     return W
 

@@ -70,10 +70,6 @@ def library_search_explorer(
                           title="答え:中身の混ぜ合わせ")
         for ax in (ax_s, ax_w):
             ax.tick_params(axis="x", labelrotation=60)
-        # Each number costs ~1 ms per redraw: the weights and the answer keep theirs, the scores
-        # are read from the axis (the chapter prints them).
-        for text in scores.texts:
-            text.set_visible(False)
 
         def update(angle: float, temperature: float) -> dict:
             q = question_vector(angle)

@@ -73,13 +73,15 @@ def _dim_text(value: int, symbol: str | None) -> str:
     return f"{symbol} = {value}" if symbol and symbol != str(value) else str(value)
 
 
-def _label_box(ax, x0, rows, cols, name, row_sym, col_sym, color, row_color=None, col_color=None):
+def _label_box(ax, x0, rows, cols, name, row_sym, col_sym, color, row_color=None, col_color=None,
+               size: float = 10):
     top = rows / 2
-    ax.text(x0 - 0.12, 0, _dim_text(rows, row_sym), ha="right", va="center", fontsize=10,
+    ax.text(x0 - 0.12, 0, _dim_text(rows, row_sym), ha="right", va="center", fontsize=size,
             rotation=90, color=row_color or "black")
     ax.text(x0 + cols / 2, top + 0.15, _dim_text(cols, col_sym), ha="center", va="bottom",
-            fontsize=10, color=col_color or "black")
-    ax.text(x0 + cols / 2, -top - 0.25, name, ha="center", va="top", fontsize=13, color=color)
+            fontsize=size, color=col_color or "black")
+    ax.text(x0 + cols / 2, -top - 0.25, name, ha="center", va="top", fontsize=size + 3,
+            color=color)
 
 
 def _frame_boxes(ax, x_min: float, x_max: float, height: int, title: str | None):
@@ -144,6 +146,14 @@ def plot_matmul_shapes(
     return _frame_boxes(ax, -2.2, x_max + 0.6, max(n, d2), title)
 
 
+def _check_size(size, what: str = "label_size") -> None:
+    """A font size must be a positive finite number."""
+    if isinstance(size, bool) or not isinstance(size, (int, float, np.integer, np.floating)) or not (
+        np.isfinite(size) and size > 0
+    ):
+        raise ValueError(f"{what} は正の数(文字の大きさ)にしてください。{size!r} が来ました。")
+
+
 def _halo(width: float = 3.0) -> list:
     """A white outline behind a text, so it stays readable on grid lines and points."""
     return [patheffects.withStroke(linewidth=width, foreground="white")]
@@ -172,6 +182,7 @@ def plot_plane_transform(
     title: str | None = None,
     axis_labels: Sequence[str] = ("1 成分め", "2 成分め"),
     key: bool = False,
+    label_size: float = 10,
 ):
     """A 2×2 `W` as a map of the plane: the grid (grey) and its image under `x ↦ xW` (coloured).
 
@@ -179,9 +190,11 @@ def plot_plane_transform(
     The shaded shape is the image of the unit square. With `points` (n × 2), each point is drawn
     grey and its image `point @ W` coloured, labelled with `labels` (on the far side of the
     image from where its dotted line comes in). `key=True` adds a legend under the plane that
-    says what grey/colour and solid/dashed mean.
+    says what grey/colour and solid/dashed mean. `label_size` is the font size of the arrows'
+    labels (raise it when several planes share one wide figure).
     """
     W = as_matrix(W, name)
+    _check_size(label_size)
     if W.shape != (2, 2):
         raise ValueError(
             f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
@@ -224,7 +237,7 @@ def plot_plane_transform(
         side = side / length * 0.05 * extent if length > 0 else np.zeros(2)
         ha, va = _text_align(side)
         ax.text(tip[0] / 2 + side[0], tip[1] / 2 + side[1], f"{tex}{_math_name(name)}",
-                color=color, fontsize=10, zorder=8, ha=ha, va=va,
+                color=color, fontsize=label_size, zorder=8, ha=ha, va=va,
                 bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
     reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
     if pts is not None:
@@ -264,12 +277,15 @@ def plot_tiles(
     highlight: int | None = None,
     names: Sequence[str] = ("X", "W", "Y"),
     title: str | None = None,
+    label_size: float = 10,
 ):
     """`X · W → Y` with Y cut into tiles; each tile is coloured and numbered.
 
     With `highlight=t`, the band of rows of X and the band of columns of W that tile t needs are
     coloured like tile t: that is all it reads, which is why tiles can be computed at the same time.
+    `label_size` is the font size of the sizes beside the boxes (names and numbers scale with it).
     """
+    _check_size(label_size)
     n, d = _shape_pair(x_shape, "x_shape")
     d2, m = _shape_pair(w_shape, "w_shape")
     if d != d2:
@@ -292,7 +308,7 @@ def plot_tiles(
         ax.add_patch(Rectangle((x0, -rows / 2), cols, rows, facecolor="#eeeeee",
                                edgecolor=_GREY, lw=2))
     for x0, rows, cols, name in ((0, n, d, name_x), (x_w, d, m, name_w), (x_y, n, m, name_y)):
-        _label_box(ax, x0, rows, cols, name, None, None, "black")
+        _label_box(ax, x0, rows, cols, name, None, None, "black", size=label_size)
     ax.text(d + gap / 2, 0, r"$\cdot$", ha="center", va="center", fontsize=30)
     ax.text(x_w + m + gap / 2, 0, "→", ha="center", va="center", fontsize=16)
     for t, (rows, cols) in enumerate(tiles):
@@ -304,7 +320,7 @@ def plot_tiles(
         ax.add_patch(Rectangle((x_y + cols.start, y_top - h), w, h, facecolor=c,
                                alpha=0.85 if strong else 0.25, edgecolor="black", lw=1.5))
         ax.text(x_y + cols.start + w / 2, y_top - h / 2, str(t), ha="center", va="center",
-                fontsize=14 if t == highlight else 11, zorder=5,
+                fontsize=label_size + (4 if t == highlight else 1), zorder=5,
                 bbox={"boxstyle": "circle", "facecolor": "white", "edgecolor": "none",
                       "alpha": 0.9})
         if t == highlight:
@@ -328,11 +344,14 @@ def plot_lines(
     logx: bool = False,
     logy: bool = False,
     highlight: str | None = None,
+    legend_size: float = 9,
 ):
     """One line per entry of `ys` ({legend label: values at each x}), with markers and a legend.
 
     `highlight` draws that line thick; the others stay thin. Log scales need positive values.
+    `legend_size` is the legend's font size.
     """
+    _check_size(legend_size, "legend_size")
     xs = as_array(x, "x").reshape(-1)
     if not isinstance(ys, dict) or not ys:
         raise ValueError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
@@ -359,7 +378,7 @@ def plot_lines(
         ax.set_xscale("log", base=2)
     if logy:
         ax.set_yscale("log")
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=legend_size)
     if xlabel:
         ax.set_xlabel(xlabel)
     if ylabel:

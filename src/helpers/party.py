@@ -43,6 +43,14 @@ def _faded(ax: Axes) -> None:
         t.set_fontsize(9)
 
 
+def _label_beside(text, x: float, y: float) -> None:
+    """Put an arrow's label beside its shaft (70 % of the way out, on the clockwise side),
+    not past its tip, where it would touch the name tag of a guest facing the same way."""
+    text.set_position((0.7 * x, 0.7 * y))
+    text.set_ha("left" if y >= 0 else "right")  # the clockwise normal is (y, -x)
+    text.set_va("top" if x >= 0 else "bottom")
+
+
 def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explorable:
     """Pick a guest: their Q against everyone's name tag K, how the softmax weights fall, and
     what they take home (the weighted mix of everyone's V, the thick green arrow)."""
@@ -76,6 +84,7 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
         def update(person: str) -> dict:
             state = party_attention(g, person)
             q_arrow.set(*state["q"])
+            _label_beside(q_arrow.text, *state["q"])
             bars.set(state["weights"], highlight=int(np.argmax(state["weights"])))
             take.set(*state["take_home"])
             return state

@@ -172,6 +172,7 @@ class LiveBars:
     def set(self, values, highlight: int | None = None) -> None:
         for i, (bar, text, v) in enumerate(zip(self.bars, self.texts, values, strict=True)):
             v = float(np.nan_to_num(v))
+            v = 0.0 if abs(v) < 0.005 else v  # never print "-0.00"
             bar.set_height(v)
             bar.set_edgecolor("black" if i == highlight else "none")
             text.set_position((i, v))
@@ -181,18 +182,25 @@ class LiveBars:
 
 
 class LiveArrow:
-    """An arrow from the origin with a label at its tip."""
+    """An arrow from the origin with a label just past its tip.
+
+    The label sits beyond the tip, on the far side from the origin and below it, so it stays
+    inside the axes and clear of the fixed words' labels (which sit above their tips).
+    """
 
     def __init__(self, ax: Axes, color: str, label: str):
         self.arrow = ax.annotate(
             "", xy=(1, 0), xytext=(0, 0), animated=True,
             arrowprops={"arrowstyle": "-|>", "color": color, "lw": 2.5, "shrinkA": 0, "shrinkB": 0},
         )
-        self.text = ax.text(1, 0, f" {label}", color=color, fontsize=11, animated=True)
+        halo = {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1} if label else None
+        self.text = ax.text(1, 0, label, color=color, fontsize=11, animated=True, bbox=halo)
 
     def set(self, x: float, y: float) -> None:
         self.arrow.xy = (x, y)
         self.text.set_position((x, y))
+        self.text.set_ha("left" if x >= 0 else "right")
+        self.text.set_va("top")
 
 
 def _slider(description: str, value: float, lo: float, hi: float, step: float = 0.1):
