@@ -1,10 +1,9 @@
 """The Explorable widget machinery and chapter 01's widget, driven headlessly."""
 
-import json
-import re
 
 import numpy as np
 import pytest
+from static_frames import static_payload
 
 import helpers
 from helpers.data import foods
@@ -51,12 +50,7 @@ def test_live_mode_shows_an_ipywidget(explorer, monkeypatch):
 
 
 def test_static_mode_shows_a_frame_slider_with_distinct_frames(explorer, monkeypatch):
-    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
-    html = explorer._repr_mimebundle_()["text/html"]
-    payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
-    n = len(explorer.static_frames)
-    assert len(payload["frames"]) == n == len(set(payload["frames"]))
-    assert f'max="{n - 1}"' in html
+    _, payload = static_payload(explorer, monkeypatch)
     assert all(alt.startswith("「ケーキ」のベクトル") for alt in payload["alts"])
     # The live figure is left as the controls say, not on the last frame.
     assert explorer.render(explorer.values)["vector"].tolist() == [2.0, 0.2]

@@ -1,13 +1,12 @@
 """Chapter 04's widget, driven headlessly: turning and stretching W_Q, W_K, W_V moves the faces."""
 
-import json
-import re
 import statistics
 import time
 
 import ipywidgets as W
 import numpy as np
 import pytest
+from static_frames import static_payload
 
 import helpers
 from helpers.data import foods
@@ -80,11 +79,7 @@ def test_controls_sit_two_to_a_row_above_the_picture_and_summary(explorer):
 
 
 def test_static_book_frames_are_distinct_and_labelled(explorer, monkeypatch):
-    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
-    html = explorer._repr_mimebundle_()["text/html"]
-    payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
-    n = len(explorer.static_frames)
-    assert len(payload["frames"]) == n == len(set(payload["frames"]))
+    html, payload = static_payload(explorer, monkeypatch)
     assert payload["labels"][1] == "Q -90°×1.0 / K 0°×1.0 / V 0°×1.0"
     # every "try this" bullet of the chapter has a frame, including W_Q's scale 0
     assert "Q 0°×0.0 / K 0°×1.0 / V 0°×1.0" in payload["labels"]

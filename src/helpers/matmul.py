@@ -25,14 +25,9 @@ __all__ = [
 ]
 
 
-def _matmul_operands(X, W, names: tuple[str, str] = ("X", "W")) -> tuple[np.ndarray, np.ndarray]:
-    """X (n × d) and W (d × m) as finite float matrices whose inner sizes agree."""
-    return matmul_operands(X, W, names)
-
-
 def matmul_cell(X, W, i: int, j: int) -> float:
     """One cell of `X @ W`: the dot product of row i of X with column j of W."""
-    X, W = _matmul_operands(X, W)
+    X, W = matmul_operands(X, W, ("X", "W"))
     n, m = X.shape[0], W.shape[1]
     for value, size, what in ((i, n, "行番号 i"), (j, m, "列番号 j")):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -69,7 +64,7 @@ def cellwise_matmul(X, W, order: Sequence[int] | None = None) -> np.ndarray:
     `order=None` visits them in that plain order; any permutation gives the same matrix, bit for bit,
     because each cell reads only its own row and column and no cell reads another cell.
     """
-    X, W = _matmul_operands(X, W)
+    X, W = matmul_operands(X, W, ("X", "W"))
     n, m = X.shape[0], W.shape[1]
     Y = np.empty((n, m))
     for c in _check_order(order, n * m, "セル"):
@@ -131,7 +126,7 @@ def tiled_matmul(X, W, tile, order: Sequence[int] | None = None) -> np.ndarray:
     band of columns of W, so different cores (or GPU thread blocks) can compute tiles at once.
     `order` (a permutation of the tile numbers of `tile_slices`) changes only the visiting order.
     """
-    X, W = _matmul_operands(X, W)
+    X, W = matmul_operands(X, W, ("X", "W"))
     tiles = tile_slices((X.shape[0], W.shape[1]), tile)
     Y = np.empty((X.shape[0], W.shape[1]))
     for t in _check_order(order, len(tiles), "タイル"):
