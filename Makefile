@@ -60,10 +60,10 @@ sync: setup
 execute: sync
 
 assignments: setup
-	$(JUPYTER_ENV) $(BIN)/python -m helpers.classroom build
+	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom build
 
 grade: setup
-	$(JUPYTER_ENV) $(BIN)/python -m helpers.classroom grade
+	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade
 
 test: setup lint book-build
 	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider

@@ -36,7 +36,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import checks, classroom
+import qkv_classroom as classroom
+from helpers import checks
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

@@ -1,10 +1,10 @@
 """The classroom pipeline: an nbgrader course folder made from the chapter notebooks.
 
-    python -m helpers.classroom build     [--root classroom]   # source/ and release/ (make assignments)
-    python -m helpers.classroom autograde [--root classroom] [CHAPTER ...]
-    python -m helpers.classroom feedback  [--root classroom] [CHAPTER ...]
-    python -m helpers.classroom export    [--root classroom] [--to grades.csv]
-    python -m helpers.classroom grade     [--root classroom]   # autograde + feedback + export
+    python -m qkv_classroom build     [--root classroom]   # source/ and release/ (make assignments)
+    python -m qkv_classroom autograde [--root classroom] [CHAPTER ...]
+    python -m qkv_classroom feedback  [--root classroom] [CHAPTER ...]
+    python -m qkv_classroom export    [--root classroom] [--to grades.csv]
+    python -m qkv_classroom grade     [--root classroom]   # autograde + feedback + export
 
 The exercises live once, in `notebooks/NN_*.ipynb`, with nbgrader cell metadata. `build` copies
 every chapter that has exercises to `source/<chapter>/<chapter>.ipynb` (dropping the cells tagged
@@ -211,7 +211,7 @@ def student_source(nb):
 
 CONFIG_TEMPLATE = '''\
 # nbgrader の設定:授業「Q・K・V はどこから来るのか」のコースフォルダ。
-# `python -m helpers.classroom build`(make assignments)が毎回書き直します。
+# `python -m qkv_classroom build`(make assignments)が毎回書き直します。
 # 自分の設定(Exchange.root など)は、隣の nbgrader_config_local.py に書いてください。
 import os
 
@@ -243,7 +243,7 @@ c.OverwriteCells.missing_cell_notification = (
 # フィードバックには、隠しテストのコードも、それが分かるトレースバックも載せない。
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "helpers.classroom.FeedbackWithoutHiddenTests",
+    "qkv_classroom.FeedbackWithoutHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
@@ -295,7 +295,7 @@ def write_config(root: str | Path, *, course_id: str = COURSE_ID,
 def _tools_on_path() -> Iterator[None]:
     """nbgrader's gradebook runs the `alembic` command: find it next to this Python.
 
-    `.venv/bin/python -m helpers.classroom` works without an activated venv, so `.venv/bin` may
+    `.venv/bin/python -m qkv_classroom` works without an activated venv, so `.venv/bin` may
     be missing from PATH; it is added for the duration of the call only.
     """
     if shutil.which("alembic") is not None:
@@ -313,7 +313,7 @@ def _course(root: Path):
     config_file = root / "nbgrader_config.py"
     if not config_file.exists():
         raise ClassroomError(
-            f"{config_file} がありません。先に `python -m helpers.classroom build --root {root}` を"
+            f"{config_file} がありません。先に `python -m qkv_classroom build --root {root}` を"
             "実行してください。"
         )
     config = PyFileConfigLoader(config_file.name, path=str(root)).load_config()
@@ -533,7 +533,7 @@ class FeedbackWithoutHiddenTests(ClearHiddenTests):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m helpers.classroom",
+        prog="python -m qkv_classroom",
         description="授業用の nbgrader コースフォルダを作り、提出物を採点します。",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -574,6 +574,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from .course import main
+
+sys.exit(main())
