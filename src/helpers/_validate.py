@@ -7,39 +7,105 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "HelpersError",
+    "HelpersTypeError",
+    "HelpersKeyError",
+    "MAX_CELLS",
+    "guard_size",
+    "as_array",
+    "as_matrix",
+    "integer",
+    "number",
+    "matmul_operands",
+    "require_same_length",
+]
+
+
+class _ShortTraceback:
+    """Shown by IPython/JupyterLab as the message alone: no traceback through `helpers`.
+
+    IPython calls `_render_traceback_()` instead of formatting the stack, so a learner sees one
+    red line that says what was expected and what came. Plain Python still prints the full
+    traceback, and `except ValueError` / `pytest.raises(ValueError)` still catch these.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        kind = next(c.__name__ for c in type(self).__mro__ if c.__module__ == "builtins")
+        return [f"\x1b[0;31m{kind}\x1b[0m: {self}"]
+
+
+class HelpersError(_ShortTraceback, ValueError):
+    """A value the package cannot use (a shape that does not fit, a number out of range)."""
+
+
+class HelpersTypeError(_ShortTraceback, TypeError):
+    """An argument of the wrong kind (a string where a number belongs, a list for an array)."""
+
+
+class HelpersKeyError(_ShortTraceback, KeyError):
+    """A name that is not there (a word not in the vocabulary); printed without quotes."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+#: The most cells (numbers) one learner-facing call may build: 10 million floats are 80 MB.
+MAX_CELLS = 10_000_000
+
+
+def guard_size(shape, what: str, limit: int = MAX_CELLS) -> None:
+    """Refuse, before allocating, a result of `shape` with more than `limit` cells."""
+    cells = 1
+    for n in shape:
+        cells *= int(n)  # Python ints: no overflow, however large the request
+    if cells > limit:
+        dims = " × ".join(str(int(n)) for n in shape)
+        raise HelpersError(
+            f"{what}は {dims} = {cells:,} 個の数になり、大きすぎます(上限 {limit:,} 個)。"
+            "この本の計算は小さな行列で十分です。サイズを小さくしてください。"
+        )
+
 
 def as_matrix(a, name: str) -> np.ndarray:
     """Return `a` as a finite 2-D float array, or raise a Japanese ValueError/TypeError."""
     arr = as_array(a, name)
     if arr.ndim == 1:
-        raise ValueError(
+        raise HelpersError(
             f"{name} は 2 次元の配列(行列)で渡してください。1 次元の配列 shape {arr.shape} が来ました。"
             f"1 本のベクトルなら {name}.reshape(1, -1) で 1×{arr.shape[0]} の横一列にできます。"
         )
     if arr.ndim != 2:
-        raise ValueError(
+        raise HelpersError(
             f"{name} は 2 次元の配列(行列)であるべきですが、{arr.ndim} 次元 shape {arr.shape} が来ました。"
         )
     return arr
 
 
-def as_array(a, name: str) -> np.ndarray:
-    """Return `a` as a finite, non-empty float array of any dimension."""
-    if isinstance(a, (str, bytes)) or a is None:
-        raise TypeError(f"{name} には数の配列を渡してください。{type(a).__name__} が来ました。")
+def as_array(a, name: str, allow_neg_inf: bool = False) -> np.ndarray:
+    """Return `a` as a finite, non-empty float array of any dimension.
+
+    With `allow_neg_inf`, `-inf` passes (attention scores: `-inf` means "masked", weight 0).
+    """
+    if isinstance(a, (str, bytes, dict, set)) or a is None:
+        raise HelpersTypeError(f"{name} には数の配列を渡してください。{type(a).__name__} が来ました。")
     try:
         arr = np.asarray(a, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
+    except (TypeError, ValueError, OverflowError) as err:
+        raise HelpersTypeError(
             f"{name} を数の配列に変換できません({type(a).__name__} が来ました)。"
             "数だけを並べたリストか numpy 配列を渡してください。"
         ) from err
     if arr.size == 0:
-        raise ValueError(f"{name} が空です(shape {arr.shape})。少なくとも 1 つの数が必要です。")
-    if not np.all(np.isfinite(arr)):
+        raise HelpersError(f"{name} が空です(shape {arr.shape})。少なくとも 1 つの数が必要です。")
+    finite = np.isfinite(arr)
+    if allow_neg_inf:
+        finite |= arr == -np.inf
+    if not np.all(finite):
         bad = "NaN" if np.any(np.isnan(arr)) else "inf(無限大)"
-        raise ValueError(
-            f"{name} に {bad} が含まれています。計算に混ざると結果全体が壊れるので、"
+        hint = "(マスクには -inf だけが使えます)" if allow_neg_inf and bad != "NaN" else ""
+        raise HelpersError(
+            f"{name} に {bad} が含まれています{hint}。計算に混ざると結果全体が壊れるので、"
             "有限の数だけを渡してください。"
         )
     return arr
@@ -49,7 +115,7 @@ def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str,
                         dim: str = "次元") -> None:
     """The rows of `a` and of `b` must have the same length `dim` (to take their dot products)."""
     if a.shape[-1] != b.shape[-1]:
-        raise ValueError(
+        raise HelpersError(
             f"{name_a} と {name_b} の{dim}が違います: {name_a} は shape {a.shape}({dim} {a.shape[-1]})、"
             f"{name_b} は shape {b.shape}({dim} {b.shape[-1]})です。内積を取るには同じ{dim}が必要です。"
         )
@@ -66,7 +132,7 @@ def matmul_operands(
     a = as_matrix(a, na)
     b = as_matrix(b, nb)
     if a.shape[1] != b.shape[0]:
-        raise ValueError(
+        raise HelpersError(
             f"{na} @ {nb} の形が合いません。{na} は shape {a.shape}({a.shape[1]} 列)ですが、"
             f"{nb} は shape {b.shape}({b.shape[0]} 行)です。{nb} の行数は {na} の列数 {inner}"
             f"{inner_meaning} と同じ {a.shape[1]} でなければなりません: "
@@ -78,12 +144,12 @@ def matmul_operands(
 def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """`value` as a plain int (bool refused), optionally within `lo` … `hi` inclusive."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} は整数で指定してください。{value!r}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は整数で指定してください。{value!r}({type(value).__name__})が来ました。")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         where = (f"{lo} から {hi} の範囲" if lo is not None and hi is not None
                  else f"{lo} 以上" if lo is not None else f"{hi} 以下")
-        raise ValueError(f"{name} は {where}の整数にしてください。{value} が来ました。")
+        raise HelpersError(f"{name} は {where}の整数にしてください。{value} が来ました。")
     return value
 
 
@@ -91,14 +157,17 @@ def number(value, name: str, lo: float | None = None, hi: float | None = None,
            positive: bool = False) -> float:
     """`value` as a finite float (bool and strings refused), optionally within `lo` … `hi` or > 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} は数で指定してください。{value!r}({type(value).__name__})が来ました。")
-    value = float(value)
+        raise HelpersTypeError(f"{name} は数で指定してください。{value!r}({type(value).__name__})が来ました。")
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float (10**400)
+        value = float("inf")
     if not np.isfinite(value):
-        raise ValueError(f"{name} は有限の数にしてください。{value} が来ました。")
+        raise HelpersError(f"{name} は有限の数にしてください。{value} が来ました。")
     if positive and value <= 0:
-        raise ValueError(f"{name} は正の数にしてください。{value} が来ました。")
+        raise HelpersError(f"{name} は正の数にしてください。{value} が来ました。")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         where = (f"{lo:g} 以上 {hi:g} 以下" if lo is not None and hi is not None
                  else f"{lo:g} 以上" if lo is not None else f"{hi:g} 以下")
-        raise ValueError(f"{name} は {where}にしてください。{value} が来ました。")
+        raise HelpersError(f"{name} は {where}にしてください。{value} が来ました。")
     return value

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_array, as_matrix, matmul_operands, require_same_length
+from ._validate import (
+    HelpersError,
+    as_array,
+    as_matrix,
+    guard_size,
+    integer,
+    matmul_operands,
+    number,
+    require_same_length,
+)
 
 __all__ = [
     "softmax",
@@ -24,19 +33,26 @@ def softmax(scores, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     """Softmax along `axis` (default: each row), stable for scores in the thousands.
 
     `temperature` divides the scores first: small → close to one-hot (argmax),
-    large → close to uniform (plain average).
+    large → close to uniform (plain average). A score of `-inf` means "masked": its weight is 0.
     """
-    s = as_array(scores, "scores")
-    if not np.isfinite(temperature) or temperature <= 0:
-        raise ValueError(f"temperature(温度)は正の有限の数にしてください。{temperature} が来ました。")
+    s = as_array(scores, "scores", allow_neg_inf=True)
+    temperature = number(temperature, "temperature(温度)", positive=True)
+    axis = integer(axis, "axis(どの向きに足して 1 にするか)")
     if not -s.ndim <= axis < s.ndim:
-        raise ValueError(
+        raise HelpersError(
             f"axis={axis} は shape {s.shape}({s.ndim} 次元)の配列にはありません。"
             f"{-s.ndim} から {s.ndim - 1} の範囲で指定してください(行ごとなら axis=-1)。"
         )
-    z = s / temperature
-    # Subtracting the max leaves softmax unchanged and keeps exp() from overflowing.
-    z = z - z.max(axis=axis, keepdims=True)
+    top = s.max(axis=axis, keepdims=True)
+    if np.any(top == -np.inf):
+        raise HelpersError(
+            "すべてが -inf(マスク)の行があります。どの相手にも重みを置けないので、softmax が決まりません。"
+            "各行で少なくとも 1 つは -inf でない(見てよい)スコアを残してください。"
+        )
+    # Subtracting the max first leaves softmax unchanged and keeps every exponent ≤ 0, so exp()
+    # cannot overflow, however small the temperature (the max itself becomes exactly 0).
+    with np.errstate(over="ignore"):
+        z = (s - top) / temperature
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -48,7 +64,9 @@ def project(x, W, name: str = "W") -> np.ndarray:
     """
     x, W = matmul_operands(x, W, ("x", name), inner="d_model",
                            inner_meaning="(埋め込みベクトルの次元数)", out="d_k")
-    return x @ W
+    guard_size((x.shape[0], W.shape[1]), f"x @ {name} の結果")
+    with np.errstate(over="ignore"):
+        return _finite(x @ W, f"x @ {name}")
 
 
 def qkv(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -61,8 +79,20 @@ def attention_scores(Q, K, scale: bool = True) -> np.ndarray:
     Q = as_matrix(Q, "Q")
     K = as_matrix(K, "K")
     require_same_length(Q, K, "Q", "K", dim="列数 d_k")
-    scores = Q @ K.T
+    guard_size((Q.shape[0], K.shape[0]), "スコア行列 Q Kᵀ")
+    with np.errstate(over="ignore"):
+        scores = _finite(Q @ K.T, "Q Kᵀ")
     return scores / np.sqrt(Q.shape[1]) if scale else scores
+
+
+def _finite(result: np.ndarray, what: str) -> np.ndarray:
+    """A product of finite inputs can still overflow: say so instead of passing inf along."""
+    if not np.all(np.isfinite(result)):
+        raise HelpersError(
+            f"{what} の計算で数が大きくなりすぎ、float の範囲(約 1.8e308)を超えました。"
+            "もっと小さな値で試してください。"
+        )
+    return result
 
 
 def scaled_dot_product_attention(
@@ -76,7 +106,7 @@ def scaled_dot_product_attention(
     V = as_matrix(V, "V")
     K_arr = as_matrix(K, "K")
     if K_arr.shape[0] != V.shape[0]:
-        raise ValueError(
+        raise HelpersError(
             f"K と V の行数(語の数)が違います: K は shape {K_arr.shape}、V は shape {V.shape} です。"
             "見出しと中身は同じ語の数だけ、一対一で並んでいる必要があります。"
         )
@@ -95,12 +125,23 @@ def cosine_similarity(A, B) -> np.ndarray:
     a2 = as_matrix(np.atleast_2d(a), "A")
     b2 = as_matrix(np.atleast_2d(b), "B")
     require_same_length(a2, b2, "A", "B")
-    na = np.linalg.norm(a2, axis=1, keepdims=True)
-    nb = np.linalg.norm(b2, axis=1, keepdims=True)
-    if np.any(na == 0) or np.any(nb == 0):
-        raise ValueError(
-            "長さ 0 のベクトルが含まれています。向きが決まらないので、コサイン類似度は定義できません。"
-        )
-    cos = (a2 / na) @ (b2 / nb).T
+    guard_size((a2.shape[0], b2.shape[0]), "コサイン類似度の表")
+    cos = _unit_rows(a2, "A") @ _unit_rows(b2, "B").T
     cos = np.clip(cos, -1.0, 1.0)
     return float(cos[0, 0]) if scalar else cos
+
+
+def _unit_rows(M: np.ndarray, name: str) -> np.ndarray:
+    """Every row divided by its length, exact for lengths near 1e-300 and 1e300 alike.
+
+    Each row is first divided by its largest |entry|, so squaring neither overflows to inf
+    nor underflows to 0; the direction is the same.
+    """
+    biggest = np.max(np.abs(M), axis=1, keepdims=True)
+    if np.any(biggest == 0):
+        raise HelpersError(
+            f"{name} に長さ 0 のベクトルが含まれています。向きが決まらないので、"
+            "コサイン類似度は定義できません。"
+        )
+    M = M / biggest
+    return M / np.sqrt(np.sum(M * M, axis=1, keepdims=True))

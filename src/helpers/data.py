@@ -10,12 +10,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import HelpersError, HelpersKeyError, HelpersTypeError, number
+from ._validate import as_array as _as_array
 from ._validate import as_matrix as _as_matrix
-from ._validate import number
 from .attention import project as _project
 from .attention import softmax
 
 AXES = ("甘いもの好き度", "辛いもの好き度")
+
+
+def _names(names, what: str) -> tuple[str, ...]:
+    """A tuple of strings (words, axis names, titles), or a Japanese TypeError."""
+    if isinstance(names, str) or not isinstance(names, (tuple, list)) or not all(
+        isinstance(n, str) for n in names
+    ):
+        raise HelpersTypeError(f"{what} には文字列の並び(タプルかリスト)を渡してください。{names!r} が来ました。")
+    return tuple(names)
 
 
 @dataclass(frozen=True)
@@ -27,25 +37,36 @@ class Embedding:
     axes: tuple[str, ...] = AXES
 
     def __post_init__(self):
-        if self.vectors.shape != (len(self.words), len(self.axes)):
-            raise ValueError(
-                f"語が {len(self.words)} 個、軸が {len(self.axes)} 本なので vectors は shape "
-                f"({len(self.words)}, {len(self.axes)}) のはずですが、{self.vectors.shape} でした。"
+        words, axes = _names(self.words, "words"), _names(self.axes, "axes")
+        vectors = _as_matrix(self.vectors, "vectors")
+        if vectors.shape != (len(words), len(axes)):
+            raise HelpersError(
+                f"語が {len(words)} 個、軸が {len(axes)} 本なので vectors は shape "
+                f"({len(words)}, {len(axes)}) のはずですが、{vectors.shape} でした。"
             )
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "axes", axes)
+        object.__setattr__(self, "vectors", vectors)
 
     def __getitem__(self, word: str) -> np.ndarray:
         """The embedding of one word as a 1 × d_model row."""
         return self.vectors[self.index(word)][None, :]
 
     def index(self, word: str) -> int:
-        if word not in self.words:
-            raise KeyError(f"「{word}」はこの語彙にありません。使える語: {'、'.join(self.words)}")
+        if not isinstance(word, str) or word not in self.words:
+            raise HelpersKeyError(f"「{word}」はこの語彙にありません。使える語: {'、'.join(self.words)}")
         return self.words.index(word)
 
     def with_vector(self, word: str, vector) -> Embedding:
         """A copy with one word moved (the original stays untouched)."""
+        i = self.index(word)
+        row = _as_array(vector, "vector").reshape(-1)
+        if row.size != len(self.axes):
+            raise HelpersError(
+                f"vector は {len(self.axes)} 個の数(軸ごとに 1 つ)にしてください。{row.size} 個が来ました。"
+            )
         v = np.array(self.vectors, dtype=float)
-        v[self.index(word)] = np.asarray(vector, dtype=float).reshape(-1)
+        v[i] = row
         return Embedding(self.words, v, self.axes)
 
 
@@ -84,23 +105,29 @@ class Catalog:
     value_axes: tuple[str, ...] = VALUE_AXES
 
     def __post_init__(self):
-        n = len(self.names)
-        if len(self.titles) != n:
-            raise ValueError(f"書名が {len(self.titles)} 個、短い名前が {n} 個です。同じ数にしてください。")
-        if self.keys.shape != (n, len(self.key_axes)):
-            raise ValueError(
-                f"本が {n} 冊、見出しの軸が {len(self.key_axes)} 本なので keys は shape "
-                f"({n}, {len(self.key_axes)}) のはずですが、{self.keys.shape} でした。"
+        titles, names = _names(self.titles, "titles"), _names(self.names, "names")
+        key_axes, value_axes = _names(self.key_axes, "key_axes"), _names(self.value_axes, "value_axes")
+        keys, values = _as_matrix(self.keys, "keys"), _as_matrix(self.values, "values")
+        n = len(names)
+        if len(titles) != n:
+            raise HelpersError(f"書名が {len(titles)} 個、短い名前が {n} 個です。同じ数にしてください。")
+        if keys.shape != (n, len(key_axes)):
+            raise HelpersError(
+                f"本が {n} 冊、見出しの軸が {len(key_axes)} 本なので keys は shape "
+                f"({n}, {len(key_axes)}) のはずですが、{keys.shape} でした。"
             )
-        if self.values.shape != (n, len(self.value_axes)):
-            raise ValueError(
-                f"本が {n} 冊、中身の軸が {len(self.value_axes)} 本なので values は shape "
-                f"({n}, {len(self.value_axes)}) のはずですが、{self.values.shape} でした。"
+        if values.shape != (n, len(value_axes)):
+            raise HelpersError(
+                f"本が {n} 冊、中身の軸が {len(value_axes)} 本なので values は shape "
+                f"({n}, {len(value_axes)}) のはずですが、{values.shape} でした。"
             )
+        for field_name, value in (("titles", titles), ("names", names), ("key_axes", key_axes),
+                                  ("value_axes", value_axes), ("keys", keys), ("values", values)):
+            object.__setattr__(self, field_name, value)
 
     def index(self, name: str) -> int:
-        if name not in self.names:
-            raise KeyError(f"「{name}」という本はありません。ある本: {'、'.join(self.names)}")
+        if not isinstance(name, str) or name not in self.names:
+            raise HelpersKeyError(f"「{name}」という本はありません。ある本: {'、'.join(self.names)}")
         return self.names.index(name)
 
     def shelf(self) -> dict[str, np.ndarray]:
@@ -167,14 +194,14 @@ class Party:
 
     def __post_init__(self):
         if not isinstance(self.names, (tuple, list)) or not all(isinstance(n, str) for n in self.names):
-            raise TypeError(f"names には名前(文字列)の並びを渡してください。{self.names!r} が来ました。")
+            raise HelpersTypeError(f"names には名前(文字列)の並びを渡してください。{self.names!r} が来ました。")
         names = tuple(self.names)
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
-            raise ValueError(f"参加者の名前が重複しています: {'、'.join(dup)}。名前は一人ひとり違うものにしてください。")
+            raise HelpersError(f"参加者の名前が重複しています: {'、'.join(dup)}。名前は一人ひとり違うものにしてください。")
         X = _as_matrix(self.X, "X")
         if X.shape != (len(names), len(self.axes)):
-            raise ValueError(
+            raise HelpersError(
                 f"参加者が {len(names)} 人、好みの軸が {len(self.axes)} 本なので X は shape "
                 f"({len(names)}, {len(self.axes)}) のはずですが、{X.shape} でした。"
             )
@@ -182,13 +209,13 @@ class Party:
         for label in ("W_Q", "W_K", "W_V"):
             W = _as_matrix(getattr(self, label), label)
             if W.shape[0] != X.shape[1]:
-                raise ValueError(
+                raise HelpersError(
                     f"{label} の行数は d_model = {X.shape[1]}(好みの軸の数)でなければなりませんが、"
                     f"{label} は shape {W.shape}({W.shape[0]} 行)です。"
                 )
             mats[label] = W
         if mats["W_Q"].shape[1] != mats["W_K"].shape[1]:
-            raise ValueError(
+            raise HelpersError(
                 f"W_Q と W_K の列数 d_k が違います(W_Q は shape {mats['W_Q'].shape}、W_K は shape "
                 f"{mats['W_K'].shape})。探している相手像 q と名札 k は、内積を取るので同じ d_k 次元にします。"
             )
@@ -213,8 +240,8 @@ class Party:
         return _project(self.X, self.W_V, "W_V")
 
     def index(self, name: str) -> int:
-        if name not in self.names:
-            raise KeyError(f"「{name}」という参加者はいません。参加者: {'、'.join(self.names)}")
+        if not isinstance(name, str) or name not in self.names:
+            raise HelpersKeyError(f"「{name}」という参加者はいません。参加者: {'、'.join(self.names)}")
         return self.names.index(name)
 
     def faces(self, name: str) -> dict[str, np.ndarray]:
@@ -258,7 +285,7 @@ def party_attention(guests: Party, person: str) -> dict:
     (d_v,), and pick (the name with the largest weight).
     """
     if not isinstance(guests, Party):
-        raise TypeError(f"guests には helpers.data.Party を渡してください。{type(guests).__name__} が来ました。")
+        raise HelpersTypeError(f"guests には helpers.data.Party を渡してください。{type(guests).__name__} が来ました。")
     i = guests.index(person)
     q = guests.Q[i]
     scores = q @ guests.K.T

@@ -21,12 +21,20 @@ product at a time, in the reverse order:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_array, as_matrix, integer, number
+from ._validate import (
+    HelpersError,
+    HelpersTypeError,
+    as_array,
+    as_matrix,
+    guard_size,
+    integer,
+    number,
+)
 from .attention import qkv, scaled_dot_product_attention
 from .data import SWAP, Embedding, foods
 
@@ -74,7 +82,7 @@ def find_partner(X, i: int) -> int:
     """
     X = as_matrix(X, "X")
     if X.shape[1] != 2:
-        raise ValueError(f"X は n×2(甘さ, 辛さ)の行列にしてください。shape {X.shape} が来ました。")
+        raise HelpersError(f"X は n×2(甘さ, 辛さ)の行列にしてください。shape {X.shape} が来ました。")
     i = integer(i, "i", 0, X.shape[0] - 1)
     sweet, spicy = X[i]
     wanted = 1 if sweet > spicy else 0  # sweet → look at the 辛さ column, else at the 甘さ column
@@ -121,18 +129,18 @@ def palate_task(embedding: Embedding | None = None) -> PalateTask:
         emb = foods()
         embedding = Embedding(TASK_FOODS, np.vstack([emb[w] for w in TASK_FOODS]))
     if not isinstance(embedding, Embedding):
-        raise TypeError(
+        raise HelpersTypeError(
             f"embedding には helpers.data.Embedding を渡してください。{type(embedding).__name__} が来ました。"
         )
     E = as_matrix(embedding.vectors, "embedding.vectors")
     if E.shape[1] != 2:
-        raise ValueError(f"この課題は 2 次元(甘さ, 辛さ)の埋め込みで作ります。shape {E.shape} が来ました。")
+        raise HelpersError(f"この課題は 2 次元(甘さ, 辛さ)の埋め込みで作ります。shape {E.shape} が来ました。")
     sweet = E[:, 0] > E[:, 1]
     if sweet.all() or not sweet.any():
-        raise ValueError("甘い料理(甘さ > 辛さ)と辛い料理が、少なくとも 1 つずつ必要です。")
+        raise HelpersError("甘い料理(甘さ > 辛さ)と辛い料理が、少なくとも 1 つずつ必要です。")
     for col, taste in ((0, "甘さ"), (1, "辛さ")):
         if len(np.unique(E[:, col])) < len(E):
-            raise ValueError(f"{taste}が同じ料理があります。一番を決められるよう、{taste}はすべて違う値にしてください。")
+            raise HelpersError(f"{taste}が同じ料理があります。一番を決められるよう、{taste}はすべて違う値にしてください。")
     menus = []
     for size in range(2, len(E) + 1):
         for rows in itertools.combinations(range(len(E)), size):
@@ -155,20 +163,46 @@ def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
     (`survey_starts` measures both).
     """
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
+        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
     d_model, d_k = integer(d_model, "d_model", lo=1), integer(d_k, "d_k", lo=1)
     scale = number(scale, "scale", lo=0.0)
+    guard_size((d_model, max(d_model, d_k)), "重み行列")
     W_Q = rng.normal(0.0, scale, size=(d_model, d_k))
     W_K = rng.normal(0.0, scale, size=(d_model, d_k))
     W_V = np.eye(d_model) + rng.normal(0.0, scale, size=(d_model, d_model))
     return {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}
 
 
-def _weights(W) -> dict[str, np.ndarray]:
+def _weights(W, d_model: int | None = None) -> dict[str, np.ndarray]:
+    """The three W as matrices that fit together: W_Q, W_K d_model × d_k, W_V d_model × d_v."""
     if not isinstance(W, dict) or set(W) != set(NAMES):
-        got = sorted(W) if isinstance(W, dict) else type(W).__name__
-        raise ValueError(f"W は {list(NAMES)} をキーにした辞書で渡してください。{got} が来ました。")
-    return {name: as_matrix(W[name], name) for name in NAMES}
+        got = sorted(W, key=str) if isinstance(W, dict) else type(W).__name__
+        raise HelpersError(f"W は {list(NAMES)} をキーにした辞書で渡してください。{got} が来ました。")
+    W = {name: as_matrix(W[name], name) for name in NAMES}
+    shapes = "、".join(f"{name} は shape {W[name].shape}" for name in NAMES)
+    d_model = W["W_Q"].shape[0] if d_model is None else d_model
+    if any(W[name].shape[0] != d_model for name in NAMES):
+        raise HelpersError(
+            f"三つの W の行数は、どれも埋め込みの次元 d_model = {d_model} でなければなりません"
+            f"(x @ W の形を合わせるため)。{shapes} です。"
+        )
+    if W["W_Q"].shape[1] != W["W_K"].shape[1]:
+        raise HelpersError(
+            f"W_Q と W_K の列数 d_k は同じでなければなりません(q と k の内積を取るため)。{shapes} です。"
+        )
+    return W
+
+
+def _task_weights(task: PalateTask, W) -> dict[str, np.ndarray]:
+    """W for this task: d_model rows (the embedding's size) and W_V giving a full embedding back."""
+    d = task.full_menu.X.shape[1]
+    W = _weights(W, d)
+    if W["W_V"].shape[1] != d:
+        raise HelpersError(
+            f"この課題の出力は相手の埋め込み({d} 次元)なので、W_V は shape ({d}, {d}) にしてください。"
+            f"shape {W['W_V'].shape} が来ました。"
+        )
+    return W
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,13 +218,14 @@ class Forward:
     V: np.ndarray
     weights: np.ndarray
     output: np.ndarray
+    X: np.ndarray | None = None  # the input, so that `backward` can check it gets the same one
 
 
 def forward(X, W_Q, W_K, W_V) -> Forward:
     """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V."""
     Q, K, V = qkv(X, W_Q, W_K, W_V)
     output, weights = scaled_dot_product_attention(Q, K, V)
-    return Forward(Q, K, V, weights, output)
+    return Forward(Q, K, V, weights, output, as_matrix(X, "X"))
 
 
 def _forward(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> Forward:
@@ -215,7 +250,7 @@ def softmax_backward(weights, d_weights) -> np.ndarray:
     A = as_matrix(weights, "weights")
     dA = as_matrix(d_weights, "d_weights")
     if A.shape != dA.shape:
-        raise ValueError(
+        raise HelpersError(
             f"weights と d_weights は同じ形のはずです: weights は shape {A.shape}、"
             f"d_weights は shape {dA.shape} です(勾配はもとの行列と同じ形になります)。"
         )
@@ -230,10 +265,15 @@ def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
     """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W)."""
     X = as_matrix(X, "X")
     if not isinstance(fwd, Forward):
-        raise TypeError(f"fwd には forward(...) の結果を渡してください。{type(fwd).__name__} が来ました。")
+        raise HelpersTypeError(f"fwd には forward(...) の結果を渡してください。{type(fwd).__name__} が来ました。")
+    if X.shape[0] != fwd.Q.shape[0] or (fwd.X is not None and not np.array_equal(X, fwd.X)):
+        raise HelpersError(
+            f"X は forward に渡したのと同じ行列にしてください(shape {X.shape} が来ました)。"
+            "逆伝播は、その forward が計算した Q, K, V を使います。"
+        )
     dO = as_matrix(d_output, "d_output")
     if dO.shape != fwd.output.shape:
-        raise ValueError(
+        raise HelpersError(
             f"d_output は出力と同じ shape {fwd.output.shape} のはずですが、shape {dO.shape} が来ました。"
         )
     return _backward(X, fwd, dO)
@@ -252,8 +292,8 @@ def _backward(X: np.ndarray, fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarr
 def loss_and_gradients(task: PalateTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W."""
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    loss, grads, _ = _evaluate(task, _weights(W))
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    loss, grads, _ = _evaluate(task, _task_weights(task, W))
     return loss, grads
 
 
@@ -275,8 +315,8 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]) -> tuple[float, dict, 
 def accuracy(task: PalateTask, W) -> float:
     """The share of (menu, food) questions whose largest attention weight is on the partner."""
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _weights(W)
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    W = _weights(W, task.full_menu.X.shape[1])
     right = 0
     for menu in task.menus:
         weights = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
@@ -291,10 +331,9 @@ def accuracy(task: PalateTask, W) -> float:
 def numerical_gradient(f: Callable[[np.ndarray], float], W, eps: float = 1e-5) -> np.ndarray:
     """Central differences: entry (i, j) is (f(W + eps·E_ij) − f(W − eps·E_ij)) / (2 eps)."""
     if not callable(f):
-        raise TypeError(f"f には W を受け取って損失を返す関数を渡してください。{type(f).__name__} が来ました。")
+        raise HelpersTypeError(f"f には W を受け取って損失を返す関数を渡してください。{type(f).__name__} が来ました。")
     W = as_array(W, "W")
-    if not np.isfinite(eps) or eps <= 0:
-        raise ValueError(f"eps は小さな正の数にしてください(例:1e-5)。{eps} が来ました。")
+    eps = number(eps, "eps(小さな正の数、例:1e-5)", positive=True)
     grad = np.zeros_like(W)
     for idx in np.ndindex(W.shape):
         bump = np.zeros_like(W)
@@ -308,7 +347,7 @@ def relative_error(a, b) -> float:
     a = as_array(a, "a")
     b = as_array(b, "b")
     if a.shape != b.shape:
-        raise ValueError(f"a は shape {a.shape}、b は shape {b.shape} です。同じ形で比べてください。")
+        raise HelpersError(f"a は shape {a.shape}、b は shape {b.shape} です。同じ形で比べてください。")
     scale = float(np.max(np.abs(a) + np.abs(b)))
     return 0.0 if scale == 0 else float(np.max(np.abs(a - b))) / scale
 
@@ -345,12 +384,19 @@ class History:
 
     @property
     def final(self) -> Snapshot:
+        if not self.snapshots:
+            raise HelpersError(
+                "保存されたステップがありません。学習は最初の保存ステップより前に発散しました"
+                "(diverged が True です)。学習率 lr を小さくして試してください。"
+            )
         return self.snapshots[-1]
 
 
 def _save_steps(steps: int, save_at) -> list[int]:
     if save_at is None:
         return sorted({int(round(s)) for s in np.linspace(0, steps, 12)})
+    if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r} が来ました。")
     return sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
 
 
@@ -366,13 +412,15 @@ def train(task: PalateTask, W, lr: float, steps: int,
     The matrices named in `frozen` (e.g. ``("W_V",)``) keep their starting value.
     """
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = {name: m.copy() for name, m in _weights(W).items()}
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    W = {name: m.copy() for name, m in _task_weights(task, W).items()}
     lr = number(lr, "lr(学習率)", positive=True)
     steps = integer(steps, "steps(更新の回数)", lo=0)
     number(blowup, "blowup", positive=True)
-    if isinstance(frozen, str) or any(name not in NAMES for name in frozen):
-        raise ValueError(
+    if isinstance(frozen, str) or not isinstance(frozen, Iterable) or any(
+        name not in NAMES for name in frozen
+    ):
+        raise HelpersError(
             f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{frozen!r} が来ました。"
         )
     moving = [name for name in NAMES if name not in frozen]
@@ -410,8 +458,8 @@ START_KINDS = ("この章の出発点", "W_V も乱数だけ", "Q = K = X")
 def weight_split(task: PalateTask, W) -> tuple[float, float]:
     """The attention weight a question gives its right partner and itself, averaged over all N."""
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _weights(W)
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    W = _weights(W, task.full_menu.X.shape[1])
     on_partner = on_self = 0.0
     for menu in task.menus:
         A = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
@@ -428,7 +476,7 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     the smallest mean squared error is a least-squares fit of A X to the targets T.
     """
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
     W_Q, W_K = as_matrix(W_Q, "W_Q"), as_matrix(W_K, "W_K")
     d = task.full_menu.X.shape[1]
     mixed, targets = [], []
@@ -448,7 +496,7 @@ def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> di
     "Q = K = X" (W_Q = W_K = identity) starts with Q = K = X and W_V the identity plus small random.
     """
     if kind not in START_KINDS:
-        raise ValueError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
+        raise HelpersError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
     W = initial_weights(rng, scale=scale)
     if kind == "W_V も乱数だけ":
         W["W_V"] = W["W_V"] - np.eye(2)
@@ -483,21 +531,21 @@ def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: f
                   scale: float = 0.3) -> list[StartSurvey]:
     """Train from `n` starting points of each kind and count where the runs ended."""
     if not isinstance(task, PalateTask):
-        raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
+        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
+        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
     n = integer(n, "n(出発点の数)", lo=1)
     surveys = []
     for kind in kinds:
         losses, solved, swapped, diverged, first = [], [], [], [], []
         for _ in range(n):
             h = train(task, start_weights(rng, kind, scale), lr, steps, save_at=[0])
-            W_V = h.snapshots[-1].W["W_V"]
             ok = not h.diverged and h.accuracies[-1] == 1.0
-            losses.append(h.losses[-1])
+            losses.append(h.losses[-1] if len(h.losses) else np.inf)  # inf: diverged at once
             solved.append(ok)
             diverged.append(h.diverged)
-            swapped.append(not ok and not h.diverged
+            W_V = h.final.W["W_V"] if not h.diverged else None
+            swapped.append(not ok and W_V is not None
                            and np.linalg.norm(W_V - SWAP) < np.linalg.norm(W_V - np.eye(2)))
             if ok:
                 first.append(int(np.argmax(h.accuracies == 1.0)))

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import integer, matmul_operands
+from ._validate import HelpersError, HelpersTypeError, guard_size, integer, matmul_operands
+
+#: At most this many cells or tiles are visited one by one in Python (about a second).
+MAX_STEPS = 1_000_000
 
 __all__ = [
     "matmul_cell",
@@ -38,13 +41,13 @@ def _check_order(order, count: int, what: str) -> np.ndarray:
     try:
         arr = np.asarray(order)
     except (TypeError, ValueError) as err:  # pragma: no cover - numpy accepts nearly anything
-        raise TypeError(f"order は整数の並びで渡してください({type(order).__name__} が来ました)。") from err
+        raise HelpersTypeError(f"order は整数の並びで渡してください({type(order).__name__} が来ました)。") from err
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(
+        raise HelpersTypeError(
             f"order は整数の 1 次元の並びで渡してください。shape {arr.shape}・型 {arr.dtype} が来ました。"
         )
     if arr.size != count or not np.array_equal(np.sort(arr), np.arange(count)):
-        raise ValueError(
+        raise HelpersError(
             f"order は 0 から {count - 1} までの {what}番号を 1 回ずつ並べたもの(並べ替え)にしてください。"
             f"長さ {arr.size} の並びが来ました。rng.permutation({count}) で作れます。"
         )
@@ -60,6 +63,7 @@ def cellwise_matmul(X, W, order: Sequence[int] | None = None) -> np.ndarray:
     """
     X, W = matmul_operands(X, W, ("X", "W"))
     n, m = X.shape[0], W.shape[1]
+    guard_size((n, m), "1 セルずつ計算する X @ W", limit=MAX_STEPS)
     Y = np.empty((n, m))
     for c in _check_order(order, n * m, "セル"):
         i, j = divmod(int(c), m)
@@ -71,7 +75,7 @@ def _tile_size(tile) -> tuple[int, int]:
     if isinstance(tile, (int, np.integer)) and not isinstance(tile, bool):
         tile = (tile, tile)
     if not isinstance(tile, (tuple, list)) or len(tile) != 2:
-        raise TypeError(
+        raise HelpersTypeError(
             f"tile は正の整数 1 つ(正方形のタイル)か、(行数, 列数) の組で指定してください。{tile!r} が来ました。"
         )
     return integer(tile[0], "tile の行数", lo=1), integer(tile[1], "tile の列数", lo=1)
@@ -83,9 +87,10 @@ def tile_slices(shape: tuple[int, int], tile) -> list[tuple[slice, slice]]:
     Tiles at the right and bottom edges are smaller when the sizes do not divide evenly.
     """
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-        raise ValueError(f"shape は (行数, 列数) の正の整数の組にしてください。{shape!r} が来ました。")
+        raise HelpersError(f"shape は (行数, 列数) の正の整数の組にしてください。{shape!r} が来ました。")
     n, m = integer(shape[0], "shape の行数", lo=1), integer(shape[1], "shape の列数", lo=1)
     tr, tc = _tile_size(tile)
+    guard_size((-(-n // tr), -(-m // tc)), "タイルの並び", limit=MAX_STEPS)
     return [
         (slice(r, min(r + tr, n)), slice(c, min(c + tc, m)))
         for r in range(0, n, tr)
@@ -96,6 +101,7 @@ def tile_slices(shape: tuple[int, int], tile) -> list[tuple[slice, slice]]:
 def tile_map(shape: tuple[int, int], tile) -> np.ndarray:
     """An `n × m` integer array: the number of the tile that each output cell belongs to."""
     tiles = tile_slices(shape, tile)  # validates shape and tile
+    guard_size(shape, "タイル番号の表")
     ids = np.empty((int(shape[0]), int(shape[1])), dtype=int)
     for t, (rows, cols) in enumerate(tiles):
         ids[rows, cols] = t
@@ -110,6 +116,7 @@ def tiled_matmul(X, W, tile, order: Sequence[int] | None = None) -> np.ndarray:
     `order` (a permutation of the tile numbers of `tile_slices`) changes only the visiting order.
     """
     X, W = matmul_operands(X, W, ("X", "W"))
+    guard_size((X.shape[0], W.shape[1]), "X @ W の結果")
     tiles = tile_slices((X.shape[0], W.shape[1]), tile)
     Y = np.empty((X.shape[0], W.shape[1]))
     for t in _check_order(order, len(tiles), "タイル"):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, integer
+from ._validate import HelpersError, HelpersTypeError, as_array, guard_size, integer
 from .attention import attention_scores, softmax
 
 __all__ = ["DK_CHOICES", "ScalingRun", "random_scores", "scaling_experiment", "relative_histogram"]
@@ -28,7 +28,7 @@ def _positive_int(value, name: str) -> int:
 
 def _generator(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(
+        raise HelpersTypeError(
             "rng には np.random.Generator(helpers.setup() が返すもの)を渡してください。"
             f"{type(rng).__name__} が来ました。"
         )
@@ -69,6 +69,7 @@ def random_scores(d_k: int, rng, n_sentences: int = 50, n_words: int = 8) -> Sca
     n_sentences = _positive_int(n_sentences, "n_sentences")
     n_words = _positive_int(n_words, "n_words")
     rng = _generator(rng)
+    guard_size((n_sentences * n_words, max(n_words, d_k)), "ランダムなスコアの表")
     rows = []
     for _ in range(n_sentences):
         Q = rng.standard_normal((n_words, d_k))
@@ -82,12 +83,12 @@ def scaling_experiment(
 ) -> list[ScalingRun]:
     """One `random_scores` draw for each d_k, in order, all from the same generator."""
     if isinstance(d_ks, (str, bytes)) or not isinstance(d_ks, Iterable):
-        raise TypeError(
+        raise HelpersTypeError(
             f"d_ks には d_k の値の並び(例: [1, 4, 16])を渡してください。{d_ks!r} が来ました。"
         )
     d_ks = list(d_ks)
     if not d_ks:
-        raise ValueError("d_ks が空です。少なくとも 1 つの d_k を指定してください。")
+        raise HelpersError("d_ks が空です。少なくとも 1 つの d_k を指定してください。")
     return [random_scores(d, rng, n_sentences=n_sentences, n_words=n_words) for d in d_ks]
 
 
@@ -99,11 +100,11 @@ def relative_histogram(values, edges) -> np.ndarray:
     v = as_array(values, "values").reshape(-1)
     e = as_array(edges, "edges")
     if e.ndim != 1 or e.size < 2:
-        raise ValueError(
+        raise HelpersError(
             "edges は 2 つ以上の境目を並べた 1 次元の配列にしてください。"
             f"shape {e.shape} が来ました。"
         )
     if np.any(np.diff(e) <= 0):
-        raise ValueError("edges は小さい順に、同じ値を含まずに並べてください。")
+        raise HelpersError("edges は小さい順に、同じ値を含まずに並べてください。")
     counts, _ = np.histogram(np.clip(v, e[0], e[-1]), bins=e)
     return counts / counts.max()

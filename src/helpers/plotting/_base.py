@@ -12,7 +12,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import number
+from .._validate import HelpersError, number
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
 
@@ -82,7 +82,7 @@ def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
 def heatmap_axes_of(ax):
     """`ax` after checking that a heatmap (an image) was drawn on it; its (rows, cols)."""
     if ax is None or not getattr(ax, "images", None):
-        raise ValueError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
+        raise HelpersError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
     return ax.images[-1].get_array().shape[:2]
 
 

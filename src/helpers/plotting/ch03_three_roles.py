@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .._validate import as_array, integer
+from .._validate import HelpersError, as_array, integer
 from ..data import AXES
 from ._base import COLORS, heatmap_axes_of
 from .common import plot_vectors
@@ -23,7 +23,7 @@ FACE_LABELS = {"q": "Q", "k": "K", "v": "V"}
 def _face_vector(v, name: str) -> np.ndarray:
     arr = as_array(v, name)
     if arr.size != 2 or arr.ndim > 2 or (arr.ndim == 2 and arr.shape[0] != 1):
-        raise ValueError(
+        raise HelpersError(
             f"{name} は平面の 1 本のベクトル(shape (2,) か 1×2 の横一列)で渡してください。"
             f"shape {arr.shape} が来ました。"
         )
@@ -46,7 +46,7 @@ def plot_faces(
     Each of q, k, v is one 2-D vector: shape (2,) or a 1 × 2 row.
     """
     if labels is not None and (not isinstance(labels, dict) or not set(labels) <= set(FACE_LABELS)):
-        raise ValueError(
+        raise HelpersError(
             f"labels は {set(FACE_LABELS)} をキーにした辞書で渡してください(例:{{'q': '探す'}})。"
             f"{labels!r} が来ました。"
         )

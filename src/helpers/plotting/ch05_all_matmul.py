@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import as_array
+from .._validate import HelpersError, as_array
 from ._base import WORD_COLORS, axes_or_new, check_text_size
 
 __all__ = ["plot_lines"]
@@ -33,21 +33,21 @@ def plot_lines(
     check_text_size(legend_size, "legend_size")
     xs = as_array(x, "x").reshape(-1)
     if not isinstance(ys, dict) or not ys:
-        raise ValueError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
+        raise HelpersError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
     lines = {str(k): as_array(v, f"ys[{k!r}]").reshape(-1) for k, v in ys.items()}
     for label, v in lines.items():
         if v.size != xs.size:
-            raise ValueError(f"「{label}」の値が {v.size} 個、x が {xs.size} 個です。同じ数にしてください。")
+            raise HelpersError(f"「{label}」の値が {v.size} 個、x が {xs.size} 個です。同じ数にしてください。")
         if logy and np.any(v <= 0):
-            raise ValueError(f"対数目盛りの縦軸には正の値しか描けません。「{label}」に 0 以下の値があります。")
+            raise HelpersError(f"対数目盛りの縦軸には正の値しか描けません。「{label}」に 0 以下の値があります。")
     if logx and np.any(xs <= 0):
-        raise ValueError("対数目盛りの横軸には正の値しか描けません。x に 0 以下の値があります。")
+        raise HelpersError("対数目盛りの横軸には正の値しか描けません。x に 0 以下の値があります。")
     if highlight is not None and highlight not in lines:
-        raise ValueError(f"highlight「{highlight}」は ys にありません。使えるもの: {'、'.join(lines)}")
+        raise HelpersError(f"highlight「{highlight}」は ys にありません。使えるもの: {'、'.join(lines)}")
     if colors is None:  # word colours: never the Q/K/V ones
         colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(lines))]
     if len(colors) != len(lines):
-        raise ValueError(f"色が {len(colors)} 個、線が {len(lines)} 本です。同じ数にしてください。")
+        raise HelpersError(f"色が {len(colors)} 個、線が {len(lines)} 本です。同じ数にしてください。")
     ax = axes_or_new(ax)
     few = xs.size <= 20
     for (label, v), c in zip(lines.items(), colors, strict=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._validate import as_array, integer
+from .._validate import HelpersError, as_array, integer
 from ._base import WORD_COLORS, axes_or_new
 
 __all__ = ["plot_histograms"]
@@ -24,7 +24,7 @@ def plot_histograms(
     Heights are densities (area 1), so samples of different sizes and spreads compare fairly.
     """
     if not isinstance(samples, dict) or not samples:
-        raise ValueError(
+        raise HelpersError(
             "samples は {凡例の文字列: 値の配列} の辞書で、1 つ以上の項目が必要です。"
             f"{type(samples).__name__} が来ました。"
         )
@@ -35,7 +35,7 @@ def plot_histograms(
     if colors is None:
         colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(arrays))]
     if len(colors) != len(arrays):
-        raise ValueError(
+        raise HelpersError(
             f"色が {len(colors)} 個、ヒストグラムが {len(arrays)} 個です。同じ数にしてください。"
         )
     if value_range is None:

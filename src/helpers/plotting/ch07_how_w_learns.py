@@ -9,7 +9,7 @@ from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from .._validate import as_array, as_matrix, integer
+from .._validate import HelpersError, as_array, as_matrix, integer
 from ._base import COLORS, axes_or_new, heatmap_axes_of
 from .common import plot_heatmap
 from .matrices import plot_plane_transform
@@ -39,9 +39,9 @@ def plot_learning_curve(
     """
     v = as_array(values, "values")
     if v.ndim != 1:
-        raise ValueError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
+        raise HelpersError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
     if log and np.any(v <= 0):
-        raise ValueError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
+        raise HelpersError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
     ax = axes_or_new(ax)
     ax.plot(np.arange(v.size), v, color=color, lw=2, label=label)
     if log:
@@ -64,7 +64,7 @@ def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float =
     n_rows, n_cols = heatmap_axes_of(ax)
     cols = list(cols)
     if len(cols) != n_rows:
-        raise ValueError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
+        raise HelpersError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
     for i, j in enumerate(cols):
         integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
@@ -88,11 +88,11 @@ def plot_weight_matrix(
     """
     M = np.round(as_array(W, name), 2) + 0.0  # + 0.0 turns -0.0 into 0.0 (no "-0.00")
     if M.ndim != 2:
-        raise ValueError(f"{name} は 2 次元の行列で渡してください。shape {M.shape} が来ました。")
+        raise HelpersError(f"{name} は 2 次元の行列で渡してください。shape {M.shape} が来ました。")
     if reach is None:
         reach = max(float(np.abs(M).max()), 1e-9)
     if not np.isfinite(reach) or reach <= 0:
-        raise ValueError(f"reach は正の数にしてください。{reach} が来ました。")
+        raise HelpersError(f"reach は正の数にしてください。{reach} が来ました。")
     cols = [str(j + 1) for j in range(M.shape[1])]
     ax = plot_heatmap(M, row_labels, cols, ax=ax, title=title or f"${name}$",
                       row_title="入力の成分", col_title="出力の成分", cmap="RdBu_r",
@@ -110,7 +110,7 @@ def plane_limits(matrices, points, extent: float = 1.0, margin: float = 1.15) ->
     for k, W in enumerate(matrices):
         W = as_matrix(W, f"matrices[{k}]")
         if W.shape != (2, 2) or pts.shape[1] != 2:
-            raise ValueError(f"matrices は 2×2、points は n×2 にしてください。W は shape {W.shape}、"
+            raise HelpersError(f"matrices は 2×2、points は n×2 にしてください。W は shape {W.shape}、"
                              f"points は shape {pts.shape} です。")
         reach = max(reach, extent * float(np.abs(W).sum(axis=0).max()), float(np.abs(pts @ W).max()))
     return -margin * reach, margin * reach
@@ -146,7 +146,7 @@ def plot_plane_map(
         return ax
     pts = as_matrix(points, "points")
     if pts.shape[1] != 2 or len(pts) > len(PLANE_MARKERS):
-        raise ValueError(f"points は {len(PLANE_MARKERS)} 個までの n×2(平面の点)にしてください。"
+        raise HelpersError(f"points は {len(PLANE_MARKERS)} 個までの n×2(平面の点)にしてください。"
                          f"shape {pts.shape} が来ました。")
     img = pts @ as_matrix(W, name)
     for p, q, marker in zip(pts, img, PLANE_MARKERS, strict=False):
@@ -161,7 +161,7 @@ def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower cente
     """One legend for a figure of `plot_plane_map` panels: which marker is which word, what the
     grey and coloured points and the arrows are."""
     if len(labels) > len(PLANE_MARKERS):
-        raise ValueError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
+        raise HelpersError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
     words = [Line2D([], [], ls="", marker=m, color="#333333", markerfacecolor="white")
              for m in PLANE_MARKERS[:len(labels)]]
     swatches = tuple(Patch(color=COLORS[r]) for r in ("Q", "K", "V"))

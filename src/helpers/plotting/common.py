@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import as_matrix
+from .._validate import HelpersError, as_matrix
 from ..data import AXES
 from ._base import (
     COL_TITLE,
@@ -36,9 +36,9 @@ def plot_vectors(
     """Draw each row of `vectors` (n × 2) as an arrow from the origin, labelled at its tip."""
     v = as_matrix(vectors, "vectors")
     if v.shape[1] != 2:
-        raise ValueError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
+        raise HelpersError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
     if len(labels) != v.shape[0]:
-        raise ValueError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
+        raise HelpersError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
     ax = axes_or_new(ax)
     if colors is None:
         colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(labels))]
@@ -86,7 +86,7 @@ def plot_heatmap(
     """A labelled matrix: rows = who looks (queries), columns = who is looked at (keys)."""
     m = as_matrix(matrix, "matrix")
     if m.shape != (len(row_labels), len(col_labels)):
-        raise ValueError(
+        raise HelpersError(
             f"行列は shape {m.shape} ですが、行ラベル {len(row_labels)} 個・列ラベル {len(col_labels)} 個です。"
         )
     ax = axes_or_new(ax)
@@ -115,7 +115,7 @@ def plot_bars(
     """Bars with their values printed on top; `highlight` marks one bar (e.g. the argmax)."""
     vals = np.asarray(values, dtype=float).reshape(-1)
     if len(labels) != vals.size:
-        raise ValueError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
+        raise HelpersError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
     ax = axes_or_new(ax)
     edge = ["black" if i == highlight else "none" for i in range(vals.size)]
     ax.bar(range(vals.size), vals, color=color, edgecolor=edge, linewidth=2)

@@ -14,7 +14,7 @@ from matplotlib import patheffects
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from .._validate import as_matrix, integer
+from .._validate import HelpersError, HelpersTypeError, as_matrix, integer
 from ..matmul import tile_slices
 from ._base import COLORS, axes_or_new, check_text_size
 from .common import finish_plane
@@ -44,7 +44,7 @@ def _math_name(name: str) -> str:
 
 def _shape_pair(shape, what: str) -> tuple[int, int]:
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-        raise TypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{shape!r} が来ました。")
+        raise HelpersTypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{shape!r} が来ました。")
     return integer(shape[0], f"{what} の行数", lo=1), integer(shape[1], f"{what} の列数", lo=1)
 
 
@@ -112,11 +112,11 @@ def plot_matmul_shapes(
     n, d = _shape_pair(left, "left")
     d2, m = _shape_pair(right, "right")
     if isinstance(names, str) or len(names) != 3 or not all(isinstance(s, str) for s in names):
-        raise TypeError(f"names は (左, 右, 結果) の 3 つの文字列にしてください。{names!r} が来ました。")
+        raise HelpersTypeError(f"names は (左, 右, 結果) の 3 つの文字列にしてください。{names!r} が来ました。")
     if dims is None:
         dims = (None, None, None)
     if isinstance(dims, str) or len(dims) != 3:
-        raise TypeError(f"dims は (行, 内側, 列) の 3 つの記号(または None)にしてください。{dims!r} が来ました。")
+        raise HelpersTypeError(f"dims は (行, 内側, 列) の 3 つの記号(または None)にしてください。{dims!r} が来ました。")
     row_sym, inner_sym, col_sym = dims
     fits = d == d2
     inner_color = None if fits else _WRONG
@@ -186,20 +186,20 @@ def plot_plane_transform(
     W = as_matrix(W, name)
     check_text_size(label_size)
     if W.shape != (2, 2):
-        raise ValueError(
+        raise HelpersError(
             f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
         )
     if not np.isfinite(extent) or extent <= 0 or not np.isfinite(step) or not 0 < step <= extent:
-        raise ValueError(
+        raise HelpersError(
             f"extent は正の数、step は 0 より大きく extent 以下にしてください。extent={extent}, step={step}。"
         )
     pts = None
     if points is not None:
         pts = as_matrix(points, "points")
         if pts.shape[1] != 2:
-            raise ValueError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
+            raise HelpersError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
         if labels is not None and len(labels) != pts.shape[0]:
-            raise ValueError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
+            raise HelpersError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
     ax = axes_or_new(ax)
     ticks = np.arange(-extent, extent + step / 2, step)
     for c in ticks:
@@ -284,7 +284,7 @@ def plot_tiles(
     n, d = _shape_pair(x_shape, "x_shape")
     d2, m = _shape_pair(w_shape, "w_shape")
     if d != d2:
-        raise ValueError(
+        raise HelpersError(
             f"X の列数と W の行数が違います: x_shape {(n, d)}、w_shape {(d2, m)}。"
             "(n×d) · (d×m) の形にしてください。"
         )

@@ -26,6 +26,7 @@ from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
 from .._mode import static_mode
+from .._validate import HelpersError
 from ..plotting import COL_TITLE, COLORS, ROW_TITLE, heatmap_axes, text_colors
 
 Update = Callable[..., Mapping | None]
@@ -77,7 +78,7 @@ class Explorable:
         dpi: int = 80,
     ):
         if not static_frames:
-            raise ValueError("static_frames が空です。本に載せるコマを少なくとも 1 つ指定してください。")
+            raise HelpersError("static_frames が空です。本に載せるコマを少なくとも 1 つ指定してください。")
         self.controls = dict(controls)
         self.static_frames = [dict(f) for f in static_frames]
         self.frame_label = frame_label
@@ -217,7 +218,7 @@ class LiveHeatmap:
                  col_title: str = COL_TITLE, colorbar: bool = True,
                  numbers: bool = True):
         if not vmin < vmax:
-            raise ValueError(f"vmin は vmax より小さくしてください。vmin={vmin}, vmax={vmax} が来ました。")
+            raise HelpersError(f"vmin は vmax より小さくしてください。vmin={vmin}, vmax={vmax} が来ました。")
         self.shape = (len(row_labels), len(col_labels))
         self.fmt = fmt
         self.image = ax.imshow(np.zeros(self.shape), cmap=cmap, vmin=vmin, vmax=vmax,
@@ -233,7 +234,7 @@ class LiveHeatmap:
     def set(self, matrix) -> None:
         m = np.asarray(matrix, dtype=float)
         if m.shape != self.shape:
-            raise ValueError(f"この図の行列は shape {self.shape} ですが、shape {m.shape} が来ました。")
+            raise HelpersError(f"この図の行列は shape {self.shape} ですが、shape {m.shape} が来ました。")
         self.image.set_data(m)
         colors = text_colors(self.image, m) if self.texts else None
         for (i, j), text in self.texts.items():

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import number
+from .._validate import HelpersError, HelpersTypeError, number
 from ..attention import qkv, scaled_dot_product_attention
 from ..data import Embedding, foods, preview_w_q
 from ._base import Explorable, LiveHeatmap, Update, slider
@@ -25,9 +25,9 @@ def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 
     """
     emb = foods() if embedding is None else embedding
     if not isinstance(emb, Embedding):
-        raise TypeError(f"embedding には helpers.data.Embedding を渡してください。{type(emb).__name__} が来ました。")
+        raise HelpersTypeError(f"embedding には helpers.data.Embedding を渡してください。{type(emb).__name__} が来ました。")
     if emb.vectors.shape[1] != 2:
-        raise ValueError(f"この図は 2 次元の埋め込み用です。d_model = {emb.vectors.shape[1]} が来ました。")
+        raise HelpersError(f"この図は 2 次元の埋め込み用です。d_model = {emb.vectors.shape[1]} が来ました。")
     start = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
     X = emb.vectors
     eye = np.eye(2)

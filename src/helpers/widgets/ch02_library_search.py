@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import number
+from .._validate import HelpersError, HelpersTypeError, number
 from ..attention import softmax
 from ..data import Catalog, library_catalog
 from ..geometry import question_vector
@@ -31,9 +31,9 @@ def library_search_explorer(
     the temperature decide how sharp the weights are."""
     cat = library_catalog() if catalog is None else catalog
     if not isinstance(cat, Catalog):
-        raise TypeError(f"catalog には helpers.data.Catalog を渡してください。{type(cat).__name__} が来ました。")
+        raise HelpersTypeError(f"catalog には helpers.data.Catalog を渡してください。{type(cat).__name__} が来ました。")
     if cat.keys.shape[1] != 2:
-        raise ValueError(f"この図は見出しが 2 次元の目録用です。d_k = {cat.keys.shape[1]} が来ました。")
+        raise HelpersError(f"この図は見出しが 2 次元の目録用です。d_k = {cat.keys.shape[1]} が来ました。")
     question_vector(angle)  # validates the angle
     number(temperature, "temperature(温度)", lo=T_MIN, hi=T_MAX)
     K, V, names = cat.keys, cat.values, list(cat.names)

@@ -8,6 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .. import plotting
+from .._validate import HelpersError, HelpersTypeError
 from ..data import Party, party, party_attention
 from ._base import Explorable, LiveArrow, LiveBars, Update
 
@@ -36,9 +37,9 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
     what they take home (the weighted mix of everyone's V, the thick green arrow)."""
     g = party() if guests is None else guests
     if not isinstance(g, Party):
-        raise TypeError(f"guests には helpers.data.Party を渡してください。{type(g).__name__} が来ました。")
+        raise HelpersTypeError(f"guests には helpers.data.Party を渡してください。{type(g).__name__} が来ました。")
     if g.X.shape[1] != 2 or g.W_Q.shape[1] != 2 or g.W_V.shape[1] != 2:
-        raise ValueError("この図は平面(2 次元)の交流会用です。X, Q, K, V がすべて 2 列の Party を渡してください。")
+        raise HelpersError("この図は平面(2 次元)の交流会用です。X, Q, K, V がすべて 2 列の Party を渡してください。")
     g.index(person)  # a clear KeyError for a guest who is not there
     names = list(g.names)
     qk = np.vstack([g.Q, g.K])

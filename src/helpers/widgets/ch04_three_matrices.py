@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
 from .. import plotting
+from .._validate import HelpersError
 from ..attention import project
 from ..data import Embedding, foods
 from ..geometry import rotation_scale_matrix
@@ -100,9 +101,9 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
     emb = embedding or foods()
     X = emb.vectors
     if X.shape[1] != 2:
-        raise ValueError(f"平面に描くので d_model = 2 の埋め込みが必要です。shape {X.shape} が来ました。")
+        raise HelpersError(f"平面に描くので d_model = 2 の埋め込みが必要です。shape {X.shape} が来ました。")
     if len(emb.words) > len(_MARKERS):
-        raise ValueError(
+        raise HelpersError(
             f"見分けられる語は {len(_MARKERS)} 個までです。{len(emb.words)} 個の語が来ました。"
         )
     n = len(emb.words)

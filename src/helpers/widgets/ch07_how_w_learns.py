@@ -7,6 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
+from .._validate import HelpersError, HelpersTypeError
 from ..learning import NAMES, History
 from ._base import Explorable, LiveHeatmap, Update, canvas_png
 
@@ -58,14 +59,14 @@ def training_explorer(history: History) -> Explorable:
     (the right partner of each row framed). Bottom: W_Q, W_K, W_V at that step.
     """
     if not isinstance(history, History):
-        raise TypeError(
+        raise HelpersTypeError(
             f"history には learning.train(...) の結果を渡してください。{type(history).__name__} が来ました。"
         )
     snaps = {s.step: s for s in history.snapshots}
     if not snaps or len(history.losses) == 0:
-        raise ValueError("history に保存されたステップがありません。train の save_at を確かめてください。")
+        raise HelpersError("history に保存されたステップがありません。train の save_at を確かめてください。")
     if len(snaps) > 12:
-        raise ValueError(
+        raise HelpersError(
             f"保存されたステップが {len(snaps)} 個あります。本に載せるコマは 12 個までにしてください"
             "(train の save_at で選びます)。"
         )
