@@ -11,6 +11,7 @@ same file.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -61,7 +62,19 @@ def execute(md: Path) -> Path:
     stable_widget_ids(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")
+    save_as_jupyterlab_does(out)
     return out
+
+
+def save_as_jupyterlab_does(ipynb: Path) -> None:
+    """Save the pair through jupytext's contents manager, the one JupyterLab saves with, so the
+    .md is in the exact form a save in `make lab` writes (YAML wrapped as jupytext wraps it) and
+    opening and saving a chapter there leaves `git status` clean."""
+    from jupytext.sync_contentsmanager import TextFileContentsManager
+
+    os.utime(ipynb.with_suffix(".md"))  # the .md is the source: newer than the fresh .ipynb
+    manager = TextFileContentsManager(root_dir=str(ipynb.parent))
+    manager.save(manager.get(ipynb.name, content=True), ipynb.name)
 
 
 def main(argv: list[str]) -> int:

@@ -17,6 +17,7 @@ __all__ = [
     "as_matrix",
     "integer",
     "number",
+    "flag",
     "matmul_operands",
     "require_same_length",
 ]
@@ -151,6 +152,13 @@ def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> i
                  else f"{lo} 以上" if lo is not None else f"{hi} 以下")
         raise HelpersError(f"{name} は {where}の整数にしてください。{value} が来ました。")
     return value
+
+
+def flag(value, name: str) -> bool:
+    """`value` as a plain bool (True/False): a switch such as `scale`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise HelpersTypeError(f"{name} は True か False で指定してください。{value!r}({type(value).__name__})が来ました。")
+    return bool(value)
 
 
 def number(value, name: str, lo: float | None = None, hi: float | None = None,

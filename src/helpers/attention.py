@@ -12,6 +12,7 @@ from ._validate import (
     HelpersError,
     as_array,
     as_matrix,
+    flag,
     guard_size,
     integer,
     matmul_operands,
@@ -78,6 +79,7 @@ def attention_scores(Q, K, scale: bool = True) -> np.ndarray:
     """`Q Kᵀ` (divided by √d_k when `scale`): row i = how well query i matches each key."""
     Q = as_matrix(Q, "Q")
     K = as_matrix(K, "K")
+    scale = flag(scale, "scale(√d_k で割るか)")
     require_same_length(Q, K, "Q", "K", dim="列数 d_k")
     guard_size((Q.shape[0], K.shape[0]), "スコア行列 Q Kᵀ")
     with np.errstate(over="ignore"):

@@ -495,7 +495,7 @@ def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> di
     "この章の出発点" is `initial_weights`; "W_V も乱数だけ" the same without the identity in W_V;
     "Q = K = X" (W_Q = W_K = identity) starts with Q = K = X and W_V the identity plus small random.
     """
-    if kind not in START_KINDS:
+    if not isinstance(kind, str) or kind not in START_KINDS:
         raise HelpersError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
     W = initial_weights(rng, scale=scale)
     if kind == "W_V も乱数だけ":

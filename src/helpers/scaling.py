@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import HelpersError, HelpersTypeError, as_array, guard_size, integer
+from ._validate import HelpersError, HelpersTypeError, as_array, flag, guard_size, integer
 from .attention import attention_scores, softmax
 
 __all__ = ["DK_CHOICES", "ScalingRun", "random_scores", "scaling_experiment", "relative_histogram"]
@@ -44,7 +44,7 @@ class ScalingRun:
 
     def scored(self, scale: bool) -> np.ndarray:
         """The scores as attention uses them: divided by √d_k when `scale`."""
-        return self.scores / np.sqrt(self.d_k) if scale else self.scores
+        return self.scores / np.sqrt(self.d_k) if flag(scale, "scale") else self.scores
 
     def weights(self, scale: bool) -> np.ndarray:
         """Softmax of every row (rows = queries): each row sums to 1."""

@@ -1,0 +1,148 @@
+"""A real JupyterLab for browser tests and `make bench`: free port, token, timeout, always stopped.
+
+    with lab_server.running(root) as lab:          # the learner's `make lab`
+        page.goto(lab.url("lab/tree/04_three_matrices.ipynb"))
+
+Everything the server writes (runtime files, settings, workspaces, the trust database) goes to
+a temporary folder, so a run leaves no trace in ~/.jupyter and every notebook opens untrusted, as
+in a fresh clone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "book" / "jupyter_config"
+#: The config the Makefile's `lab` target uses (nbgrader's authoring UI off) and `lab-teacher`.
+LEARNER_CONFIG_PATH = f"{CONFIG / 'learner'}{os.pathsep}{CONFIG}"
+TEACHER_CONFIG_PATH = str(CONFIG)
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+#: Lab settings for a test run: every cell in the page (not only those scrolled into view), no
+#: news prompt over the notebook.
+SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
+}
+
+
+@dataclass
+class Lab:
+    base: str
+    token: str
+    log: Path
+
+    def url(self, path: str) -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base}/{path}{sep}token={self.token}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running(root: Path, teacher: bool = False, timeout: float = 180.0):
+    """Start JupyterLab on `root`; yield a `Lab`; stop it (and its kernels) however we leave."""
+    with tempfile.TemporaryDirectory(prefix="qkv-lab-") as tmp:
+        tmp = Path(tmp)
+        for plugin, values in SETTINGS.items():
+            path = tmp / "settings" / f"{plugin}.jupyterlab-settings"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values))
+        port, token = free_port(), secrets.token_hex(16)
+        env = {
+            **os.environ,
+            "JUPYTER_CONFIG_PATH": TEACHER_CONFIG_PATH if teacher else LEARNER_CONFIG_PATH,
+            "JUPYTER_DATA_DIR": str(tmp / "data"),
+            "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        }
+        env.pop("QKV_STATIC_BOOK", None)
+        log = tmp / "lab.log"
+        cmd = [
+            sys.executable, "-m", "jupyterlab", "--no-browser",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+            f"--LabApp.user_settings_dir={tmp / 'settings'}",
+            f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
+        with open(log, "w") as out:
+            proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        lab = Lab(f"http://127.0.0.1:{port}", token, log)
+        try:
+            _wait_until_up(lab, proc, timeout)
+            yield lab
+        finally:
+            _shut_down_kernels(lab)
+            _stop(proc)
+
+
+def _shut_down_kernels(lab: Lab) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        with urllib.request.urlopen(lab.url("api/kernels"), timeout=5) as r:
+            kernels = json.load(r)
+        for kernel in kernels:
+            req = urllib.request.Request(lab.url(f"api/kernels/{kernel['id']}"), method="DELETE")
+            urllib.request.urlopen(req, timeout=10).close()
+
+
+def _wait_until_up(lab: Lab, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab が起動しませんでした:\n{lab.log.read_text()[-3000:]}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(lab.url("api/status"), timeout=5) as r:
+                if r.status == 200:
+                    return
+        time.sleep(0.5)
+    raise TimeoutError(f"JupyterLab が {timeout:.0f} 秒以内に起動しませんでした:\n"
+                       f"{lab.log.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM to the server's own process group (its kernels too), SIGKILL if it lingers."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=15)
+
+
+@contextlib.contextmanager
+def browser():
+    """Headless Debian chromium through Playwright (Playwright's own download fails here)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

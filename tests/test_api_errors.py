@@ -1,0 +1,133 @@
+"""Every learner-facing function answers a bad input with the package's Japanese message.
+
+Hypothesis calls each public function (and the public methods of the objects learners build)
+with arguments drawn from a pool of good, bad and edge values. Whatever happens, the call
+either returns or raises one of the package's own errors (`HelpersError`, `HelpersTypeError`,
+`HelpersKeyError`), which IPython shows as one Japanese line: never a raw numpy or Python error.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import helpers
+from helpers import data, geometry, learning, matmul, plotting, scaling, widgets
+from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
+
+OURS = (HelpersError, HelpersTypeError, HelpersKeyError)
+
+_TASK = learning.palate_task()
+_W = learning.initial_weights(np.random.default_rng(0))
+_HISTORY = learning.train(_TASK, _W, lr=0.5, steps=3)
+
+
+def _pool() -> list:
+    """Good values, wrong kinds, and the edges of float."""
+    rng = np.random.default_rng(1)
+    return [
+        None, "abc", "ケーキ", "", b"x", True, -1, 0, 1, 2, 3, 7, 0.5, -0.5, 1e-310, 1e308,
+        float("nan"), float("inf"), -float("inf"), 10**400, 1j,
+        [], [1.0, 2.0], [[1.0, 2.0]], [[1, 2], [3, 4]], [[1], [2, 3]], [["a", "b"]],
+        np.ones((2, 2)), np.ones((3, 2)), np.ones((2, 3)), np.ones((1, 3)), np.zeros((2, 2)),
+        np.ones((2, 2, 2)), np.array([[np.nan, 1.0]]), np.array([[-np.inf, 0.0]]),
+        np.full((2, 2), 1e200), np.arange(4), np.array(["a", "b"]),
+        (2, 2), (1, 2), (0, 3), ("ケーキ", "カレー"), ["W_V"], {"a": 1},
+        dict(_W), {**_W, "W_Q": np.ones((3, 2))}, {**_W, "W_V": np.ones((2, 3))},
+        {**_W, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
+        data.foods(), data.party(), data.library_catalog(), data.phrase(),
+        lambda W: float(np.sum(W)), print,
+    ]
+
+
+POOL = _pool()
+
+
+def _public_functions(*modules):
+    found = []
+    for module in modules:
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+        for name in names:
+            obj = getattr(module, name)
+            home = getattr(obj, "__module__", "")
+            if not home.startswith("helpers.") or home.endswith("._validate"):
+                continue
+            if inspect.isfunction(obj) or any(obj is c for c in (data.Embedding, data.Catalog, data.Party)):
+                found.append(pytest.param(obj, id=f"{module.__name__}.{name}"))
+    return found
+
+
+def _methods():
+    emb, party, cat = data.foods(), data.party(), data.library_catalog()
+    run = scaling.random_scores(2, np.random.default_rng(0), n_sentences=2, n_words=3)
+    return [pytest.param(m, id=f"{type(m.__self__).__name__}.{m.__name__}") for m in (
+        emb.index, emb.with_vector, emb.__getitem__, party.index, party.faces, cat.index,
+        run.scored, run.weights, run.max_weights,
+    )]
+
+
+def _call(func, args: list, kwargs: dict) -> None:
+    try:
+        func(*args, **kwargs)
+    except OURS:
+        pass
+    finally:
+        plt.close("all")
+
+
+def _arguments(func):
+    params = [p for p in inspect.signature(func).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    required = [p for p in params if p.default is p.empty]
+    optional = [p for p in params if p.default is not p.empty]
+    return required, optional
+
+
+def _check(func, draw) -> None:
+    required, optional = _arguments(func)
+    values = st.sampled_from(POOL)
+    args = [draw(values) for p in required if p.kind != p.KEYWORD_ONLY]
+    kwargs = {p.name: draw(values) for p in required if p.kind == p.KEYWORD_ONLY}
+    for p in optional:
+        if draw(st.booleans()):
+            kwargs[p.name] = draw(values)
+    _call(func, args, kwargs)
+
+
+def _settings(examples: int):
+    return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.parametrize(
+    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, learning))
+@_settings(60)
+@given(data=st.data())
+def test_maths_and_data_answer_in_japanese(func, data):
+    _check(func, data.draw)
+
+
+@pytest.mark.parametrize("method", _methods())
+@_settings(60)
+@given(data=st.data())
+def test_public_methods_answer_in_japanese(method, data):
+    _check(method, data.draw)
+
+
+@pytest.mark.parametrize("func", _public_functions(plotting))
+@_settings(25)  # each call that gets through draws a figure
+@given(data=st.data())
+def test_figures_answer_in_japanese(func, data):
+    _check(func, data.draw)
+
+
+@pytest.mark.parametrize("func", _public_functions(widgets))
+@_settings(8)  # a widget that gets through draws its first frame
+@given(data=st.data())
+def test_widgets_answer_in_japanese(func, data):
+    _check(func, data.draw)
