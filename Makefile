@@ -9,14 +9,17 @@ PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check -c constra
 BOOK_HTML := book/_build/html
 # Jupyter reads this config (allow_root etc.); the user's own ~/.jupyter is left alone.
 JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
+# Learners' JupyterLab: the same, plus book/jupyter_config/learner (nbgrader's authoring UI off).
+LEARNER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config/learner:$(CURDIR)/book/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: setup book book-build vendor lab test lint sync execute assignments grade bench clean help
+.PHONY: setup book book-build vendor lab lab-teacher test lint sync execute assignments grade bench clean help
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
 	@echo "make test         すべての検査(ruff, ペア, 単体, ウィジェット, nbval, 本, ブラウザ, 授業)"
 	@echo "make lab          JupyterLab で notebooks/ を開く"
+	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
@@ -49,6 +52,9 @@ book: book-build
 	@echo "book: $(abspath $(BOOK_HTML)/index.html)"
 
 lab: setup
+	$(LEARNER_ENV) $(BIN)/jupyter lab notebooks/
+
+lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
 lint: setup
