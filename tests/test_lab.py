@@ -6,15 +6,15 @@ see `lab_server.py`); headless Debian chromium opens a chapter in it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
 from pathlib import Path
 
+import lab_server
 import nbformat
 import pytest
-
-import lab_server
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -44,6 +44,8 @@ def test_saving_through_jupytext_rewrites_nothing(tmp_path):
     from jupytext.sync_contentsmanager import TextFileContentsManager
 
     copy = _copy_notebooks(tmp_path)
+    for ipynb in copy.glob("*.ipynb"):  # as a checkout may leave them: the .ipynb newer
+        os.utime(ipynb, (time.time() + 10, time.time() + 10))
     manager = TextFileContentsManager(root_dir=str(copy))
     for ipynb in CHAPTERS:
         before = (copy / ipynb.with_suffix(".md").name).stat().st_mtime_ns
