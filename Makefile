@@ -23,7 +23,7 @@ help:
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
-	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測"
+	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測(LAB=1 で JupyterLab での応答も)"
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -76,7 +76,7 @@ test: setup lint book-build
 	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider
 
 bench: setup
-	$(JUPYTER_ENV) $(BIN)/python tests/bench.py
+	$(JUPYTER_ENV) $(BIN)/python tests/bench.py $(if $(LAB),--lab)
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom

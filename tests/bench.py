@@ -7,6 +7,9 @@ The floor is the same number of fresh kernels that only import numpy and matplot
 
 Budgets (CONTRIBUTING.md): exec ≤ 1.5 × floor, widget median < 30 ms, peak RSS ≤ 1.3 × bare kernel.
 These are reported, not asserted: timing on a shared machine is not a test.
+
+`--lab` (`make bench LAB=1`) adds `lab_slider_bench.py`: a slider in a real JupyterLab, key press
+to the new image on screen (median and p90 per widget; budget p50 ≤ 33 ms, p90 ≤ 50 ms).
 """
 
 from __future__ import annotations
@@ -104,6 +107,11 @@ def main() -> int:
         f"ratio={total_exec / floor_total:.2f} widget_p50_ms={worst_widget:.1f} "
         f"rss_ratio={max(peaks) / bare_peak:.2f}"
     )
+    if "--lab" in sys.argv[1:]:  # `make bench LAB=1`: a slider end to end in a real JupyterLab
+        import lab_slider_bench
+
+        print("\nslider in JupyterLab, key press to new image shown:")
+        lab_slider_bench.main([])
     return 0
 
 
