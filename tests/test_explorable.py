@@ -1,5 +1,6 @@
 """The Explorable widget machinery and chapter 01's widget, driven headlessly."""
 
+import base64
 
 import numpy as np
 import pytest
@@ -45,8 +46,15 @@ def test_zero_vector_has_undefined_cosine(explorer):
 
 def test_live_mode_shows_an_ipywidget(explorer, monkeypatch):
     monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
-    bundle = explorer._repr_mimebundle_()
+    bundle, metadata = explorer._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    # Before the cell runs (a notebook just opened), JupyterLab shows this picture instead,
+    # at the figure's CSS size though it has PIXEL_RATIO times the pixels.
+    png = base64.b64decode(bundle["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == bytes(explorer.image.value)
+    assert metadata["image/png"] == {"width": 800, "height": 288}
+    assert explorer.canvas.get_width_height() == (1200, 432)
+    assert bundle["text/plain"] == "<「ケーキ」のベクトル>"
 
 
 def test_static_mode_shows_a_frame_slider_with_distinct_frames(explorer, monkeypatch):

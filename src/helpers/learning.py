@@ -338,8 +338,16 @@ def numerical_gradient(f: Callable[[np.ndarray], float], W, eps: float = 1e-5) -
     for idx in np.ndindex(W.shape):
         bump = np.zeros_like(W)
         bump[idx] = eps
-        grad[idx] = (f(W + bump) - f(W - bump)) / (2 * eps)
+        grad[idx] = (_loss_of(f, W + bump) - _loss_of(f, W - bump)) / (2 * eps)
     return grad
+
+
+def _loss_of(f: Callable[[np.ndarray], float], W: np.ndarray) -> float:
+    """f(W), which must be one number (the loss)."""
+    value = f(W)
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.item()
+    return number(value, "f(W) の値(損失は 1 つの数)")
 
 
 def relative_error(a, b) -> float:

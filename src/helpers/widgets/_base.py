@@ -121,7 +121,7 @@ class Explorable:
         self.frame_label = frame_label
         self.title = title
         # A bare Figure (not pyplot) is never auto-displayed and never leaks between redraws.
-        ratio = 1 if static_mode() else PIXEL_RATIO
+        ratio = self._ratio = 1 if static_mode() else PIXEL_RATIO
         self.fig = Figure(figsize=figsize, dpi=dpi * ratio, layout="constrained")
         self.css_size = (round(figsize[0] * dpi), round(figsize[1] * dpi))
         self.canvas = FigureCanvasAgg(self.fig)
@@ -168,7 +168,7 @@ class Explorable:
         for values in self.static_frames:
             merged = {**self.values, **values}
             self.render(merged)
-            frames.append(base64.b64encode(canvas_png(self.canvas, 9)).decode("ascii"))
+            frames.append(base64.b64encode(self._book_png()).decode("ascii"))
             labels.append(self.frame_label(merged))
             alts.append(f"{self.title}({self.frame_label(merged)})")
         self.render(self.values)  # leave the live figure as the controls say
@@ -184,6 +184,18 @@ class Explorable:
             f'<script type="application/json" class="qkv-frame-data">{payload}</script>'
             f"<script>{_FRAME_SCRIPT}</script></div>"
         )
+
+    def _book_png(self) -> bytes:
+        """The canvas at 1× (the book's size budget), small rather than fast."""
+        if self._ratio == 1:
+            return canvas_png(self.canvas, 9)
+        # Drawn for a live widget at PIXEL_RATIO: scale down, and keep 256 colours so that the
+        # smoothed edges do not grow the file.
+        image = Image.fromarray(np.asarray(self.canvas.buffer_rgba())[..., :3])
+        image = image.resize(self.css_size, Image.Resampling.LANCZOS).quantize(256)
+        buf = io.BytesIO()
+        image.save(buf, format="png", compress_level=9)
+        return buf.getvalue()
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if static_mode():
