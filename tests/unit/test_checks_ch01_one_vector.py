@@ -1,4 +1,4 @@
-"""Chapter 01's exercise checks: the right answer passes, each typical mistake gets its hint."""
+"""Tests of helpers.checks.ch01_one_vector."""
 
 import numpy as np
 import pytest
