@@ -1,4 +1,4 @@
-"""Tests of helpers._mode: which kind of page the notebooks run for."""
+"""helpers._mode: which kind of page the notebooks run for."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Tests of helpers._validate: every public helper's inputs pass through these, so their messages
+"""helpers._validate: every public helper's inputs pass through these, so their messages
 are what a learner reads."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.attention."""
+"""helpers.attention against the plain-numpy references, and every bad-input case."""
 
 import warnings
 

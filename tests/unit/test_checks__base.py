@@ -1,4 +1,4 @@
-"""Tests of helpers.checks._base: how every check calls the learner's code and names a mistake."""
+"""helpers.checks._base: how every check calls the learner's code and names a mistake."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch00_introduction."""
+"""helpers.checks.ch00_introduction: chapter 00's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import re
 

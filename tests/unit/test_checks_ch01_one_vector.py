@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch01_one_vector."""
+"""helpers.checks.ch01_one_vector: chapter 01's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import numpy as np
 import pytest

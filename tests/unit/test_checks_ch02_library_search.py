@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch02_library_search."""
+"""helpers.checks.ch02_library_search: chapter 02's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import re
 

@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch03_three_roles."""
+"""helpers.checks.ch03_three_roles: chapter 03's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import re
 

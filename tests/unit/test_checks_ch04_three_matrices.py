@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch04_three_matrices."""
+"""helpers.checks.ch04_three_matrices: chapter 04's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import numpy as np
 import pytest

@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch05_all_matmul."""
+"""helpers.checks.ch05_all_matmul: chapter 05's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import numpy as np
 import pytest

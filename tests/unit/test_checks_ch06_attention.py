@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch06_attention."""
+"""helpers.checks.ch06_attention: chapter 06's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 
 import numpy as np

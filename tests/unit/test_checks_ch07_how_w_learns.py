@@ -1,4 +1,7 @@
-"""Tests of helpers.checks.ch07_how_w_learns."""
+"""helpers.checks.ch07_how_w_learns: chapter 07's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import numpy as np
 import pytest

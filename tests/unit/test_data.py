@@ -1,4 +1,4 @@
-"""Tests of helpers.data."""
+"""helpers.data: the toy worlds of every chapter (foods, catalog, party, phrase, preview)."""
 
 import re
 
@@ -22,22 +22,29 @@ from helpers.data import (
     preview_w_q,
 )
 
-
-def test_preview_w_q_blends_identity_and_swap():
-    np.testing.assert_array_equal(preview_w_q(0), np.eye(2))
-    np.testing.assert_array_equal(preview_w_q(1.0), SWAP)
-    np.testing.assert_allclose(preview_w_q(0.25), [[0.75, 0.25], [0.25, 0.75]])
+# ---------------------------------------------------------------- foods: the chapter 01 world
 
 
-@pytest.mark.parametrize(
-    "bad, error, words",
-    [(-0.1, ValueError, "0 以上 1 以下"), (1.5, ValueError, "0 以上 1 以下"),
-     ("0.5", TypeError, "t は数で"), (None, TypeError, "t は数で"),
-     (True, TypeError, "t は数で"), (np.nan, ValueError, "有限の数")],
-)
-def test_preview_w_q_bad_inputs(bad, error, words):
-    with pytest.raises(error, match=words):
-        preview_w_q(bad)
+def test_foods_world_has_the_promised_geometry():
+    emb = foods()
+    assert emb.vectors.shape == (5, 2)
+    # プリン points exactly where ケーキ points, at half the length.
+    np.testing.assert_allclose(emb["プリン"] * 2, emb["ケーキ"])
+    assert emb["ケーキ"].shape == (1, 2)
+
+
+def test_embedding_lookup_and_copy():
+    emb = foods()
+    moved = emb.with_vector("カレー", [0.0, 1.0])
+    assert moved["カレー"].tolist() == [[0.0, 1.0]]
+    assert emb["カレー"].tolist() == [[0.3, 1.8]]  # the original is untouched
+    with pytest.raises(KeyError, match="使える語"):
+        emb["ラーメン"]
+    with pytest.raises(ValueError, match="shape"):
+        Embedding(("a",), np.ones((2, 2)))
+
+
+# ---------------------------------------------------------------- library_catalog: chapter 02's shelf
 
 
 def test_catalog_shapes_and_rows_belong_together():
@@ -96,6 +103,9 @@ def test_catalog_refuses_mismatched_parts(kwargs, words):
 def test_catalog_with_other_value_axes():
     cat = Catalog(("本1", "本2"), ("a", "b"), np.eye(2), np.ones((2, 1)), value_axes=("量",))
     assert cat.shelf()["b"].tolist() == [1.0]
+
+
+# ---------------------------------------------------------------- party: chapter 03's guests
 
 
 def test_party_faces_are_x_times_the_hand_made_tables():
@@ -195,6 +205,9 @@ def test_party_value_may_have_another_width():
     assert p.V.shape == (2, 3)
 
 
+# ---------------------------------------------------------------- party_attention
+
+
 @pytest.mark.parametrize("person", party().names)
 def test_party_attention_matches_numpy(person):
     p = party()
@@ -213,6 +226,9 @@ def test_party_attention_bad_inputs():
         party_attention(np.eye(2), "ケン")
     with pytest.raises(KeyError):
         party_attention(party(), "タロウ")
+
+
+# ---------------------------------------------------------------- phrase: chapter 06's sentence
 
 
 def test_phrase_tokens_and_shape():
@@ -238,20 +254,21 @@ def test_phrase_small_words_are_short():
         assert lengths[p.index(word)] >= 1.5
 
 
-def test_foods_world_has_the_promised_geometry():
-    emb = foods()
-    assert emb.vectors.shape == (5, 2)
-    # プリン points exactly where ケーキ points, at half the length.
-    np.testing.assert_allclose(emb["プリン"] * 2, emb["ケーキ"])
-    assert emb["ケーキ"].shape == (1, 2)
+# ---------------------------------------------------------------- preview_w_q: chapter 00
 
 
-def test_embedding_lookup_and_copy():
-    emb = foods()
-    moved = emb.with_vector("カレー", [0.0, 1.0])
-    assert moved["カレー"].tolist() == [[0.0, 1.0]]
-    assert emb["カレー"].tolist() == [[0.3, 1.8]]  # the original is untouched
-    with pytest.raises(KeyError, match="使える語"):
-        emb["ラーメン"]
-    with pytest.raises(ValueError, match="shape"):
-        Embedding(("a",), np.ones((2, 2)))
+def test_preview_w_q_blends_identity_and_swap():
+    np.testing.assert_array_equal(preview_w_q(0), np.eye(2))
+    np.testing.assert_array_equal(preview_w_q(1.0), SWAP)
+    np.testing.assert_allclose(preview_w_q(0.25), [[0.75, 0.25], [0.25, 0.75]])
+
+
+@pytest.mark.parametrize(
+    "bad, error, words",
+    [(-0.1, ValueError, "0 以上 1 以下"), (1.5, ValueError, "0 以上 1 以下"),
+     ("0.5", TypeError, "t は数で"), (None, TypeError, "t は数で"),
+     (True, TypeError, "t は数で"), (np.nan, ValueError, "有限の数")],
+)
+def test_preview_w_q_bad_inputs(bad, error, words):
+    with pytest.raises(error, match=words):
+        preview_w_q(bad)

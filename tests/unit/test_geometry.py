@@ -1,4 +1,4 @@
-"""Tests of helpers.geometry."""
+"""helpers.geometry: turns and stretches of the plane, and questions on it."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Tests of helpers.learning."""
+"""helpers.learning: the toy task, forward/backward, gradient descent, the survey of starts."""
 
 import numpy as np
 import pytest

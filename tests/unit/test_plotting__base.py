@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting._base."""
+"""helpers.plotting._base: colours of numbers on heatmaps, axis helpers, text sizes."""
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.ch03_three_roles."""
+"""helpers.plotting.ch03_three_roles: chapter 03's figures (ax in, ax out)."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.ch05_all_matmul."""
+"""helpers.plotting.ch05_all_matmul: chapter 05's figures (ax in, ax out)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.ch06_attention."""
+"""helpers.plotting.ch06_attention: chapter 06's figures (ax in, ax out)."""
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.ch07_how_w_learns."""
+"""helpers.plotting.ch07_how_w_learns: chapter 07's figures (ax in, ax out)."""
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.common."""
+"""helpers.plotting.common: the figures every chapter uses (Japanese without missing glyphs)."""
 
 import warnings
 

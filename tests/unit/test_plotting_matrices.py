@@ -1,4 +1,4 @@
-"""Tests of helpers.plotting.matrices."""
+"""helpers.plotting.matrices: matrix shapes, W as a map of the plane, tiles (chapters 04–05)."""
 
 import numpy as np
 import pytest

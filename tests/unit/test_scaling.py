@@ -1,4 +1,4 @@
-"""Tests of helpers.scaling."""
+"""helpers.scaling: the √d_k experiment and its histograms, against plain numpy."""
 
 import re
 

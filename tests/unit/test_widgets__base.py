@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets._base."""
+"""helpers.widgets._base: the Explorable machinery and the live artists, driven headlessly."""
 
 import ipywidgets as W
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch00_introduction."""
+"""helpers.widgets.ch00_introduction: chapter 00's widget, driven headlessly."""
 
 import numpy as np
 import pytest

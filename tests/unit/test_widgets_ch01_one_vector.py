@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch01_one_vector."""
+"""helpers.widgets.ch01_one_vector: chapter 01's widget, driven headlessly."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch02_library_search."""
+"""helpers.widgets.ch02_library_search: chapter 02's widget, driven headlessly."""
 
 
 import numpy as np

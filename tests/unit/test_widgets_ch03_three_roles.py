@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch03_three_roles."""
+"""helpers.widgets.ch03_three_roles: chapter 03's widget, driven headlessly."""
 
 import json
 import re

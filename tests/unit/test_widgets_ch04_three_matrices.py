@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch04_three_matrices."""
+"""helpers.widgets.ch04_three_matrices: chapter 04's widget, driven headlessly."""
 
 import ipywidgets as W
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch06_attention."""
+"""helpers.widgets.ch06_attention: chapter 06's widget, driven headlessly."""
 
 import json
 import re

@@ -1,4 +1,4 @@
-"""Tests of helpers.widgets.ch07_how_w_learns."""
+"""helpers.widgets.ch07_how_w_learns: chapter 07's widget, driven headlessly."""
 
 import numpy as np
 import pytest
