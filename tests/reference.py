@@ -18,3 +18,9 @@ def attention(Q, K, V):
     """Scaled dot-product attention: `(softmax(Q Kᵀ / √d_k) V, weights)`, one row per question."""
     w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))
     return w @ V, w
+
+
+def cosine(A, B):
+    """Cosine similarity of every row of `A` with every row of `B`: `(len(A), len(B))`."""
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    return (A @ B.T) / np.outer(np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1))

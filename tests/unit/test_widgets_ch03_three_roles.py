@@ -1,15 +1,13 @@
 """helpers.widgets.ch03_three_roles: chapter 03's widget, driven headlessly."""
 
-import json
-import re
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import reference
 from matplotlib.patches import Rectangle
+from static_frames import static_payload
 
-import helpers
 from helpers.data import Party, party
 from helpers.plotting import COLORS
 from helpers.widgets import party_explorer
@@ -52,9 +50,7 @@ def test_explorer_weight_bars_are_neutral_grey(explorer):
 
 
 def test_explorer_static_frames_one_per_guest(explorer, monkeypatch):
-    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
-    html = explorer._repr_mimebundle_()["text/html"]
-    payload = json.loads(re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1))
+    html, payload = static_payload(explorer, monkeypatch)
     assert len(payload["frames"]) == 5 == len(set(payload["frames"]))
     assert payload["labels"] == [f"探す人: {n}" for n in party().names]
     assert len(html) < 1_000_000

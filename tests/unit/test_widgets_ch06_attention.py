@@ -1,11 +1,10 @@
 """helpers.widgets.ch06_attention: chapter 06's widget, driven headlessly."""
 
-import json
-import re
 
 import numpy as np
 import pytest
 import reference
+from static_frames import static_payload
 
 from helpers import scaling
 from helpers.widgets import scaling_explorer
@@ -62,10 +61,9 @@ def test_explorer_weights_match_a_fresh_experiment():
     assert e.state["mean_max_weight"] == pytest.approx(ref.max(axis=1).mean())
 
 
-def test_explorer_static_frames_are_distinct(explorer):
-    html = explorer.static_html()
-    data = re.search(r'class="qkv-frame-data">(.*?)</script>', html).group(1)
-    frames, labels = json.loads(data)["frames"], json.loads(data)["labels"]
+def test_explorer_static_frames_are_distinct(explorer, monkeypatch):
+    html, payload = static_payload(explorer, monkeypatch)
+    frames, labels = payload["frames"], payload["labels"]
     assert len(set(frames)) == len(frames) == len(explorer.static_frames) == 12
     assert labels[0] == "d_k = 1・割らない"
     assert labels[-1] == "d_k = 512・d_k の平方根で割る"
