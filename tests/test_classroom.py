@@ -293,10 +293,17 @@ def course(tmp_path_factory) -> Course:
 # Build
 
 
-def test_chapters_are_discovered():
-    assert chapter_named("01") in CHAPTERS
-    for name in CHAPTERS:
-        assert classroom.has_exercises(read(NOTEBOOKS / f"{name}.ipynb"))
+def test_chapters_are_discovered(tmp_path):
+    """Every chapter has exercises (tests/test_notebooks.py), so every chapter is found, in order;
+    a notebook without exercise cells, or not named like a chapter, is not."""
+    assert CHAPTERS == sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    chapter = read(NOTEBOOKS / f"{chapter_named('01')}.ipynb")
+    no_exercises = copy.deepcopy(chapter)
+    no_exercises.cells = [c for c in chapter.cells if "nbgrader" not in c.metadata]
+    write(chapter, tmp_path / "02_exercises.ipynb")
+    write(no_exercises, tmp_path / "01_reading_only.ipynb")
+    write(chapter, tmp_path / "notes.ipynb")
+    assert [p.name for p in classroom.chapter_notebooks(tmp_path)] == ["02_exercises.ipynb"]
 
 
 def test_build_prints_a_line_per_chapter(course):

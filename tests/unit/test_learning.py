@@ -1,52 +1,21 @@
-"""Chapter 07 helpers: the toy task, forward/backward, gradient descent, plots, widget, checks."""
+"""helpers.learning: the toy task, forward/backward, gradient descent, the survey of starts."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from static_frames import static_payload
+import reference
 
 import helpers
-from helpers import checks, learning
-from helpers.checks import GRADIENT_STEP_HINTS, gradient_step_variants
+from helpers import learning
 from helpers.data import Embedding
-from helpers.plotting import outline_cells, plot_learning_curve, plot_weight_matrix
-from helpers.widgets import training_explorer
-
-SAVED = [0, 1, 2, 3, 5, 8, 12, 20, 35, 60, 100, 200]
-
-
-@pytest.fixture(scope="module")
-def task():
-    return learning.palate_task()
-
-
-@pytest.fixture(scope="module")
-def start():
-    """The chapter's starting point: the first draw from the book's seeded generator."""
-    return learning.initial_weights(np.random.default_rng(helpers.DEFAULT_SEED))
-
-
-@pytest.fixture(scope="module")
-def history(task, start):
-    return learning.train(task, start, lr=0.5, steps=200, save_at=SAVED)
-
-
-def np_softmax_rows(s):
-    e = np.exp(s - s.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def plain_loss(task, W):
     """The loss written again in plain numpy, independent of the helpers."""
     total = 0.0
     for m in task.menus:
-        Q, K, V = m.X @ W["W_Q"], m.X @ W["W_K"], m.X @ W["W_V"]
-        A = np_softmax_rows(Q @ K.T / np.sqrt(Q.shape[1]))
-        total += np.sum((A @ V - m.targets) ** 2)
+        out, _ = reference.attention(m.X @ W["W_Q"], m.X @ W["W_K"], m.X @ W["W_V"])
+        total += np.sum((out - m.targets) ** 2)
     return total / task.n_rows
-
-
-# ---------------------------------------------------------------- the task
 
 
 def test_task_has_nine_menus_and_24_questions(task):
@@ -103,9 +72,6 @@ def test_palate_task_bad_inputs():
         learning.palate_task(three_d)
 
 
-# ---------------------------------------------------------------- starting point
-
-
 def test_initial_weights_are_deterministic_and_near_identity_for_v():
     a = learning.initial_weights(np.random.default_rng(1))
     b = learning.initial_weights(np.random.default_rng(1))
@@ -132,14 +98,11 @@ def test_fixed_identity_solves_nothing(task):
     assert learning.accuracy(task, I) == 0.0
 
 
-# ---------------------------------------------------------------- forward and backward
-
-
 def test_forward_is_plain_attention(task, start):
     X = task.full_menu.X
     fwd = learning.forward(X, **start)
     Q, K, V = X @ start["W_Q"], X @ start["W_K"], X @ start["W_V"]
-    A = np_softmax_rows(Q @ K.T / np.sqrt(2))
+    A = reference.softmax(Q @ K.T / np.sqrt(2))
     np.testing.assert_allclose(fwd.weights, A)
     np.testing.assert_allclose(fwd.output, A @ V)
     np.testing.assert_allclose(fwd.Q, Q)
@@ -147,7 +110,7 @@ def test_forward_is_plain_attention(task, start):
 
 def test_softmax_backward_is_the_jacobian_row_by_row():
     rng = np.random.default_rng(3)
-    A = np_softmax_rows(rng.normal(size=(3, 5)))
+    A = reference.softmax(rng.normal(size=(3, 5)))
     dA = rng.normal(size=(3, 5))
     dS = learning.softmax_backward(A, dA)
     for a, da, ds in zip(A, dA, dS, strict=True):
@@ -215,9 +178,6 @@ def test_numerical_gradient_and_relative_error():
         learning.relative_error(np.ones(2), np.ones(3))
 
 
-# ---------------------------------------------------------------- training
-
-
 def test_training_lowers_the_loss(history):
     assert history.losses.shape == (201,) and history.accuracies.shape == (201,)
     # lr = 0.5 is close to the edge: one tiny step up (5 → 6), as the chapter says
@@ -242,8 +202,8 @@ def test_other_starting_points_also_learn(task, seed):
     assert h.accuracies[-1] == 1.0 and h.losses[-1] < 0.01
 
 
-def test_snapshots_are_taken_where_asked(task, start, history):
-    assert [s.step for s in history.snapshots] == SAVED
+def test_snapshots_are_taken_where_asked(task, start, history, saved_steps):
+    assert [s.step for s in history.snapshots] == saved_steps
     snap = history.snapshots[4]
     assert snap.loss == history.losses[5] and snap.accuracy == history.accuracies[5]
     w = learning.forward(task.full_menu.X, **snap.W).weights
@@ -311,7 +271,7 @@ def test_weight_split_by_hand(task):
     I = {n: np.eye(2) for n in learning.NAMES}
     on_partner = on_self = 0.0
     for m in task.menus:
-        A = np_softmax_rows(m.X @ m.X.T / np.sqrt(2))
+        A = reference.softmax(m.X @ m.X.T / np.sqrt(2))
         on_partner += A[np.arange(len(m.words)), m.partner].sum()
         on_self += np.trace(A)
     got = learning.weight_split(task, I)
@@ -388,191 +348,3 @@ def test_train_bad_inputs(task, start, kwargs, match):
     args = {"lr": 0.5, "steps": 10, **kwargs}
     with pytest.raises((TypeError, ValueError), match=match):
         learning.train(task, start, **args)
-
-
-# ---------------------------------------------------------------- plots
-
-
-def test_plot_learning_curve(history):
-    ax = plot_learning_curve(history.losses, title="損失")
-    assert ax.get_yscale() == "log"
-    np.testing.assert_allclose(ax.lines[0].get_ydata(), history.losses)
-    ax = plot_learning_curve([1.0, -1.0], log=False, label="a")
-    assert ax.get_yscale() == "linear" and ax.get_legend() is not None
-    plt.close("all")
-
-
-def test_plot_learning_curve_bad_inputs():
-    with pytest.raises(ValueError, match="正の値"):
-        plot_learning_curve([1.0, 0.0])
-    with pytest.raises(ValueError, match="1 次元"):
-        plot_learning_curve(np.ones((2, 2)))
-    plt.close("all")
-
-
-def test_outline_cells_frames_one_cell_per_row():
-    ax = helpers.plotting.plot_heatmap(np.eye(3), list("abc"), list("abc"))
-    outline_cells(ax, [2, 0, 1])
-    frames = [p for p in ax.patches if not p.get_fill()]
-    assert sorted((p.get_x() + 0.5, p.get_y() + 0.5) for p in frames) == [
-        (0.0, 1.0), (1.0, 2.0), (2.0, 0.0)]
-    with pytest.raises(ValueError, match="行の数"):
-        outline_cells(ax, [0, 1])
-    with pytest.raises(ValueError, match="列の番号"):
-        outline_cells(ax, [0, 1, 3])
-    _, empty = plt.subplots()
-    with pytest.raises(ValueError, match="ヒートマップ"):
-        outline_cells(empty, [0])
-    plt.close("all")
-
-
-def test_plot_weight_matrix_reads_well():
-    ax = plot_weight_matrix(np.array([[-2.0, -0.001], [0.3, 2.0]]), "W_K", reach=2.0)
-    texts = [t.get_text() for t in ax.texts]
-    assert texts == ["-2.00", "0.00", "0.30", "2.00"]  # no "-0.00"
-    colors = [t.get_color() for t in ax.texts]
-    assert colors[0] == colors[3] == "white" and colors[1] == colors[2] == "black"
-    assert ax.title.get_color() == helpers.plotting.COLORS["K"]
-    with pytest.raises(ValueError, match="reach"):
-        plot_weight_matrix(np.eye(2), "W_Q", reach=0.0)
-    with pytest.raises(ValueError, match="2 次元"):
-        plot_weight_matrix(np.ones(3), "W_Q")
-    plt.close("all")
-
-
-def test_plane_limits_fit_everything():
-    W = np.array([[2.0, 0.0], [0.0, 0.5]])
-    lo, hi = helpers.plotting.plane_limits([W, np.eye(2)], [[1.0, 3.0]], margin=1.0)
-    assert (lo, hi) == (-3.0, 3.0)  # the point itself; its image is (2, 1.5)
-    lo, hi = helpers.plotting.plane_limits([np.diag([5.0, 1.0])], [[1.0, 1.0]], margin=1.0)
-    assert hi == 5.0
-    with pytest.raises(ValueError, match="2×2"):
-        helpers.plotting.plane_limits([np.eye(3)], [[1.0, 1.0]])
-
-
-def test_plot_plane_map_has_no_text_in_the_panel():
-    W = np.array([[-1.6, 0.0], [2.0, -0.3]])
-    pts = np.array([[2.0, 0.2], [0.3, 1.8]])
-    ax = helpers.plotting.plot_plane_map(W, "W_Q", points=pts, limits=(-4, 4), title="t")
-    assert [t.get_text() for t in ax.texts if t.get_text()] == []
-    assert len([t for t in ax.texts if not t.get_text()]) == 2  # the two basis arrows stay
-    offsets = np.vstack([c.get_offsets() for c in ax.collections if len(c.get_offsets()) == 1])
-    np.testing.assert_allclose(offsets, [pts[0], pts[0] @ W, pts[1], pts[1] @ W])
-    assert ax.get_xlim() == (-4, 4) and ax.get_ylim() == (-4, 4)
-    legend = helpers.plotting.plane_map_legend(ax.figure, ["ケーキ", "カレー"])
-    assert [t.get_text() for t in legend.get_texts()][:2] == ["ケーキ", "カレー"]
-    with pytest.raises(ValueError, match="n×2"):
-        helpers.plotting.plot_plane_map(W, "W_Q", points=np.ones((5, 2)))
-    with pytest.raises(ValueError, match="ラベル"):
-        helpers.plotting.plane_map_legend(ax.figure, list("abcde"))
-    plt.close("all")
-
-
-# ---------------------------------------------------------------- widget
-
-
-@pytest.fixture(scope="module")
-def explorer(history):
-    return training_explorer(history)
-
-
-def test_slider_shows_the_saved_step(explorer, history):
-    before = explorer.image.value
-    explorer.controls["step"].value = 35
-    snap = next(s for s in history.snapshots if s.step == 35)
-    assert explorer.state["step"] == 35
-    assert explorer.state["loss"] == pytest.approx(history.losses[35])
-    assert explorer.state["accuracy"] == history.accuracies[35]
-    np.testing.assert_allclose(explorer.state["weights"], snap.weights)
-    np.testing.assert_allclose(explorer.state["W"]["W_Q"], snap.W["W_Q"])
-    assert explorer.state["partner"] == [2, 2, 0, 0]
-    assert explorer.image.value != before
-    explorer.controls["step"].value = 0
-    assert explorer.image.value == before  # the same step gives the same picture
-
-
-def test_training_widget_static_frames(explorer, monkeypatch):
-    _, payload = static_payload(explorer, monkeypatch)
-    assert len(payload["frames"]) == len(SAVED)
-    assert payload["labels"][0].startswith("0 回目")
-    assert all(alt.startswith("学習の途中経過") for alt in payload["alts"])
-
-
-def test_training_widget_bad_inputs(task, start):
-    with pytest.raises(TypeError, match="train"):
-        training_explorer({"losses": []})
-    many = learning.train(task, start, 0.5, 20, save_at=list(range(14)))
-    with pytest.raises(ValueError, match="12 個まで"):
-        training_explorer(many)
-
-
-# ---------------------------------------------------------------- checks
-
-
-def right_update(W_Q, X, dQ, lr):
-    return W_Q - lr * X.T @ dQ
-
-
-def test_check_gradient_step_accepts_the_right_answer(capsys):
-    checks.check_gradient_step(right_update)
-    assert capsys.readouterr().out.startswith("✓ 正解です。")
-
-
-def test_check_gradient_step_accepts_in_place_update(capsys):
-    def in_place(W_Q, X, dQ, lr):
-        W_Q -= lr * (X.T @ dQ)
-        return W_Q
-
-    checks.check_gradient_step(in_place)
-    assert "✓" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn, hint", [
-    (lambda W, X, dQ, lr: W + lr * X.T @ dQ, "sign"),
-    (lambda W, X, dQ, lr: W - X.T @ dQ, "no_lr"),
-    (lambda W, X, dQ, lr: W + X.T @ dQ, "sign_no_lr"),
-    (lambda W, X, dQ, lr: W - X.T @ dQ / lr, "by_lr"),
-    (lambda W, X, dQ, lr: W - lr * dQ.T @ X, "transposed"),
-    (lambda W, X, dQ, lr: -lr * X.T @ dQ, "step_only"),
-    (lambda W, X, dQ, lr: X.T @ dQ, "step_only"),
-])
-def test_check_gradient_step_names_each_mistake(fn, hint):
-    with pytest.raises(AssertionError) as err:
-        checks.check_gradient_step(fn)
-    assert GRADIENT_STEP_HINTS[hint] in str(err.value)
-
-
-def test_each_mistake_differs_from_the_right_answer():
-    rng = np.random.default_rng(7)
-    W, X, dQ = rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
-    variants = gradient_step_variants(W, X, dQ, 0.5)
-    right = variants.pop("right")
-    for name, wrong in variants.items():
-        assert not np.allclose(wrong, right), name
-
-
-def test_check_gradient_step_other_failures():
-    with pytest.raises(AssertionError, match="形を print"):
-        checks.check_gradient_step(lambda W, X, dQ, lr: W - lr * X @ dQ)  # shapes do not fit
-    with pytest.raises(AssertionError, match="NotImplementedError"):
-        def stub(W, X, dQ, lr):
-            raise NotImplementedError
-        checks.check_gradient_step(stub)
-    with pytest.raises(AssertionError, match="数の配列"):
-        checks.check_gradient_step(lambda W, X, dQ, lr: "W")
-    with pytest.raises(AssertionError, match="同じ shape"):
-        checks.check_gradient_step(lambda W, X, dQ, lr: np.zeros(3))
-    with pytest.raises(AssertionError, match="1 行目"):
-        checks.check_gradient_step(lambda W, X, dQ, lr: W - 0.3 * X.T @ dQ)
-
-
-def test_check_learning_rate_prediction(capsys):
-    checks.check_learning_rate_prediction("壊れる")
-    assert capsys.readouterr().out.startswith("✓ 正解です。")
-    for wrong, phrase in (("速くなる", "飛び越えて"), ("変わらない", "2 倍")):
-        with pytest.raises(AssertionError, match=phrase):
-            checks.check_learning_rate_prediction(wrong)
-    with pytest.raises(AssertionError, match="まだ答え"):
-        checks.check_learning_rate_prediction("")
-    with pytest.raises(AssertionError, match="選択肢"):
-        checks.check_learning_rate_prediction("遅くなる")

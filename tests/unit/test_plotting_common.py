@@ -1,4 +1,4 @@
-"""The toy world and the pure plotting functions (ax in, ax out, Japanese without missing glyphs)."""
+"""helpers.plotting.common: the figures every chapter uses (Japanese without missing glyphs)."""
 
 import warnings
 
@@ -7,26 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import plotting
-from helpers.data import AXES, Embedding, foods
-
-
-def test_foods_world_has_the_promised_geometry():
-    emb = foods()
-    assert emb.vectors.shape == (5, 2)
-    # プリン points exactly where ケーキ points, at half the length.
-    np.testing.assert_allclose(emb["プリン"] * 2, emb["ケーキ"])
-    assert emb["ケーキ"].shape == (1, 2)
-
-
-def test_embedding_lookup_and_copy():
-    emb = foods()
-    moved = emb.with_vector("カレー", [0.0, 1.0])
-    assert moved["カレー"].tolist() == [[0.0, 1.0]]
-    assert emb["カレー"].tolist() == [[0.3, 1.8]]  # the original is untouched
-    with pytest.raises(KeyError, match="使える語"):
-        emb["ラーメン"]
-    with pytest.raises(ValueError, match="shape"):
-        Embedding(("a",), np.ones((2, 2)))
+from helpers.data import AXES, foods
 
 
 @pytest.fixture

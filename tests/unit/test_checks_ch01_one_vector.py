@@ -1,4 +1,7 @@
-"""Chapter 01's exercise checks: the right answer passes, each typical mistake gets its hint."""
+"""helpers.checks.ch01_one_vector: chapter 01's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
 
 import numpy as np
 import pytest

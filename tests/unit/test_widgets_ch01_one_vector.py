@@ -1,13 +1,12 @@
-"""The Explorable widget machinery and chapter 01's widget, driven headlessly."""
-
+"""helpers.widgets.ch01_one_vector: chapter 01's widget, driven headlessly."""
 
 import numpy as np
 import pytest
+import reference
 from static_frames import static_payload
 
-import helpers
 from helpers.data import foods
-from helpers.widgets import Explorable, LiveBars, similarity_explorer
+from helpers.widgets import similarity_explorer
 
 
 @pytest.fixture
@@ -22,8 +21,7 @@ def test_moving_the_slider_recomputes_dot_and_cosine(explorer):
     me = np.array([-1.0, 1.0])
     rest = np.vstack([foods()[w] for w in explorer.state["others"]])
     np.testing.assert_allclose(explorer.state["dot"], rest @ me)
-    ref_cos = rest @ me / (np.linalg.norm(rest, axis=1) * np.linalg.norm(me))
-    np.testing.assert_allclose(explorer.state["cosine"], ref_cos)
+    np.testing.assert_allclose(explorer.state["cosine"], reference.cosine(rest, me)[:, 0])
     assert explorer.image.value != before
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -43,49 +41,11 @@ def test_zero_vector_has_undefined_cosine(explorer):
     np.testing.assert_allclose(explorer.state["dot"], 0.0)
 
 
-def test_live_mode_shows_an_ipywidget(explorer, monkeypatch):
-    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
-    bundle = explorer._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-
-
 def test_static_mode_shows_a_frame_slider_with_distinct_frames(explorer, monkeypatch):
     _, payload = static_payload(explorer, monkeypatch)
     assert all(alt.startswith("「ケーキ」のベクトル") for alt in payload["alts"])
     # The live figure is left as the controls say, not on the last frame.
     assert explorer.render(explorer.values)["vector"].tolist() == [2.0, 0.2]
-
-
-def test_update_must_not_need_a_full_redraw():
-    """Artists made in build() without animated=True stay in the cached background."""
-    calls = []
-
-    def build(fig):
-        ax = fig.subplots()
-        bars = LiveBars(ax, ["a", "b"], (0, 2), title="テスト")
-
-        def update(v):
-            calls.append(v)
-            bars.set([v, 2 - v], highlight=0)
-            return {"v": v}
-
-        return update
-
-    import ipywidgets as W
-
-    ex = Explorable(build, {"v": W.FloatSlider(value=0.5, min=0, max=2)},
-                    static_frames=[{"v": 0.0}], frame_label=str, title="テスト")
-    ex.controls["v"].value = 1.5
-    assert ex.state == {"v": 1.5}
-    assert calls[-1] == 1.5
-    assert ex.fig.get_layout_engine() is None or not ex.fig.get_layout_engine().adjust_compatible
-
-
-def test_explorable_refuses_no_frames():
-    import ipywidgets as W
-
-    with pytest.raises(ValueError, match="static_frames"):
-        Explorable(lambda fig: (lambda v: {}), {"v": W.FloatSlider()}, [], str, "x")
 
 
 def test_book_frames_turn_once_then_shrink(explorer):
