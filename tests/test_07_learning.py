@@ -145,22 +145,6 @@ def test_forward_is_plain_attention(task, start):
     np.testing.assert_allclose(fwd.Q, Q)
 
 
-def test_softmax_backward_is_the_jacobian_row_by_row():
-    rng = np.random.default_rng(3)
-    A = np_softmax_rows(rng.normal(size=(3, 5)))
-    dA = rng.normal(size=(3, 5))
-    dS = learning.softmax_backward(A, dA)
-    for a, da, ds in zip(A, dA, dS, strict=True):
-        J = np.diag(a) - np.outer(a, a)
-        np.testing.assert_allclose(ds, J @ da)
-    np.testing.assert_allclose(dS.sum(axis=1), 0.0, atol=1e-12)  # softmax ignores a shift
-
-
-def test_softmax_backward_bad_shapes():
-    with pytest.raises(ValueError, match="同じ形"):
-        learning.softmax_backward(np.ones((2, 3)) / 3, np.ones((3, 2)))
-
-
 @pytest.mark.parametrize("name", learning.NAMES)
 @pytest.mark.parametrize("where", ["start", "trained", "wide"])
 def test_gradients_match_central_differences(task, start, history, name, where):
@@ -365,14 +349,6 @@ def test_survey_starts_counts_where_runs_end(task):
         learning.survey_starts(task, np.random.default_rng(0), n=0)
     with pytest.raises(TypeError, match="Generator"):
         learning.survey_starts(task, 0)
-
-
-def test_training_forward_is_the_checked_forward(task, start):
-    for m in task.menus:
-        fast = learning._forward(m.X, start["W_Q"], start["W_K"], start["W_V"])
-        slow = learning.forward(m.X, **start)
-        for field in ("Q", "K", "V", "weights", "output"):
-            np.testing.assert_allclose(getattr(fast, field), getattr(slow, field))
 
 
 @pytest.mark.parametrize("kwargs, match", [
