@@ -3,7 +3,8 @@
 For every chapter notebook: execute it on a fresh kernel (time, and the kernel's peak RSS read
 from /proc/<pid>/status VmHWM), then, in the same kernel, move every Explorable the notebook made
 through its frames and time each update (callback + blit to the Agg canvas + PNG for the widget).
-The floor is the same number of fresh kernels that only import numpy and matplotlib.
+The floor is the same number of fresh kernels that only import numpy and matplotlib, each run
+right after its chapter so that both see the same load on a shared machine.
 
 Where the time and memory go: each cell is timed on its own and the kernel's peak RSS is read
 after it, so the report lists, per chapter, the kernel start and the costliest cells (seconds,
@@ -111,40 +112,46 @@ def run_in_fresh_kernel(nb, extra_code: str | None = None) -> Run:
     return run
 
 
+def bare_kernel() -> Run:
+    return run_in_fresh_kernel(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_CODE)]))
+
+
 def main() -> int:
     paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if not paths:
         print("notebooks/ に章がありません", file=sys.stderr)
         return 1
-    print(f"{'notebook':<24} {'exec_s':>7} {'peak_MiB':>9}  widgets (median ms)")
-    total_exec, peaks, widget_medians, tops, chapter_secs = 0.0, [], [], [], []
+    print(f"{'notebook':<24} {'exec_s':>7} {'floor_s':>7} {'ratio':>5} {'peak_MiB':>9}"
+          "  widgets (median ms)")
+    chapter_secs, floor_secs, peaks, floor_peaks, widget_medians, tops = [], [], [], [], [], []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         run = run_in_fresh_kernel(nb, WIDGET_TIMING_CODE)
-        secs, peak, extra = run.seconds, run.peak_mib, run.extra
-        total_exec += secs
-        chapter_secs.append(secs)
-        peaks.append(peak)
+        # A bare kernel right after each chapter: on a shared machine the floor then sees the
+        # same load as the chapter it is compared with.
+        floor = bare_kernel()
+        chapter_secs.append(run.seconds)
+        floor_secs.append(floor.seconds)
+        peaks.append(run.peak_mib)
+        floor_peaks.append(floor.peak_mib)
         tops.append(f"{path.stem:<24} {run.top()}")
-        widgets = json.loads(extra.strip().splitlines()[-1]) if extra.strip() else []
+        extra = run.extra.strip()
+        widgets = json.loads(extra.splitlines()[-1]) if extra else []
         shown = []
         for w in widgets:
             if w["ms"]:
                 med = statistics.median(w["ms"])
                 widget_medians.append(med)
                 shown.append(f"{w['title']} {med:.1f}")
-        print(f"{path.stem:<24} {secs:7.2f} {peak:9.1f}  {', '.join(shown) or '-'}", flush=True)
-
-    floor_total, floor_peaks = 0.0, []
-    for _ in paths:
-        run = run_in_fresh_kernel(nbformat.v4.new_notebook(
-            cells=[nbformat.v4.new_code_cell(FLOOR_CODE)]))
-        floor_total += run.seconds
-        floor_peaks.append(run.peak_mib)
+        print(f"{path.stem:<24} {run.seconds:7.2f} {floor.seconds:7.2f} "
+              f"{run.seconds / floor.seconds:5.2f} {run.peak_mib:9.1f}  {', '.join(shown) or '-'}",
+              flush=True)
     bare_peak = statistics.median(floor_peaks)
-    print(f"{'floor (bare kernels)':<24} {floor_total:7.2f} {bare_peak:9.1f}  {run.top(1)}")
+    print(f"{'floor (bare kernels)':<24} {sum(floor_secs):7.2f} {'':>7} {'':>5} {bare_peak:9.1f}  "
+          f"{floor.top(1)}")
     print("\ntop costs per chapter (kernel start, slowest cells, cells that raised the peak RSS):")
     print("\n".join(tops))
+    total_exec, floor_total = sum(chapter_secs), sum(floor_secs)
     worst_widget = max(widget_medians) if widget_medians else float("nan")
     print(
         f"bench: notebooks={len(paths)} exec_s={total_exec:.2f} floor_s={floor_total:.2f} "

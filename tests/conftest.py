@@ -20,3 +20,15 @@ import pytest  # noqa: E402
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def task():
+    """Chapter 07's toy task: every menu of the palate task."""
+    return helpers.learning.palate_task()
+
+
+@pytest.fixture(scope="session")
+def start():
+    """Chapter 07's starting point: the first draw from the book's seeded generator."""
+    return helpers.learning.initial_weights(np.random.default_rng(helpers.DEFAULT_SEED))

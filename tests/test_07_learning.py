@@ -16,17 +16,6 @@ SAVED = [0, 1, 2, 3, 5, 8, 12, 20, 35, 60, 100, 200]
 
 
 @pytest.fixture(scope="module")
-def task():
-    return learning.palate_task()
-
-
-@pytest.fixture(scope="module")
-def start():
-    """The chapter's starting point: the first draw from the book's seeded generator."""
-    return learning.initial_weights(np.random.default_rng(helpers.DEFAULT_SEED))
-
-
-@pytest.fixture(scope="module")
 def history(task, start):
     return learning.train(task, start, lr=0.5, steps=200, save_at=SAVED)
 

@@ -554,6 +554,8 @@ def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: f
     n = integer(n, "n(出発点の数)", lo=1)
     lr = number(lr, "lr(学習率)", positive=True)
     steps = integer(steps, "steps(更新の回数)", lo=0)
+    if isinstance(kinds, str) or not kinds:
+        raise ValueError(f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{kinds!r} が来ました。")
     starts = [start_weights(rng, kind, scale) for kind in kinds for _ in range(n)]
     W = {name: np.stack([w[name] for w in starts]) for name in NAMES}  # (runs, 2, 2)
     runs = _descend(task, W, lr, steps, [0], 1e6)  # all runs at once

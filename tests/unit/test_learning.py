@@ -6,18 +6,6 @@ import pytest
 import helpers
 from helpers import learning
 
-
-@pytest.fixture(scope="module")
-def task():
-    return learning.palate_task()
-
-
-@pytest.fixture(scope="module")
-def start():
-    """The chapter's starting point: the first draw from the book's seeded generator."""
-    return learning.initial_weights(np.random.default_rng(helpers.DEFAULT_SEED))
-
-
 # Recorded from the implementation that trained one start after another in Python loops, so the
 # batched computation is held to the same numbers (up to the order of additions).
 SURVEY_BEFORE = {  # survey_starts(task, default_rng(0), n=4, steps=200)
@@ -154,3 +142,9 @@ def test_stacks_hold_every_menu_once_in_order(task):
         np.testing.assert_array_equal(X, menu.X)
         np.testing.assert_array_equal(T, menu.targets)
         np.testing.assert_array_equal(p, menu.partner)
+
+
+@pytest.mark.parametrize("kinds", [(), "Q = K = X", ("ぜんぶ 0",)])
+def test_survey_kinds_bad_inputs(task, kinds):
+    with pytest.raises(ValueError, match="kind"):
+        learning.survey_starts(task, np.random.default_rng(0), n=1, steps=1, kinds=kinds)
