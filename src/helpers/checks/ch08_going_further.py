@@ -13,7 +13,7 @@ from ._base import as_float_array, call_learner, fail, passed, same, typical_mis
 CAUSAL_HINTS = {
     "no_mask": "マスクがかかっていません。得点に、対角より上が -inf、それ以外が 0 の行列を足してから"
                "ソフトマックスにかけます(np.triu(np.full((n, n), -np.inf), k=1))。",
-    "lower": "隠す三角形が逆です。隠すのは対角より **上**(列の番号 > 行の番号、つまり後ろの語)です。"
+    "lower": "隠す三角形が逆です。隠すのは対角より上(列の番号 > 行の番号、つまり後ろの語)です。"
              "np.tril ではなく np.triu(..., k=1) を使います。",
     "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
                 "1 行目がすべて -inf になり、NaN が出ます)。",
