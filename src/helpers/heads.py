@@ -18,13 +18,13 @@ hidden from every query with -inf (a padding mask), so one batched pass serves a
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._validate import as_array, as_matrix, integer, number
-from .data import Embedding, foods
+from .data import Embedding
+from .learning import palate_task
 
 __all__ = [
     "causal_mask",
@@ -32,7 +32,6 @@ __all__ = [
     "split_heads",
     "merge_heads",
     "multi_head_attention",
-    "TASK_FOODS",
     "LOOKUPS",
     "TwoLookupsTask",
     "two_lookups_task",
@@ -42,8 +41,6 @@ __all__ = [
     "train_heads",
 ]
 
-#: The four foods of chapter 07 (a clear taste each).
-TASK_FOODS = ("ケーキ", "プリン", "カレー", "キムチ")
 #: The two kinds of looking the toy task asks for, in the order of the target's halves.
 LOOKUPS = ("同じ味の一番", "反対の味の一番")
 
@@ -176,28 +173,25 @@ class TwoLookupsTask:
 
 
 def two_lookups_task() -> TwoLookupsTask:
-    """Every menu of chapter 07 (9 menus, 24 questions); each food needs two foods at once."""
-    emb = foods()
-    E = np.vstack([emb[w] for w in TASK_FOODS])
-    sweet = E[:, 0] > E[:, 1]
+    """Chapter 07's menus (9 menus, 24 questions); each food needs two foods at once.
+
+    The other taste's best is chapter 07's partner; the own taste's best is the sweetest food on
+    the menu for a sweet food and the spiciest for a spicy one (possibly the food itself).
+    """
+    palate = palate_task()
+    seats_max = len(palate.embedding.words)
     menus, Xs, Ts, seats, sames, others = [], [], [], [], [], []
-    for size in range(2, len(E) + 1):
-        for rows in itertools.combinations(range(len(E)), size):
-            rows = list(rows)
-            if sweet[rows].all() or not sweet[rows].any():
-                continue
-            X = E[rows]
-            sweetest, spiciest = int(np.argmax(X[:, 0])), int(np.argmax(X[:, 1]))
-            same = [sweetest if sweet[r] else spiciest for r in rows]
-            other = [spiciest if sweet[r] else sweetest for r in rows]
-            pad = len(E) - size
-            menus.append(tuple(TASK_FOODS[r] for r in rows))
-            Xs.append(np.vstack([X, np.zeros((pad, 2))]))
-            Ts.append(np.vstack([np.hstack([X[same], X[other]]), np.zeros((pad, 4))]))
-            seats.append([1.0] * size + [0.0] * pad)
-            sames.append(same + [0] * pad)
-            others.append(other + [0] * pad)
-    return TwoLookupsTask(Embedding(TASK_FOODS, E), tuple(menus), np.array(Xs), np.array(Ts),
+    for menu in palate.menus:
+        X, other = menu.X, [int(p) for p in menu.partner]
+        same = [int(np.argmax(X[:, 0 if sweet > spicy else 1])) for sweet, spicy in X]
+        pad = seats_max - len(X)
+        menus.append(tuple(menu.words))
+        Xs.append(np.vstack([X, np.zeros((pad, X.shape[1]))]))
+        Ts.append(np.vstack([np.hstack([X[same], X[other]]), np.zeros((pad, 2 * X.shape[1]))]))
+        seats.append([1.0] * len(X) + [0.0] * pad)
+        sames.append(same + [0] * pad)
+        others.append(other + [0] * pad)
+    return TwoLookupsTask(palate.embedding, tuple(menus), np.array(Xs), np.array(Ts),
                           np.array(seats), np.array(sames), np.array(others))
 
 

@@ -103,7 +103,7 @@ def test_two_lookups_task_targets():
     assert len(task.menus) == 9 and task.n_rows == 24
     assert task.X.shape == (9, 4, 2) and task.targets.shape == (9, 4, 4)
     full = task.full
-    assert task.menus[full] == heads.TASK_FOODS
+    assert task.menus[full] == ("ケーキ", "プリン", "カレー", "キムチ")
     E = task.embedding.vectors
     # ケーキ (sweet): same taste's best = ケーキ, other taste's best = カレー.
     assert np.array_equal(task.targets[full, 0], np.concatenate([E[0], E[2]]))

@@ -7,7 +7,16 @@ from collections.abc import Callable
 import numpy as np
 
 from ..heads import causal_mask, masked_softmax
-from ._base import as_float_array, call_learner, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    attention_pair,
+    call_learner,
+    check_attention_output,
+    fail,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
 CAUSAL_HINTS = {
@@ -85,25 +94,13 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     `hidden=True` uses problems the notebook never shows (the autograder's hidden test).
     """
     for Q, K, V in _causal_cases(hidden):
-        result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what="causal_attention",
-                              call="causal_attention(Q, K, V)",
-                              on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
-                                       "print して確かめましょう。")
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
-                 f"{type(result).__name__} が返ってきました。")
-        out, w = (as_float_array(r, "causal_attention") for r in result)
+        out, w = attention_pair(fn, Q, K, V, "causal_attention")
         variants = _causal_variants(Q, K, V)
         want_w = variants["right"]
         want_out = want_w @ V
         if same(out, want_out) and same(w, want_w):
             continue
-        if out.shape == want_w.shape and w.shape == want_out.shape and want_w.shape != want_out.shape:
-            fail(CAUSAL_HINTS["swapped"])
-        if same(out, want_w):
-            fail(CAUSAL_HINTS["weights_as_output"])
-        if same(w, want_w):
-            fail(f"{CAUSAL_HINTS['bad_output']} 形は {want_out.shape} のはずが {out.shape} でした。")
+        check_attention_output(out, w, want_out, want_w, CAUSAL_HINTS)
         if w.shape != want_w.shape:
             fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
         if np.isneginf(w).any():
