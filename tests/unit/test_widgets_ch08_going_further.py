@@ -38,8 +38,18 @@ def test_mask_squares_show_only_with_the_mask(explorer):
     squares = [p for p in ax.patches if p.get_hatch()]
     assert len(squares) == 21
     assert not any(s.get_visible() for s in squares)
-    explorer.controls["masked"].value = True
+    explorer.render({"head": 0, "masked": True})
     assert all(s.get_visible() for s in squares)
+
+
+def test_every_frame_is_drawn_once_and_then_looked_up(explorer):
+    first = explorer.image.value
+    explorer.controls["masked"].value = True
+    masked = explorer.image.value
+    assert masked != first
+    explorer.controls["masked"].value = False
+    assert explorer.image.value == first
+    assert len(explorer._cache) == 4  # every (head, mask) pair drawn once, up front
 
 
 def test_static_frames_cover_every_head_with_and_without_the_mask(explorer, monkeypatch):

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from .._validate import as_array, as_matrix
 from ..heads import causal_mask, multi_head_attention
 from ..plotting import shade_masked
-from ._base import Explorable, LiveHeatmap, Update
+from ._base import Explorable, FrameExplorable, LiveHeatmap, Update
 
 __all__ = ["heads_explorer"]
 
@@ -21,7 +21,7 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
     """Left: the attention map of the chosen head; right: the output of all heads through W_O.
 
     With the causal mask on, the cells above the diagonal (later words) are hatched: hidden.
-    Every (head, mask) pair is computed once up front, so a control only looks results up.
+    Every (head, mask) pair is computed and drawn once up front, so a control only swaps images.
     `state` holds the chosen head's weights and the output for the current controls.
     """
     X = as_matrix(X, "X")
@@ -59,7 +59,7 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
 
         return update
 
-    return Explorable(
+    return FrameExplorable(
         build,
         {"head": W.ToggleButtons(options=[(name, i) for i, name in enumerate(head_names)], value=0,
                                  description="頭"),
@@ -68,4 +68,4 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
         frame_label=lambda v: f"{head_names[v['head']]}・" + ("マスクあり" if v["masked"] else "マスクなし"),
         title="頭を選ぶ・因果マスク",
         figsize=(10.0, 4.4),
-    )
+    ).precompute()
