@@ -127,11 +127,11 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, 
     if W_O.shape[0] != h * d_v:
         raise ValueError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
     n = X.shape[0]
+    if mask is not None and np.shape(mask) != (n, n):
+        raise ValueError(f"mask は (語の数, 語の数) = ({n}, {n}) にしてください。shape {np.shape(mask)} が来ました。")
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # each h × n × d (X is broadcast over the heads)
     S = Q @ K.transpose(0, 2, 1) / np.sqrt(W_Q.shape[2])
     weights = np.stack([masked_softmax(s, mask) for s in S]) if mask is not None else _masked_softmax(S)
-    if mask is not None and np.asarray(mask).shape != (n, n):
-        raise ValueError(f"mask は (語の数, 語の数) = ({n}, {n}) にしてください。")
     return merge_heads(weights @ V) @ W_O, weights
 
 

@@ -96,6 +96,8 @@ def test_multi_head_attention_bad_shapes(rng):
         heads.multi_head_attention(X, W, W, W, np.eye(3))
     with pytest.raises(ValueError, match="d_model = 3"):
         heads.multi_head_attention(X, W[:, :2], W, W, np.eye(4))
+    with pytest.raises(ValueError, match="mask は"):
+        heads.multi_head_attention(X, W, W, W, np.eye(4), heads.causal_mask(3))
 
 
 def test_two_lookups_task_targets():
