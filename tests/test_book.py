@@ -37,6 +37,7 @@ FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
 CHAPTER_ORDER = [
     "00_introduction", "01_one_vector", "02_library_search", "03_three_roles",
     "04_three_matrices", "05_all_matmul", "06_attention", "07_how_w_learns",
+    "08_going_further",
 ]
 SEARCH_QUERIES = ["重み行列", "内積", "コサイン類似度"]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

@@ -43,6 +43,13 @@ from .ch07_how_w_learns import (
     check_learning_rate_prediction,
     gradient_step_variants,
 )
+from .ch08_going_further import (
+    CAUSAL_HINTS,
+    MULTI_HEAD_HINTS,
+    check_causal_attention,
+    check_multi_head,
+    multi_head_variants,
+)
 
 __all__ = [
     "passed", "fail", "check_choice",
@@ -55,4 +62,6 @@ __all__ = [
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
     "check_learning_rate_prediction",
+    "CAUSAL_HINTS", "MULTI_HEAD_HINTS", "check_causal_attention", "check_multi_head",
+    "multi_head_variants",
 ]

@@ -89,3 +89,25 @@ def three_arrays(result, what: str, names: str = "(Q, K, V)") -> tuple[np.ndarra
         fail(f"{what} は 3 つの配列を {names} の順に返してください"
              f"(return q, k, v のように)。{type(result).__name__} が返ってきました。")
     return tuple(as_float_array(r, what) for r in result)
+
+
+def attention_pair(fn: Callable, Q, K, V, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Call the learner's attention `what(Q, K, V)`; its `(output, weights)` as float arrays."""
+    result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what=what, call=f"{what}(Q, K, V)",
+                          on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
+                                   "print して確かめましょう。")
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+             f"{type(result).__name__} が返ってきました。")
+    return tuple(as_float_array(r, what) for r in result)
+
+
+def check_attention_output(out, w, want_out, want_w, hints: Mapping[str, str]) -> None:
+    """Fail with the hint for a mix-up of the output: the pair swapped, the weights returned as
+    the output, or right weights with a wrong output (`hints` has those three keys)."""
+    if out.shape == want_w.shape and w.shape == want_out.shape:
+        fail(hints["swapped"])
+    if same(out, want_w):
+        fail(hints["weights_as_output"])
+    if same(w, want_w):
+        fail(f"{hints['bad_output']} 形は {want_out.shape} のはずが {out.shape} でした。")

@@ -7,7 +7,15 @@ from collections.abc import Callable
 import numpy as np
 
 from ..attention import softmax
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    attention_pair,
+    check_attention_output,
+    check_choice,
+    fail,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
@@ -64,26 +72,13 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
 def check_attention(fn: Callable) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
     for Q, K, V in _attention_cases():
-        result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what="my_attention",
-                              call="my_attention(Q, K, V)",
-                              on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
-                                       "print して確かめましょう。")
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
-                 f"{type(result).__name__} が返ってきました。")
-        out, w = (as_float_array(r, "my_attention") for r in result)
+        out, w = attention_pair(fn, Q, K, V, "my_attention")
         variants = attention_variants(Q, K, V)
         want_w = variants["right"]
         want_out = want_w @ V
         if same(out, want_out) and same(w, want_w):
             continue
-        if out.shape == want_w.shape and w.shape == want_out.shape:
-            fail(ATTENTION_HINTS["swapped"])
-        if same(out, want_w):
-            fail(ATTENTION_HINTS["weights_as_output"])
-        if same(w, want_w):
-            fail(f"{ATTENTION_HINTS['bad_output']} "
-                 f"形は {want_out.shape} のはずが {out.shape} でした。")
+        check_attention_output(out, w, want_out, want_w, ATTENTION_HINTS)
         mistake = typical_mistake(w, variants)
         if mistake:
             fail(ATTENTION_HINTS[mistake])
