@@ -1,5 +1,6 @@
 # 「Q・K・V はどこから来るのか」— the two commands a newcomer types: `make book` and `make test`.
-# Needs Python >= 3.11 and Node.js (npm); everything else is installed into .venv and node_modules.
+# Needs make, Python >= 3.11 with venv, and Node.js (npm); everything else is installed into .venv
+# and node_modules, and `make test` finds or installs the browser it drives (tests/chromium.py).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -10,12 +11,22 @@ BOOK_HTML := book/_build/html
 # Jupyter reads this config (allow_root etc.); the user's own ~/.jupyter is left alone.
 JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+PYTEST := $(JUPYTER_ENV) $(BIN)/pytest -p no:cacheprovider
+# All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
+# in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
+# with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
+PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
+# Left out of `make check`: the book (build and browser) and the classroom round trip.
+SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
+	--ignore=tests/test_classroom.py
 
-.PHONY: setup book book-build vendor lab test lint sync execute assignments grade bench clean help
+.PHONY: setup book book-build vendor browser lab test check lint sync execute assignments grade \
+	bench clean help
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
 	@echo "make test         すべての検査(ruff, ペア, 単体, ウィジェット, nbval, 本, ブラウザ, 授業)"
+	@echo "make check        著者向けの速い検査(ruff, ペア, 単体, ウィジェット, main から変えた章の nbval)"
 	@echo "make lab          JupyterLab で notebooks/ を開く"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
@@ -25,6 +36,10 @@ help:
 setup: $(VENV)/.installed node_modules/.installed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo \
+	  "Python 3.11 以上が必要です($(PYTHON))。Debian/Ubuntu: sudo apt-get install python3 python3-venv、macOS: brew install python"; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo \
+	  "Python の venv がありません。Debian/Ubuntu では sudo apt-get install python3-venv を実行してください。"; exit 1; }
 	@echo "== Python の仮想環境を用意しています($(VENV))…"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip
@@ -32,6 +47,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	@touch $@
 
 node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo \
+	  "Node.js(npm)が見つかりません。Debian/Ubuntu: sudo apt-get install nodejs npm、macOS: brew install node"; exit 1; }
 	@echo "== 本に同梱する MathJax と日本語フォントを npm から取得しています…"
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -66,8 +83,21 @@ assignments: setup
 grade: setup
 	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade
 
-test: setup lint book-build
-	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider
+# Finds the Chrome/Chromium the browser tests drive, or installs one (saying so first when that
+# changes the system), or stops with one line that says what to run. Choose one: QKV_CHROMIUM=path.
+browser: setup
+	@$(BIN)/python tests/chromium.py
+
+# The book build runs inside the session (tests/test_book_build.py), beside the other tests.
+test: setup lint browser
+	$(PYTEST) $(PARALLEL) tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
+
+# The author's loop: no book, no browser, no classroom; nbval only for the chapters changed since
+# main (book/scripts/changed_chapters.py; every chapter when src/helpers/ changed).
+check: setup lint
+	@chapters="$$($(BIN)/python book/scripts/changed_chapters.py)"; \
+	echo "== nbval で実行し直す章: $${chapters:-(なし)}"; \
+	$(PYTEST) $(PARALLEL) tests $(SLOW_TESTS) $$chapters $(NBVAL)
 
 bench: setup
 	$(JUPYTER_ENV) $(BIN)/python tests/bench.py

@@ -1,4 +1,4 @@
-"""The static HTML book, opened from disk in a real browser (Debian Chromium via Playwright).
+"""The static HTML book, opened from disk in a real browser (Chrome/Chromium via Playwright).
 
 These tests read an already built book (`make book`, which `make test` runs first). Without it
 they FAIL, they never skip: a missing book is a broken book.
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+import chromium
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
 TOC = ROOT / "book" / "_toc.yml"
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -92,14 +92,15 @@ def book() -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} がありません。Debian の chromium を入れてください"
-                    "(apt-get install chromium、.ci/run が入れます)。", pytrace=False)
+    try:
+        executable = chromium.find().path  # tests/chromium.py: the same one `make test` set up
+    except chromium.Missing as missing:
+        pytest.fail(str(missing), pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         # Playwright starts every launch with a fresh temporary profile (user data dir).
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
