@@ -321,6 +321,9 @@ def ensure(dry_run: bool = False) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Each line out before the commands it announces write theirs (also when stdout is a CI log).
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true",
                         help="何を入れるかを表示するだけで、何も変えない")
