@@ -235,11 +235,12 @@ def test_check_soft_lookup_accepts_the_right_answer(capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です。")
 
 
-def test_check_soft_lookup_accepts_helpers_and_a_flat_answer(capsys):
-    check_soft_lookup(lambda q, K, V, T: (helpers.softmax(q @ K.T, temperature=T) @ V).reshape(-1))
+def test_check_soft_lookup_accepts_helpers_and_asks_for_a_row(capsys):
     check_soft_lookup(lambda q, K, V, T: helpers.scaled_dot_product_attention(
         q, K, V, scale=False, temperature=T)[0])
-    assert capsys.readouterr().out.count("✓ 正解です。") == 2
+    assert capsys.readouterr().out.count("✓ 正解です。") == 1
+    with pytest.raises(AssertionError, match="1×d_v の横一列"):
+        check_soft_lookup(lambda q, K, V, T: (helpers.softmax(q @ K.T, temperature=T) @ V).reshape(-1))
 
 
 def _sm(s, axis=-1):

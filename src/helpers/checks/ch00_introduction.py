@@ -6,7 +6,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import as_float_array, call_learner, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    canonical_text,
+    fail,
+    normalise_answer,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
 FIRST_SOFTMAX_HINTS = {
@@ -16,7 +25,9 @@ FIRST_SOFTMAX_HINTS = {
     "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みは合計が 1 になるように"
                     "割ります: e = np.exp(scores); e / e.sum()",
     "by_score_sum": "割る数が違います。割るのは元の得点の合計ではなく、np.exp を取った後の合計です。",
-    "by_max": "一番大きい値で割っています。重みの合計を 1 にするには、最大値ではなく合計で割ります。",
+    "by_max": "np.exp を取ったあと、合計ではなく一番大きい値で割った形になっています"
+              "(np.exp(scores - scores.max()) も同じ値です。最大値を引くのはあふれないための工夫で、"
+              "それ自体は正しいのですが)。最後に合計で割って、重みの合計を 1 にします。",
 }
 
 
@@ -44,6 +55,11 @@ def check_first_softmax(fn: Callable) -> None:
     passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。")
 
 
+#: Other ways to write "it cannot be multiplied" in the shape prediction.
+ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーになる": "エラー", "掛けられない": "エラー",
+                  "かけられない": "エラー"}
+
+
 def check_matmul_shape_prediction(answer) -> None:
     """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?"""
     hints = {
@@ -57,9 +73,11 @@ def check_matmul_shape_prediction(answer) -> None:
         "エラー": "x の列の数(2)と W の行の数(2)が同じなので、かけ算はできます。"
                   "エラーになるのは、この 2 つが違うときです。",
     }
+    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+        answer = tuple(answer.tolist())
     if isinstance(answer, str):
-        key = answer.strip()
-        if key not in ("", "エラー"):
+        key = "" if canonical_text(answer) == "" else normalise_answer(answer, ("エラー",), ERROR_SYNONYMS)
+        if key is None:
             # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
             fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
                  "prediction = (4, 5) のような数の組(タプル)で書いてください。"

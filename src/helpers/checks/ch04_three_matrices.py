@@ -106,11 +106,15 @@ _SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
 
 
 def _shape_answer(answer):
-    """'(5,3)', '5×3', '（5, 3）', (5, 3) or Q.shape → '(5, 3)'; anything else unchanged."""
+    """'(5,3)', '5×3', '（5, 3）', (5, 3), np.array([5, 3]) or Q.shape → '(5, 3)'; else unchanged."""
+    if isinstance(answer, np.ndarray):
+        answer = answer.tolist() if answer.ndim == 1 else answer.shape
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer
     ):
         return f"({int(answer[0])}, {int(answer[1])})"
+    if isinstance(answer, (tuple, list)):
+        return str(tuple(answer))  # e.g. (5, 3, 1): not one of the choices
     if isinstance(answer, str):
         text = unicodedata.normalize("NFKC", answer)
         text = re.sub(r"\s+", "", text).replace("X", "x")

@@ -28,6 +28,9 @@ ATTENTION_HINTS = {
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
     "weights_as_output": "出力のところに重みをそのまま返しています。出力は、重みで中身を混ぜた "
                          "weights @ V(形は 語の数 × d_v)です。",
+    "transposed_output": "重みは合っていますが、出力が weights.T @ V(転置した重みで混ぜたもの)に"
+                         "なっています。i 行めの出力は、i 行めの重みで V の行を混ぜたもの、"
+                         "つまり weights @ V です(.T は要りません)。",
     "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です"
                   "(V @ weights や weights * V ではありません)。",
 }
@@ -82,8 +85,11 @@ def check_attention(fn: Callable) -> None:
         if same(out, want_w):
             fail(ATTENTION_HINTS["weights_as_output"])
         if same(w, want_w):
-            fail(f"{ATTENTION_HINTS['bad_output']} "
-                 f"形は {want_out.shape} のはずが {out.shape} でした。")
+            if want_w.shape[0] == want_w.shape[1] and same(out, want_w.T @ V):
+                fail(ATTENTION_HINTS["transposed_output"])
+            shape = "" if out.shape == want_out.shape else (
+                f" 形は {want_out.shape} のはずが {out.shape} でした。")
+            fail(f"{ATTENTION_HINTS['bad_output']}{shape}")
         mistake = typical_mistake(w, variants)
         if mistake:
             fail(ATTENTION_HINTS[mistake])
@@ -96,6 +102,11 @@ def check_attention(fn: Callable) -> None:
              f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
     passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
            "でも合っています。")
+
+
+#: Other words a learner may use for the identical-keys prediction's choices.
+IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "均等", "同じ": "均等", "1/n": "均等",
+                           "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
 def check_identical_keys_prediction(answer) -> None:
@@ -116,5 +127,6 @@ def check_identical_keys_prediction(answer) -> None:
                         "でも 1 つの行の中では全部同じ値です。ソフトマックスは行の中の"
                         "「差」だけを見るので、差がなければどの見出しにも同じ重みです。",
         },
+        IDENTICAL_KEYS_SYNONYMS,
     )
 

@@ -74,6 +74,12 @@ def check_gradient_step(fn: Callable) -> None:
     passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。")
 
 
+#: Other words a learner may use for the learning-rate prediction's choices.
+LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "爆発": "壊れる", "爆発する": "壊れる",
+                          "壊れた": "壊れる", "こわれる": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
+                          "はやくなる": "速くなる", "同じ": "変わらない", "変わらず": "変わらない"}
+
+
 def check_learning_rate_prediction(answer) -> None:
     """Chapter 07 prediction: what happens when the learning rate goes from 0.5 to 1.0?"""
     choices = ("速くなる", "変わらない", "壊れる")
@@ -89,5 +95,6 @@ def check_learning_rate_prediction(answer) -> None:
             "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"
                       "次の一歩はさらに大きくなります。これが繰り返されると損失は爆発します。",
         },
+        LEARNING_RATE_SYNONYMS,
     )
 
