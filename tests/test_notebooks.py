@@ -140,6 +140,9 @@ def test_recap_and_questions(pair):
     questions = text.split("## 確認問題", 1)[1].split("\n## ", 1)[0]
     n = len(re.findall(r"^\d+\. ", questions, flags=re.M))
     assert 3 <= n <= 5, f"{name}: 確認問題は 3〜5 問({n} 問)"
+    answers = re.search(r"<details[^>]*>\s*<summary>答えを見る[^<]*</summary>(.*?)</details>", questions, re.S)
+    assert answers, f"{name}: 確認問題の解答例(<details> の「答えを見る」)がありません"
+    assert len(re.findall(r"<li>", answers.group(1))) == n, f"{name}: 解答例の数が問題の数と違います"
 
 
 def test_glossary_is_linked(pair):

@@ -64,3 +64,10 @@ def test_shape_prediction_accepts(answer, capsys):
 def test_shape_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_matmul_shape_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_first_softmax(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_first_softmax(lambda s: np.exp(s), hidden=True)

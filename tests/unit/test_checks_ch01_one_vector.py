@@ -60,3 +60,10 @@ def test_pudding_prediction_accepts(answer, capsys):
 def test_pudding_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_pudding_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_cosine(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_cosine(lambda a, b: float(a @ b), hidden=True)

@@ -66,3 +66,10 @@ def test_temperature_prediction_accepts(small, large, capsys):
 def test_temperature_prediction_rejects_with_hint(small, large, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_temperature_prediction(small, large)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_soft_lookup(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_soft_lookup(lambda q, K, V, T: softmax(q @ K.T) @ V, hidden=True)

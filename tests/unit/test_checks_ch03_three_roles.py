@@ -67,3 +67,10 @@ def test_symmetry_prediction_accepts(answer, capsys):
 def test_symmetry_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_party_symmetry_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_party_weights(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_party_weights(max_without_keepdims, hidden=True)

@@ -79,3 +79,16 @@ def test_q_shape_prediction_accepts(answer, capsys):
 def test_q_shape_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_q_shape_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_three_faces(faces, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_three_faces(lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), hidden=True)
+
+
+def test_hidden_question_matrix_test():
+    checks.check_question_matrix(QUESTION_MATRIX, hidden=True)
+    with pytest.raises(CheckFailed, match="転置"):
+        checks.check_question_matrix(QUESTION_MATRIX.T, hidden=True)

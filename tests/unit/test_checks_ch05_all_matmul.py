@@ -115,3 +115,16 @@ def test_order_prediction_accepts(answer, capsys):
 def test_order_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_order_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_matmul_cell(cell, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_matmul_cell(lambda X, W, i, j: X[i - 1, :] @ W[:, j], hidden=True)
+
+
+def test_hidden_fused_test():
+    checks.check_fused_qkv(fused, hidden=True)
+    with pytest.raises(CheckFailed, match="3 回"):
+        checks.check_fused_qkv(three_products, hidden=True)

@@ -61,3 +61,10 @@ def test_identical_keys_prediction_accepts(answer, capsys):
 def test_identical_keys_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_identical_keys_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_attention(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_attention(with_weights(lambda Q, K: softmax(Q @ K.T)), hidden=True)

@@ -47,3 +47,10 @@ def test_learning_rate_prediction_accepts(answer, capsys):
 def test_learning_rate_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_learning_rate_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_gradient_step(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_gradient_step(lambda W, X, dQ, lr: W + lr * (X.T @ dQ), hidden=True)

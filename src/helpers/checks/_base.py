@@ -25,8 +25,16 @@ class CheckFailed(AssertionError):
         return [str(self)]
 
 
-def passed(message: str) -> None:
-    print(f"✓ 正解です。{message}")
+def passed(message: str, *, quiet: bool = False) -> None:
+    """Say ✓ (a hidden test, `quiet`, passes without a word: the visible check already spoke)."""
+    if not quiet:
+        print(f"✓ 正解です。{message}")
+
+
+def hidden_rng(exercise: str) -> np.random.Generator:
+    """Random inputs for an exercise's hidden test (nbgrader BEGIN/END HIDDEN TESTS): inputs that
+    no notebook shows, the same on every run, different for each exercise."""
+    return np.random.default_rng([len(exercise), *exercise.encode()])
 
 
 def fail(message: str) -> None:

@@ -11,6 +11,7 @@ from ._base import (
     call_learner,
     canonical_text,
     fail,
+    hidden_rng,
     normalise_answer,
     passed,
     same,
@@ -31,9 +32,12 @@ FIRST_SOFTMAX_HINTS = {
 }
 
 
-def check_first_softmax(fn: Callable) -> None:
+def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
     cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
+    if hidden:
+        rng = hidden_rng("first_softmax")
+        cases = [np.round(rng.normal(size=5) * 2, 2), np.round(rng.normal(size=3), 2)]
     for s in cases:
         got = as_float_array(call_learner(fn, s.copy(), what="to_weights", call=f"to_weights({s})"),
                              "to_weights")
@@ -52,7 +56,7 @@ def check_first_softmax(fn: Callable) -> None:
                  f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
         fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
              "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
-    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。")
+    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
 
 
 #: Other ways to write "it cannot be multiplied" in the shape prediction.

@@ -8,7 +8,16 @@ import numpy as np
 
 from ..attention import softmax
 from ..data import library_catalog
-from ._base import as_float_array, call_learner, fail, passed, read_choice, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    fail,
+    hidden_rng,
+    passed,
+    read_choice,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature)`.
 SOFT_LOOKUP_HINTS = {
@@ -71,9 +80,14 @@ def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
     }
 
 
-def check_soft_lookup(fn: Callable) -> None:
+def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
-    for q, K, V, T in _soft_lookup_cases():
+    cases = _soft_lookup_cases()
+    if hidden:
+        rng = hidden_rng("soft_lookup")
+        cases = [(rng.normal(size=(1, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3)), 0.7),
+                 (rng.normal(size=(1, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 5)), 3.0)]
+    for q, K, V, T in cases:
         call = f"soft_lookup(q, K, V, temperature={T})"
         got = as_float_array(call_learner(fn, q.copy(), K.copy(), V.copy(), T, what="soft_lookup",
                                           call=call, on_error=SOFT_LOOKUP_ON_ERROR), "soft_lookup")
@@ -95,7 +109,7 @@ def check_soft_lookup(fn: Callable) -> None:
         fail(f"q={q}, temperature={T} のとき {want.reshape(-1)} になるはずが、{flat} でした。"
              "得点 → ソフトマックス(温度で割る)→ 中身を混ぜる、の順に確かめましょう。")
     passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
-           "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。")
+           "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the temperature prediction's choices.

@@ -8,7 +8,16 @@ import numpy as np
 
 from ..attention import softmax
 from ..data import party
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 03: the hint for each typical mistake in `party_weights(Q, K)`.
 PARTY_HINTS = {
@@ -71,7 +80,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     return variants
 
 
-def check_party_weights(fn: Callable) -> None:
+def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
     guests = party()
     Q, K = guests.Q, guests.K
@@ -80,6 +89,12 @@ def check_party_weights(fn: Callable) -> None:
         ("探す人が 3 人、名札が 5 枚", Q[:3], K),
         ("得点が千を超える場合", Q * 200, K),
     ]
+    if hidden:
+        rng = hidden_rng("party_weights")
+        square, tall = rng.normal(size=(4, 3)), rng.normal(size=(6, 3))
+        cases = [("隠しテスト(4 人)", square, rng.normal(size=(4, 3))),
+                 ("隠しテスト(4 人が 6 枚の名札を見る)", square, tall),
+                 ("隠しテスト(得点が大きい場合)", square * 300, rng.normal(size=(4, 3)))]
     for label, q, k in cases:
         got = call_learner(fn, q.copy(), k.copy(), what="party_weights",
                            call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
@@ -107,7 +122,7 @@ def check_party_weights(fn: Callable) -> None:
         fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行目は {np.round(want[0], 3)} の"
              f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
     passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
-           "探す人と名札の数が違っても、得点が大きくても大丈夫です。")
+           "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
 
 
 #: Other words a learner may use for the symmetry prediction's choices.

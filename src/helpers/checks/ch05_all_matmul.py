@@ -12,6 +12,7 @@ from ._base import (
     call_learner,
     check_choice,
     fail,
+    hidden_rng,
     passed,
     three_arrays,
 )
@@ -92,11 +93,16 @@ CELL_HINTS = {
 }
 
 
-def check_matmul_cell(fn: Callable) -> None:
+def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
     computed from row i of X and column j of W only (not by taking the whole product)."""
     wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
-    for (X, W), (i, j) in _cell_cases():
+    cases = _cell_cases()
+    if hidden:
+        rng = hidden_rng("matmul_cell")
+        pair = (rng.integers(-3, 4, size=(4, 5)).astype(float), rng.integers(-3, 4, size=(5, 3)).astype(float))
+        cases = [(pair, (3, 2)), (pair, (1, 0))]
+    for (X, W), (i, j) in cases:
         _Watched.products = []
         try:
             result = call_learner(
@@ -136,7 +142,7 @@ def check_matmul_cell(fn: Callable) -> None:
             fail(CELL_HINTS[best[0][0]])
         i, j, want, value, _ = wrong[0]
         fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
-    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。")
+    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 
 def _fused_cases():
@@ -160,9 +166,12 @@ def _fused_on_error(err: Exception) -> str:
             "列の方向に三等分します。途中の形を print して確かめましょう。")
 
 
-def check_fused_qkv(fn: Callable) -> None:
+def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
+    if hidden:
+        rng = hidden_rng("fused_qkv")
+        X, Ws = rng.normal(size=(6, 3)), [rng.normal(size=(3, 2)) for _ in range(3)]
     _Watched.products = []
     result = call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
                           call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
@@ -193,7 +202,7 @@ def check_fused_qkv(fn: Callable) -> None:
     if with_X > 1:
         fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習では、三つの W を "
              "np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV の一回の掛け算で三つの顔を出します。")
-    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。")
+    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
 
 
 #: Other words a learner may use for the order prediction's choices.

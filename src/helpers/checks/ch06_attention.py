@@ -7,7 +7,16 @@ from collections.abc import Callable
 import numpy as np
 
 from ..attention import softmax
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
@@ -64,9 +73,14 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
 
 
-def check_attention(fn: Callable) -> None:
+def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
-    for Q, K, V in _attention_cases():
+    cases = _attention_cases()
+    if hidden:
+        rng = hidden_rng("attention")
+        cases = [(rng.normal(size=(5, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 4))),
+                 (rng.normal(size=(3, 9)), rng.normal(size=(3, 9)), rng.normal(size=(3, 2)))]
+    for Q, K, V in cases:
         result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what="my_attention",
                               call="my_attention(Q, K, V)",
                               on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
@@ -101,7 +115,7 @@ def check_attention(fn: Callable) -> None:
         fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
              f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
     passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
-           "でも合っています。")
+           "でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the identical-keys prediction's choices.
