@@ -491,8 +491,10 @@ class Outcome:
 
 def _short(text: str, limit: int = 300) -> str:
     """The last meaningful line of an error log, without the paths of this machine."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("  File ")]
-    errors = [ln for ln in lines if "Error" in ln or "エラー" in ln or "[ERROR]" in ln] or lines
+    lines = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and not ln.strip().startswith("File ") and "Please see the" not in ln]
+    raised = [ln for ln in lines if re.match(r"^[\w.]*(Error|Exception|Timeout)\w*: ", ln)]
+    errors = raised or [ln for ln in lines if "Error" in ln or "エラー" in ln or "[ERROR]" in ln] or lines
     line = errors[-1] if errors else "理由が分かりません"
     line = re.sub(r"(/[^\s:'\"]+)+/", "", line)  # /home/…/classroom/submitted/s1/… → s1/…
     return line[:limit]
@@ -555,10 +557,13 @@ def _grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outc
     path = submission_path(root, student, chapter)
     problem = _readable(path)
     if problem is None:
-        try:
-            _run(Autograde, root, assignment_id=chapter, student_id=student)
-        except ClassroomError as err:
-            problem = f"採点の途中で止まりました: {_short(str(err))}"
+        for _attempt in (1, 2):  # once more: a busy machine can lose a kernel's connection
+            try:
+                _run(Autograde, root, assignment_id=chapter, student_id=student)
+                problem = None
+                break
+            except ClassroomError as err:
+                problem = f"採点の途中で止まりました: {_short(str(err))}"
     if problem is not None:
         _forget(root, chapter, student)
         return Outcome(student, chapter, FAILED, 0.0, max_score, problem)
