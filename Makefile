@@ -64,7 +64,7 @@ assignments: setup
 	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom build
 
 grade: setup
-	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade
+	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade --jobs 2
 
 test: setup lint book-build
 	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider
