@@ -81,7 +81,7 @@ assignments: setup
 	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom build
 
 grade: setup
-	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade
+	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade --jobs 2
 
 # Finds the Chrome/Chromium the browser tests drive, or installs one (saying so first when that
 # changes the system), or stops with one line that says what to run. Choose one: QKV_CHROMIUM=path.

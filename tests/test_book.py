@@ -388,7 +388,8 @@ def test_solutions_are_hidden_until_clicked(pages, doc):
     hidden = page.locator(".cell.tag_hide-input")
     assert hidden.count() >= len(solutions), (
         f"{doc}: 解答のセル {len(solutions)} 個に対して、隠してあるセルが {hidden.count()} 個")
-    marked = page.locator(".bd-article pre", has_text="BEGIN SOLUTION")
+    assert not page.locator(".bd-article pre", has_text="### BEGIN").count(), f"{doc}: nbgrader の印"
+    marked = page.locator(".cell.tag_hide-input pre")
     assert marked.count() >= len(solutions), f"{doc}: 解答のコードがページにありません"
     shown = [marked.nth(i).inner_text()[:60] for i in range(marked.count())
              if marked.nth(i).is_visible()]
@@ -397,16 +398,34 @@ def test_solutions_are_hidden_until_clicked(pages, doc):
         cell = hidden.nth(i)
         code = cell.locator(".cell_input")
         summary = cell.locator("details > summary").first
-        assert "コードを表示" in summary.inner_text(), f"{doc}: 開くボタンの文言: {summary.inner_text()}"
+        label = summary.inner_text()
+        assert "コードを表示" in label or "答えを見る" in label, f"{doc}: 開くボタンの文言: {label}"
         assert not code.is_visible(), f"{doc}: 隠したはずのコード {i} が見えています"
         summary.scroll_into_view_if_needed()
         summary.click()
         assert code.is_visible(), f"{doc}: 「コードを表示」を押してもコード {i} が見えません"
-        assert "コードを隠す" in summary.inner_text()
+        assert "を隠す" in summary.inner_text()
     for source in solutions:
-        first_line = next(line for line in source.splitlines() if line.strip())
+        first_line = next(line for line in source.splitlines()
+                          if line.strip() and not line.strip().startswith("### "))
         assert page.locator(".cell.tag_hide-input pre", has_text=first_line.strip()).count(), (
             f"{doc}: 解答 {first_line!r} が隠したセルの中にありません")
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_answer_checks_show_nothing_until_clicked(pages, doc):
+    page = page_of(pages, doc).page
+    checks = page.locator(".cell.tag_hide-output")
+    assert checks.count() >= 2, f"{doc}: 答え合わせのセルがたたまれていません"
+    for i in range(checks.count()):
+        cell = checks.nth(i)
+        output = cell.locator(".cell_output")
+        assert not output.is_visible(), f"{doc}: 答え合わせ {i} の結果が最初から見えています"
+        summary = cell.locator("details > summary").first
+        assert "答え合わせの結果を見る" in summary.inner_text()
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        assert "✓" in output.inner_text(), f"{doc}: 開いても答え合わせ {i} の結果がありません"
 
 
 # ------------------------------------------------------------------------ Japanese in the page

@@ -7,6 +7,8 @@
 - The executed notebooks carry ipywidgets' saved state (a PNG per Explorable). The book loads no
   widget manager, since every Explorable is a kernel-free frame slider here, so that state is
   dead weight in every page and is dropped.
+- The solution cells keep nbgrader's `### BEGIN/END SOLUTION` lines (the classroom needs them);
+  the book shows the model answer without them, and without hidden tests.
 - ```{shipped-assets}``` (used by book/licenses.md): a table of every third-party file the pages
   load, with version and licence, made from book/_vendor/VENDORED.json (written by
   book/scripts/vendor_assets.py) and the installed Python packages; their licence texts are
@@ -265,6 +267,26 @@ def subset_icon_font(app: Sphinx, exception: Exception | None) -> None:
     )
 
 
+NBGRADER_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) (SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.M)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.M | re.S)
+
+
+def without_nbgrader_markers(code: str) -> str:
+    """A cell's code as a reader should see it: no nbgrader marker lines, no hidden tests."""
+    return NBGRADER_MARKER.sub("", HIDDEN_TESTS.sub("", code)).rstrip("\n")
+
+
+def strip_nbgrader_markers(app: Sphinx, doctree: nodes.document) -> None:
+    """The book's opened solutions show the model answer, not nbgrader's `### BEGIN SOLUTION`."""
+    for node in list(doctree.findall(nodes.literal_block)):
+        text = node.astext()
+        if "### BEGIN " not in text and "### END " not in text:
+            continue
+        clean = without_nbgrader_markers(text)
+        new = nodes.literal_block(clean, clean, **node.attributes)
+        node.replace_self(new)
+
+
 def drop_widget_state(app: Sphinx, env: BuildEnvironment) -> list[str]:
     for data in getattr(env, "nb_metadata", {}).values():
         data.get("js_files", {}).pop("ipywidgets_state", None)
@@ -277,6 +299,7 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("shipped-assets", ShippedAssets)
     app.connect("env-updated", drop_widget_state)
     app.connect("doctree-read", quantize_inline_pngs)
+    app.connect("doctree-read", strip_nbgrader_markers)
     app.add_css_file(ICON_CSS, priority=900)
     app.connect("build-finished", copy_python_licenses)
     app.connect("build-finished", quantize_images)

@@ -5,7 +5,7 @@ This module only re-exports: each chapter's checks live in its `chNN_<notebook>`
 answer to its typical mistake). Notebooks call `helpers.checks.check_*`.
 """
 
-from ._base import check_choice, fail, passed
+from ._base import CheckFailed, check_choice, fail, normalise_answer, passed
 from .ch00_introduction import (
     FIRST_SOFTMAX_HINTS,
     check_first_softmax,
@@ -52,7 +52,7 @@ from .ch08_going_further import (
 )
 
 __all__ = [
-    "passed", "fail", "check_choice",
+    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "check_cosine", "check_pudding_prediction",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",

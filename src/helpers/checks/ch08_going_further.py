@@ -100,7 +100,7 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
         want_out = want_w @ V
         if same(out, want_out) and same(w, want_w):
             continue
-        check_attention_output(out, w, want_out, want_w, CAUSAL_HINTS)
+        check_attention_output(out, w, want_out, want_w, V, CAUSAL_HINTS)
         if w.shape != want_w.shape:
             fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
         if np.isneginf(w).any():
