@@ -106,7 +106,7 @@ hub: hub-env
 	$(HUB_BIN)/python -m qkv_hub up $(HUB_ROSTER)
 
 test-hub: hub-env
-	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v
+	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v --durations=5
 
 classroom-bench: hub-env
 	$(HUB_BIN)/python tests/bench_classroom.py --students $(BENCH_STUDENTS) --chapter $(BENCH_CHAPTER)

@@ -22,6 +22,7 @@ writes there belongs to that group and no student can remove another's entry.
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import glob
 import grp
 import os
@@ -36,7 +37,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.exchange.default.submit import ExchangeSubmit
-from nbgrader.utils import ignore_patterns, is_ignored, notebook_hash, parse_utc
+from nbgrader.utils import ignore_patterns, notebook_hash, parse_utc
 
 #: A submission's files and folders: the owner (the student) and the teachers' group only.
 SUBMISSION_FILE_MODE = 0o640
@@ -46,26 +47,33 @@ SUBMISSION_TOP_MODE = 0o770
 FEEDBACK_FILE_MODE = 0o640
 
 
+def _mb(size: float) -> str:
+    return f"{size / 1e6:.1f}" if size >= 100_000 else f"{size / 1e6:.2g}"
+
+
 def submission_problems(folder: str, max_file_kb: int, ignore: list[str] | None = None) -> list[str]:
     """What would make the submission in `folder` unsafe to hand in, in Japanese (empty: none).
 
     A file larger than `max_file_kb` kilobytes (nbgrader would silently leave it out), or a
     `.ipynb` that is not a readable, valid notebook.
     """
+    def ignored(name: str) -> bool:
+        return any(fnmatch.fnmatch(name, pattern) for pattern in ignore or ())
+
     problems = []
     limit = 1000 * max_file_kb
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not is_ignored(d, ignore))
+        dirnames[:] = sorted(d for d in dirnames if not ignored(d))
         for name in sorted(filenames):
-            if is_ignored(name, ignore):
+            if ignored(name):
                 continue
             path = os.path.join(dirpath, name)
             shown = os.path.relpath(path, folder)
             size = os.path.getsize(path)
             if size > limit:
                 problems.append(
-                    f"{shown} は {size / 1e6:.1f} MB あり、提出できる大きさ(1 ファイル "
-                    f"{limit / 1e6:.0f} MB まで)を超えています。大きな出力(たくさんの画像や長い"
+                    f"{shown} は {_mb(size)} MB あり、提出できる大きさ(1 ファイル "
+                    f"{limit / 1e6:g} MB まで)を超えています。大きな出力(たくさんの画像や長い"
                     "表示)を Edit → Clear Outputs of All Cells で消してから、もう一度提出してください。")
                 continue
             if name.endswith(".ipynb"):
