@@ -9,7 +9,7 @@ as "Run All" does, over the kernel's websocket. Reported:
   kernel start, running the cells), so it is clear where the time goes;
 - peak memory per student (resident memory of all that student's processes, sampled each second),
   and of the whole machine;
-- CPU seconds per student and how busy the cores were;
+- CPU seconds per student, and their share of what the cores could give in that time;
 - failures (a server or kernel that did not start, a cell that raised, a time-out), each named.
 
 Bounded: every step has a time-out and the whole run stops after --budget seconds; the hub and
@@ -22,13 +22,13 @@ import argparse
 import json
 import os
 import pwd
-import statistics
 import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import nbformat
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -140,13 +140,16 @@ def main(argv=None) -> int:
     if reason:
         print(f"計測できません: {reason}", file=sys.stderr)
         return 2
-    notebook = json.loads((ROOT / "notebooks" / f"{args.chapter}.ipynb").read_text("utf-8"))
-    for cell in notebook["cells"]:
-        cell.pop("outputs", None) if cell["cell_type"] != "code" else cell.update(outputs=[])
+    # As JupyterLab sends it: sources as strings, no outputs, not paired with the .md by jupytext.
+    nb = nbformat.read(ROOT / "notebooks" / f"{args.chapter}.ipynb", as_version=4)
+    nb.metadata.pop("jupytext", None)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    notebook = json.loads(json.dumps(nb))
     print(f"root として、一時的なユーザー {args.students + 1} 人を作り、終わったら消します。"
           f"ハブは 127.0.0.1 だけで待ち受けます(打ち切り {args.budget:.0f} 秒)。", flush=True)
     idle_mib = (psutil.virtual_memory().total - psutil.virtual_memory().available) / MiB
-    cpu_before = psutil.cpu_times()
     with TempClass(n_students=args.students, build_course=False, mem_limit=args.mem_limit) as cls:
         students = [Student(s) for s in cls.students]
         sampler = Sampler({pwd.getpwnam(s.name).pw_uid: s for s in students})
@@ -166,12 +169,11 @@ def main(argv=None) -> int:
         time.sleep(1.5)
         sampler.stop.set()
         sampling.join(timeout=10)
-        cpu_after = psutil.cpu_times()
-    busy = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("user", "system", "nice"))
+    cores = len(os.sched_getaffinity(0))
     done = [s for s in students if s.failure is None]
     failures = [s for s in students if s.failure is not None]
     report = {
-        "students": args.students, "chapter": args.chapter, "cores": psutil.cpu_count(),
+        "students": args.students, "chapter": args.chapter, "cores": cores,
         "all_done_s": round(wall, 1),
         "total_s": {"p50": pct([s.total_s for s in done], 0.5), "p90": pct([s.total_s for s in done], 0.9)},
         "server_start_s": {"p50": pct([s.server_s for s in done], 0.5), "p90": pct([s.server_s for s in done], 0.9)},
@@ -182,7 +184,10 @@ def main(argv=None) -> int:
         "cpu_s_per_student": {"p50": pct([s.cpu_s for s in students], 0.5),
                               "max": max(s.cpu_s for s in students)},
         "machine_peak_used_mib": round(sampler.peak_used_mib), "machine_idle_used_mib": round(idle_mib),
-        "cores_busy_fraction": round(busy / (wall * (psutil.cpu_count() or 1)), 2),
+        # The students' own CPU time over what the cores could give in that time (in a container the
+        # machine-wide counters include other tenants' work, so they are not used here).
+        "students_cpu_fraction": round(sum(s.cpu_s for s in students) / (wall * cores), 2),
+        "machine_mib_per_student": round((sampler.peak_used_mib - idle_mib) / len(students)),
         "failures": len(failures),
         "failed": {s.name: s.failure for s in failures},
         "per_student": [asdict(s) for s in students],
@@ -206,8 +211,9 @@ def print_report(r: dict) -> None:
     m, c = r["peak_rss_mib_per_student"], r["cpu_s_per_student"]
     print(f"1 人のメモリの山(MiB): p50 {m['p50']:.0f}, 最大 {m['max']:.0f}")
     print(f"1 人の CPU 時間(秒): p50 {c['p50']:.1f}, 最大 {c['max']:.1f}   "
-          f"コアの使用率: {r['cores_busy_fraction']:.0%}")
-    print(f"マシン全体の使用メモリ: 山 {r['machine_peak_used_mib']} MiB(計測前 {r['machine_idle_used_mib']} MiB)")
+          f"学生の CPU 時間 / (経過時間 × コア数): {r['students_cpu_fraction']:.0%}")
+    print(f"マシン全体の使用メモリ: 山 {r['machine_peak_used_mib']} MiB(計測前 {r['machine_idle_used_mib']} MiB、"
+          f"1 人あたり {r['machine_mib_per_student']} MiB)")
     for name, why in r["failed"].items():
         print(f"  失敗 {name}: {why}")
 

@@ -251,15 +251,21 @@ class Kernel:
     def wait(self, msg_id: str, timeout: float = 300) -> dict:
         """The execute_reply to `msg_id`, with the text it printed under "stdout"."""
         self.ws.settimeout(timeout)
-        out = []
-        while True:
-            msg = json.loads(self.ws.recv())
+        out, reply, idle = [], None, False
+        while reply is None or not idle:  # the reply (shell) and the last output (iopub) may cross
+            raw = self.ws.recv()
+            if isinstance(raw, bytes):  # a message with binary buffers (a widget's comm): not ours
+                continue
+            msg = json.loads(raw)
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             if msg["msg_type"] == "stream":
                 out.append(msg["content"]["text"])
-            if msg["msg_type"] == "execute_reply":
-                return dict(msg["content"], stdout="".join(out))
+            elif msg["msg_type"] == "execute_reply":
+                reply = msg["content"]
+            elif msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle":
+                idle = True
+        return dict(reply, stdout="".join(out))
 
     def run(self, code: str, timeout: float = 300) -> dict:
         return self.wait(self.send(code), timeout)

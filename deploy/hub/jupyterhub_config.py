@@ -41,9 +41,10 @@ c.ClassroomSpawner.exchange_root = env("QKV_EXCHANGE_ROOT", "/srv/nbgrader/excha
 c.ClassroomSpawner.runtime_root = env("QKV_HUB_RUNTIME", "/run/qkv-hub")
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
-# Address space per process (server, each kernel). A student's whole server peaked at about
-# 200 MiB while running a chapter (tests/bench_classroom.py); 2 GiB leaves room for experiments
-# and stops a runaway allocation with a MemoryError instead of starving the machine.
+# Address space per process (server, each kernel). A student's server and kernel together peaked
+# at about 290 MiB resident while running a chapter (tests/bench_classroom.py, 30 at once); 2 GiB
+# per process leaves room for experiments and stops a runaway allocation with a MemoryError
+# instead of starving the machine.
 c.Spawner.mem_limit = env("QKV_HUB_MEM_LIMIT", "2G")
 # 30 servers starting at once on 2 cores take a while; give each time to start.
 c.Spawner.start_timeout = 180
