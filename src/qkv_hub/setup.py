@@ -293,12 +293,15 @@ def start_hub(classroom: Classroom = Classroom(), *, wait: bool = True, log: Log
         f"(状態は {classroom.state_dir}、止めるには Ctrl+C)。")
     proc = subprocess.Popen(cmd, cwd=classroom.state_dir, env=env, stdout=stdout,
                             stderr=subprocess.STDOUT if stdout else None, start_new_session=not wait)
-    if wait:
+    if wait:  # Ctrl+C or a SIGTERM stops the hub (and with it every user's server) first
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: proc.send_signal(signum))
         try:
             proc.wait()
         except KeyboardInterrupt:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=30)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     return proc
 
 
