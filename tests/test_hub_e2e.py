@@ -27,6 +27,7 @@ import html
 import json
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -119,19 +120,22 @@ def released(cls):
 
 
 @pytest.fixture(scope="module")
-def browser_context(tmp_path_factory):
+def browser_context():
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} がありません(apt-get install chromium)。", pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="qkv-hub-chromium-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1400, "height": 900}, locale="ja-JP")
-        context.set_default_timeout(60_000)
-        yield context
-        context.close()
+    profile = tempfile.mkdtemp(prefix="qkv-hub-chromium-")  # a fresh profile, removed afterwards
+    try:
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
+                viewport={"width": 1400, "height": 900}, locale="ja-JP")
+            context.set_default_timeout(60_000)
+            yield context
+            context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_assignment_list(page):
