@@ -21,7 +21,7 @@ SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
 	--ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build vendor browser lab test check lint sync execute assignments grade \
-	bench clean help
+	bench clean help hub-env hub test-hub classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -32,6 +32,9 @@ help:
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
 	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測"
+	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
+	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
+	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -43,7 +46,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	@echo "== Python の仮想環境を用意しています($(VENV))…"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip
-	$(PIP_INSTALL) -e '.[dev,book,classroom]'
+	$(PIP_INSTALL) -e '.[dev,book,classroom,hub]'
 	@touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -104,3 +107,36 @@ bench: setup
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom
+
+# --- The class hub (deploy/hub/, book/teacher_guide.md). Students' servers run as their own Unix
+# accounts, so the course environment must be readable by every account: a second venv made from
+# a Python outside root's home (HUB_PYTHON), with the same pins.
+HUB_PYTHON ?= /usr/bin/python3
+HUB_VENV   := .hub-venv
+HUB_BIN    := $(HUB_VENV)/bin
+HUB_ROSTER ?= deploy/hub/roster.example.csv
+BENCH_STUDENTS ?= 30
+BENCH_CHAPTER  ?= 06_attention
+
+hub-env: $(HUB_VENV)/.installed node_modules/.installed
+
+# The same pins, except soupsieve 4 (it needs Python >= 3.11.5; Debian 12 has 3.11.2).
+$(HUB_VENV)/.installed: pyproject.toml constraints.txt
+	@echo "== 授業用ハブの環境を用意しています($(HUB_VENV)、$(HUB_PYTHON) から)…"
+	$(HUB_PYTHON) -m venv $(HUB_VENV)
+	if $(HUB_PYTHON) -c 'import sys; sys.exit(sys.version_info >= (3, 11, 5))'; then \
+		grep -v '^soupsieve==' constraints.txt > $(HUB_VENV)/constraints.txt; \
+	else cp constraints.txt $(HUB_VENV)/constraints.txt; fi
+	$(HUB_BIN)/pip install --quiet --disable-pip-version-check -c $(HUB_VENV)/constraints.txt --upgrade pip
+	$(HUB_BIN)/pip install --quiet --disable-pip-version-check -c $(HUB_VENV)/constraints.txt \
+		-e '.[dev,classroom,hub]'
+	@touch $@
+
+hub: hub-env
+	$(HUB_BIN)/python -m qkv_hub up $(HUB_ROSTER)
+
+test-hub: hub-env browser
+	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v --durations=5
+
+classroom-bench: hub-env
+	$(HUB_BIN)/python tests/bench_classroom.py --students $(BENCH_STUDENTS) --chapter $(BENCH_CHAPTER)
