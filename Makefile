@@ -1,5 +1,5 @@
 # 「Q・K・V はどこから来るのか」— the two commands a newcomer types: `make book` and `make test`.
-# Needs Python >= 3.10 and Node.js (npm); everything else is installed into .venv and node_modules.
+# Needs Python >= 3.11 and Node.js (npm); everything else is installed into .venv and node_modules.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -53,6 +53,7 @@ lab: setup
 
 lint: setup
 	$(BIN)/ruff check src tests notebooks book/scripts book/_ext
+	$(BIN)/lint-imports --no-cache
 
 sync: setup
 	$(BIN)/python book/scripts/execute_notebooks.py

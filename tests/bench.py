@@ -5,7 +5,7 @@ from /proc/<pid>/status VmHWM), then, in the same kernel, move every Explorable 
 through its frames and time each update (callback + blit to the Agg canvas + PNG for the widget).
 The floor is the same number of fresh kernels that only import numpy and matplotlib.
 
-Budgets (DESIGN.md): exec ≤ 1.5 × floor, widget median < 30 ms, peak RSS ≤ 1.3 × bare kernel.
+Budgets (CONTRIBUTING.md): exec ≤ 1.5 × floor, widget median < 30 ms, peak RSS ≤ 1.3 × bare kernel.
 These are reported, not asserted: timing on a shared machine is not a test.
 """
 

@@ -5,7 +5,7 @@ import re
 
 import helpers
 
-#: DESIGN.md: ≤ 12 frames so that a book page stays under 3 MB with everything else on it.
+#: CONTRIBUTING.md: ≤ 12 frames so that a book page stays under 3 MB with everything else on it.
 MAX_FRAMES = 12
 MAX_WIDGET_BYTES = 1_500_000
 

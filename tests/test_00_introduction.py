@@ -14,8 +14,7 @@ from helpers.checks import (
     check_first_softmax,
     check_matmul_shape_prediction,
 )
-from helpers.data import Embedding, foods
-from helpers.preview import SWAP, preview_w_q
+from helpers.data import SWAP, Embedding, foods, preview_w_q
 from helpers.widgets import LiveHeatmap, attention_preview_explorer
 
 
@@ -38,8 +37,8 @@ def test_preview_w_q_blends_identity_and_swap():
 @pytest.mark.parametrize(
     "bad, error, words",
     [(-0.1, ValueError, "0 以上 1 以下"), (1.5, ValueError, "0 以上 1 以下"),
-     ("0.5", TypeError, "0 から 1 の数"), (None, TypeError, "0 から 1 の数"),
-     (True, TypeError, "0 から 1 の数"), (np.nan, ValueError, "0 以上 1 以下")],
+     ("0.5", TypeError, "t は数で"), (None, TypeError, "t は数で"),
+     (True, TypeError, "t は数で"), (np.nan, ValueError, "有限の数")],
 )
 def test_preview_w_q_bad_inputs(bad, error, words):
     with pytest.raises(error, match=words):

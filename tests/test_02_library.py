@@ -9,13 +9,13 @@ from static_frames import static_payload
 import helpers
 from helpers.checks import (
     SOFT_LOOKUP_HINTS,
-    _soft_lookup_cases,
     check_soft_lookup,
     check_temperature_prediction,
     soft_lookup_variants,
 )
+from helpers.checks.ch02_library_search import _soft_lookup_cases
 from helpers.data import Catalog, library_catalog
-from helpers.library import question_vector
+from helpers.geometry import question_vector
 from helpers.widgets import library_search_explorer
 
 
@@ -99,8 +99,8 @@ def test_question_vector_matches_cos_sin(angle, length):
 @pytest.mark.parametrize(
     "args, error, words",
     [
-        (("30",), TypeError, "angle_deg には数"),
-        ((True,), TypeError, "angle_deg には数"),
+        (("30",), TypeError, "angle_deg は数で"),
+        ((True,), TypeError, "angle_deg は数で"),
         ((np.nan,), ValueError, "有限"),
         ((30, np.inf), ValueError, "有限"),
         ((30, 0.0), ValueError, "正の数"),
@@ -206,8 +206,8 @@ def test_explorer_accepts_another_catalog():
         (("本",), {}, TypeError, "Catalog"),
         ((), {"temperature": 0.0}, ValueError, "温度"),
         ((), {"temperature": 100.0}, ValueError, "温度"),
-        ((), {"temperature": "1"}, TypeError, "temperature には数"),
-        ((), {"angle": "北"}, TypeError, "angle_deg には数"),
+        ((), {"temperature": "1"}, TypeError, "温度.* は数で指定"),
+        ((), {"angle": "北"}, TypeError, "angle_deg は数で"),
     ],
 )
 def test_explorer_bad_inputs(args, kwargs, error, words):

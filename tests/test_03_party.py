@@ -10,8 +10,7 @@ from matplotlib.patches import Rectangle
 
 import helpers
 from helpers import checks
-from helpers.data import AXES, Party, party
-from helpers.party import party_attention
+from helpers.data import AXES, Party, party, party_attention
 from helpers.plotting import COLORS, outline_heatmap, plot_faces, plot_heatmap
 from helpers.widgets import party_explorer
 
@@ -194,8 +193,8 @@ def test_outline_heatmap_only_a_row():
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [
-        ({"row": 3}, ValueError, "範囲外"),
-        ({"col": -1}, ValueError, "範囲外"),
+        ({"row": 3}, ValueError, "0 から 2 の範囲"),
+        ({"col": -1}, ValueError, "0 から 2 の範囲"),
         ({"row": 1.0}, TypeError, "整数"),
         ({"col": True}, TypeError, "整数"),
     ],
@@ -386,7 +385,7 @@ def test_check_party_weights_swapped_on_a_rectangle_names_the_shape():
         ("not a function", "関数"),
         (lambda Q, K: (_ for _ in ()).throw(NotImplementedError), "まだ書かれていません"),
         (lambda Q, K: Q @ K, "エラーで止まりました"),
-        (lambda Q, K: "重み", "数の表"),
+        (lambda Q, K: "重み", "数の配列"),
         (lambda Q, K: right(Q, K)[:, :2], "(探す人の数, 名札の数)"),
         (lambda Q, K: right(Q, K) * 2, "各行の和が 1 になっていません"),
         (lambda Q, K: right(Q, K)[:, ::-1], "値が違います"),

@@ -90,7 +90,7 @@ def test_scaling_experiment_keeps_order():
     [
         ({"d_k": 0}, ValueError, "d_k は 1 以上"),
         ({"d_k": -3}, ValueError, "-3"),
-        ({"d_k": 2.5}, TypeError, "d_k は正の整数"),
+        ({"d_k": 2.5}, TypeError, "d_k は整数で"),
         ({"d_k": True}, TypeError, "bool"),
         ({"d_k": 4, "n_words": 0}, ValueError, "n_words"),
         ({"d_k": 4, "n_sentences": "3"}, TypeError, "n_sentences"),
@@ -344,7 +344,7 @@ def test_check_attention_hints_are_all_different():
 
 
 def test_check_attention_mistakes_are_distinguishable_on_the_test_data():
-    for Q, K, V in checks._attention_cases():
+    for Q, K, V in helpers.checks.ch06_attention._attention_cases():
         variants = checks.attention_variants(Q, K, V)
         names = list(variants)
         for i, a in enumerate(names):

@@ -31,9 +31,9 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-PAGE_BUDGET = 3 * 1024 * 1024  # DESIGN.md: no page over 3 MB with everything it loads
+PAGE_BUDGET = 3 * 1024 * 1024  # CONTRIBUTING.md: no page over 3 MB with everything it loads
 FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
-# DESIGN.md's chapter map, in reading order.
+# CONTRIBUTING.md's chapter map, in reading order.
 CHAPTER_ORDER = [
     "00_introduction", "01_one_vector", "02_library_search", "03_three_roles",
     "04_three_matrices", "05_all_matmul", "06_attention", "07_how_w_learns",
@@ -201,7 +201,7 @@ def page_of(pages, doc: str) -> Loaded:
 def test_toc_follows_the_chapter_map_and_lists_every_chapter():
     stems = [Path(d).name for d in CHAPTERS]
     unknown = [s for s in stems if s not in CHAPTER_ORDER]
-    assert not unknown, f"DESIGN.md の章立てにない章が目次にあります: {unknown}"
+    assert not unknown, f"CONTRIBUTING.md の章立てにない章が目次にあります: {unknown}"
     assert stems == sorted(stems, key=CHAPTER_ORDER.index), f"目次の章の順番が違います: {stems}"
     written = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     missing = [s for s in written if s not in stems]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import checks
-from helpers.checks_matrices import QUESTION_MATRIX
+from helpers.checks import QUESTION_MATRIX
 
 # ------------------------------------------------------------------ chapter 04: three faces
 

@@ -10,7 +10,7 @@ from static_frames import static_payload
 
 import helpers
 from helpers.data import foods
-from helpers.faces import rotation_scale_matrix
+from helpers.geometry import rotation_scale_matrix
 from helpers.widgets import Explorable, three_faces_explorer
 
 

@@ -10,7 +10,7 @@ from matplotlib.patches import Polygon
 
 import helpers
 from helpers import matmul
-from helpers.faces import rotation_scale_matrix
+from helpers.geometry import rotation_scale_matrix
 from helpers.plotting import plot_lines, plot_matmul_shapes, plot_plane_transform, plot_tiles
 
 
@@ -68,12 +68,6 @@ def test_tiled_product_equals_numpy_in_any_tile_order(XW, rng):
     assert np.array_equal(matmul.tiled_matmul(Xi, Wi, (3, 4), order=[3, 1, 0, 2]), Xi @ Wi)
 
 
-def test_best_time_measures_a_positive_time():
-    calls = []
-    t = matmul.best_time(lambda: calls.append(1), repeat=3, number=2)
-    assert t >= 0 and len(calls) == 6
-
-
 @pytest.mark.parametrize(
     "call, error, message",
     [
@@ -91,12 +85,10 @@ def test_best_time_measures_a_positive_time():
         (lambda: matmul.tile_slices((4, 4), 0), ValueError, "1 以上"),
         (lambda: matmul.tile_slices((4, 4), (2, 2, 2)), TypeError, "行数, 列数"),
         (lambda: matmul.tile_slices((4, 4), 1.5), TypeError, "正の整数"),
-        (lambda: matmul.tile_map((0, 4), 2), ValueError, "正の整数"),
+        (lambda: matmul.tile_map((0, 4), 2), ValueError, "1 以上の整数"),
         (lambda: matmul.tiled_matmul(np.ones((2, 3)), np.ones((2, 2)), 1), ValueError, "形が合いません"),
         (lambda: matmul.tiled_matmul(np.ones((2, 2)), np.ones((2, 2)), 1, order=[1, 2]),
          ValueError, "並べ替え"),
-        (lambda: matmul.best_time("f"), TypeError, "関数"),
-        (lambda: matmul.best_time(print, repeat=0), ValueError, "1 以上"),
     ],
 )
 def test_bad_inputs_get_japanese_messages(call, error, message):
@@ -189,7 +181,7 @@ def test_plane_transform_draws_the_image_of_the_grid_under_x_W():
      (np.eye(2), {"points": np.ones((3, 3))}, ValueError, "n×2"),
      (np.eye(2), {"points": np.ones((3, 2)), "labels": ["a"]}, ValueError, "同じ数"),
      (np.eye(2), {"label_size": 0}, ValueError, "label_size"),
-     (np.eye(2), {"label_size": "大"}, ValueError, "label_size")],
+     (np.eye(2), {"label_size": "大"}, TypeError, "label_size")],
 )
 def test_plane_transform_rejects_bad_input(W, kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -208,7 +200,7 @@ def test_tiles_number_every_tile_and_highlight_its_bands():
 @pytest.mark.parametrize(
     "args, kwargs, error",
     [(((6, 4), (3, 8), 2), {}, ValueError), (((6, 4), (4, 8), 2), {"highlight": 99}, ValueError),
-     (((6, 4), (4, 8), 0), {}, ValueError), (((6, 4), (4, 8), 2), {"highlight": True}, ValueError)],
+     (((6, 4), (4, 8), 0), {}, ValueError), (((6, 4), (4, 8), 2), {"highlight": True}, TypeError)],
 )
 def test_tiles_reject_bad_input(args, kwargs, error):
     with pytest.raises(error):
@@ -286,7 +278,7 @@ def test_tiles_and_lines_take_the_requested_text_sizes():
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), True, "大"])
 def test_text_sizes_must_be_positive_numbers(bad):
-    with pytest.raises(ValueError, match="label_size"):
+    with pytest.raises((TypeError, ValueError), match="label_size"):
         plot_tiles((6, 4), (4, 8), (3, 4), label_size=bad)
-    with pytest.raises(ValueError, match="legend_size"):
+    with pytest.raises((TypeError, ValueError), match="legend_size"):
         plot_lines([1, 2], {"a": [1, 2]}, legend_size=bad)

@@ -1,9 +1,9 @@
 """Project plumbing: layout, environment.yml in step with pyproject.toml, CI runs README's command."""
 
 import re
+import tomllib
 from pathlib import Path
 
-import tomllib
 import yaml
 from packaging.requirements import Requirement
 

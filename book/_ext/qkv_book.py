@@ -11,7 +11,7 @@
   load, with version and licence, made from book/_vendor/VENDORED.json (written by
   book/scripts/vendor_assets.py) and the installed Python packages; their licence texts are
   copied next to the pages, under _static/licenses/.
-- Page weight (DESIGN.md: no page over 3 MB with everything it loads, measured by
+- Page weight (CONTRIBUTING.md, budgets: no page over 3 MB with everything it loads, measured by
   tests/test_book.py): the figures in _images/ and the PNG frames inlined in the sliders are
   re-encoded as 256-colour PNGs (about a third of the size, no visible change on matplotlib
   plots), and the Font Awesome icon font is cut down

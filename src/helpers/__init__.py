@@ -4,48 +4,36 @@ Every notebook starts with::
 
     import helpers
     rng = helpers.setup()
+
+The layers (CONTRIBUTING.md has the rule): maths and data at the bottom (`attention`, `data`,
+`geometry`, `matmul`, `scaling`, `learning`), then `plotting`, then `widgets` and `checks`.
+`helpers.plotting`, `helpers.widgets`, `helpers.checks` and the topic modules are imported on
+first use, so a chapter pays only for what its cells touch.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
 
 import numpy as np
 
-from . import attention, checks, data, plotting
-from .attention import (
-    attention_scores,
-    cosine_similarity,
-    project,
-    qkv,
-    scaled_dot_product_attention,
-    softmax,
-)
+from . import attention
+from ._mode import STATIC_ENV_VAR, static_mode
+from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
-__all__ = [
-    "setup",
-    "static_mode",
-    "attention",
-    "checks",
-    "data",
-    "plotting",
-    "softmax",
-    "project",
-    "qkv",
-    "attention_scores",
-    "scaled_dot_product_attention",
-    "cosine_similarity",
-]
+#: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
+SUBMODULES = ("attention", "checks", "data", "geometry", "learning", "matmul", "plotting",
+              "scaling", "widgets")
 
-#: Set by `make book`: widgets become kernel-free frame sliders in the static HTML book.
-STATIC_ENV_VAR = "QKV_STATIC_BOOK"
+__all__ = ["setup", "static_mode", "STATIC_ENV_VAR", *attention.__all__, *SUBMODULES]
 
 DEFAULT_SEED = 20261202
 
 
-def static_mode() -> bool:
-    """True while the static HTML book is being built (no kernel will be behind the page)."""
-    return os.environ.get(STATIC_ENV_VAR, "") not in ("", "0")
+def __getattr__(name: str):
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")
 
 
 def _inline_figures_without_tight_bbox() -> None:
@@ -62,28 +50,9 @@ def _inline_figures_without_tight_bbox() -> None:
 
 def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
     """Japanese figures, the book's plot style, fixed numpy printing; returns a seeded generator."""
-    plotting.apply_style()
+    from .plotting import apply_style
+
+    apply_style()
     _inline_figures_without_tight_bbox()
     np.set_printoptions(precision=3, suppress=True, floatmode="fixed", linewidth=100)
     return np.random.default_rng(seed)
-
-
-# Imported last: widgets reads `static_mode` from this module.
-from . import widgets  # noqa: E402
-
-__all__ += ["widgets"]
-
-# Chapter 06: the √d_k experiment with random vectors.
-from . import scaling  # noqa: E402
-
-__all__ += ["scaling"]
-
-# Chapters 04–05: the three faces (rotation_scale_matrix) and matrix products taken apart.
-from . import faces, matmul  # noqa: E402
-
-__all__ += ["faces", "matmul"]
-
-# Chapter 07: learning W_Q, W_K, W_V by gradient descent on a toy task.
-from . import learning  # noqa: E402
-
-__all__ += ["learning"]

@@ -45,11 +45,13 @@ def as_array(a, name: str) -> np.ndarray:
     return arr
 
 
-def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str,
+                        dim: str = "次元") -> None:
+    """The rows of `a` and of `b` must have the same length `dim` (to take their dot products)."""
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(
-            f"{name_a} と {name_b} の次元数が違います: {name_a} は shape {a.shape}(次元 {a.shape[-1]})、"
-            f"{name_b} は shape {b.shape}(次元 {b.shape[-1]})です。内積を取るには同じ次元が必要です。"
+            f"{name_a} と {name_b} の{dim}が違います: {name_a} は shape {a.shape}({dim} {a.shape[-1]})、"
+            f"{name_b} は shape {b.shape}({dim} {b.shape[-1]})です。内積を取るには同じ{dim}が必要です。"
         )
 
 
@@ -71,3 +73,32 @@ def matmul_operands(
             f"(n×{inner}) · ({inner}×{out}) → (n×{out})。"
         )
     return a, b
+
+
+def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """`value` as a plain int (bool refused), optionally within `lo` … `hi` inclusive."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} は整数で指定してください。{value!r}({type(value).__name__})が来ました。")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        where = (f"{lo} から {hi} の範囲" if lo is not None and hi is not None
+                 else f"{lo} 以上" if lo is not None else f"{hi} 以下")
+        raise ValueError(f"{name} は {where}の整数にしてください。{value} が来ました。")
+    return value
+
+
+def number(value, name: str, lo: float | None = None, hi: float | None = None,
+           positive: bool = False) -> float:
+    """`value` as a finite float (bool and strings refused), optionally within `lo` … `hi` or > 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} は数で指定してください。{value!r}({type(value).__name__})が来ました。")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} は有限の数にしてください。{value} が来ました。")
+    if positive and value <= 0:
+        raise ValueError(f"{name} は正の数にしてください。{value} が来ました。")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        where = (f"{lo:g} 以上 {hi:g} 以下" if lo is not None and hi is not None
+                 else f"{lo:g} 以上" if lo is not None else f"{hi:g} 以下")
+        raise ValueError(f"{name} は {where}にしてください。{value} が来ました。")
+    return value

@@ -60,11 +60,7 @@ def attention_scores(Q, K, scale: bool = True) -> np.ndarray:
     """`Q Kᵀ` (divided by √d_k when `scale`): row i = how well query i matches each key."""
     Q = as_matrix(Q, "Q")
     K = as_matrix(K, "K")
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(
-            f"Q と K の列数 d_k が違います: Q は shape {Q.shape}、K は shape {K.shape} です。"
-            "問いと見出しの内積を取るには、同じ d_k 次元でなければなりません。"
-        )
+    require_same_length(Q, K, "Q", "K", dim="列数 d_k")
     scores = Q @ K.T
     return scores / np.sqrt(Q.shape[1]) if scale else scores
 

@@ -10,6 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import as_matrix as _as_matrix
+from ._validate import number
+from .attention import project as _project
+from .attention import softmax
+
 AXES = ("甘いもの好き度", "辛いもの好き度")
 
 
@@ -51,15 +56,11 @@ def foods() -> Embedding:
     which is exactly where the dot product and the cosine disagree.
     """
     words = ("ケーキ", "プリン", "カレー", "キムチ", "照り焼き")
-    vectors = np.array(
-        [
-            [2.0, 0.2],
-            [1.0, 0.1],
-            [0.3, 1.8],
-            [0.5, 1.3],
-            [1.2, 1.1],
-        ]
-    )
+    vectors = np.array([[2.0, 0.2],
+                        [1.0, 0.1],
+                        [0.3, 1.8],
+                        [0.5, 1.3],
+                        [1.2, 1.1]])
     return Embedding(words, vectors)
 
 
@@ -113,24 +114,16 @@ def library_catalog() -> Catalog:
     return Catalog(
         titles=("和菓子のこころ", "ふわふわケーキ入門", "照り焼き名人", "キムチの季節", "激辛カレー道"),
         names=("和菓子", "ケーキ", "照り焼き", "キムチ", "カレー"),
-        keys=np.array(
-            [
-                [1.6, -1.2],
-                [2.0, 0.0],
-                [1.6, 1.2],
-                [1.2, 1.6],
-                [0.0, 2.0],
-            ]
-        ),
-        values=np.array(
-            [
-                [3.0, 0.0, 1.0],
-                [4.0, 0.0, 0.0],
-                [2.0, 0.0, 3.0],
-                [1.0, 3.0, 0.0],
-                [0.0, 4.0, 1.0],
-            ]
-        ),
+        keys=np.array([[1.6, -1.2],
+                       [2.0, 0.0],
+                       [1.6, 1.2],
+                       [1.2, 1.6],
+                       [0.0, 2.0]]),
+        values=np.array([[3.0, 0.0, 1.0],
+                         [4.0, 0.0, 0.0],
+                         [2.0, 0.0, 3.0],
+                         [1.0, 3.0, 0.0],
+                         [0.0, 4.0, 1.0]]),
     )
 
 
@@ -145,23 +138,14 @@ def phrase() -> Embedding:
     adjectives 辛い and 甘い carry taste only; the small words の・後・に are short vectors.
     """
     words = ("辛い", "カレー", "の", "後", "に", "甘い", "ケーキ")
-    vectors = np.array(
-        [
-            [0.0, 1.5, 0.0],
-            [0.3, 1.8, 1.5],
-            [0.1, 0.1, 0.0],
-            [0.2, 0.2, 0.0],
-            [0.1, 0.1, 0.0],
-            [1.5, 0.0, 0.0],
-            [2.0, 0.2, 1.5],
-        ]
-    )
+    vectors = np.array([[0.0, 1.5, 0.0],
+                        [0.3, 1.8, 1.5],
+                        [0.1, 0.1, 0.0],
+                        [0.2, 0.2, 0.0],
+                        [0.1, 0.1, 0.0],
+                        [1.5, 0.0, 0.0],
+                        [2.0, 0.2, 1.5]])
     return Embedding(words, vectors, PHRASE_AXES)
-
-
-# Chapter 03: the networking party. Imported here (not at the top) to keep this addition in one spot.
-from ._validate import as_matrix as _as_matrix  # noqa: E402
-from .attention import project as _project  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -256,16 +240,39 @@ def party() -> Party:
     """
     return Party(
         names=("アオイ", "ユイ", "ミオ", "ソウタ", "ケン"),
-        X=np.array(
-            [
-                [2.0, 0.2],
-                [1.8, 0.8],
-                [1.4, 1.4],
-                [0.8, 1.8],
-                [0.2, 2.0],
-            ]
-        ),
+        X=np.array([[2.0, 0.2],
+                    [1.8, 0.8],
+                    [1.4, 1.4],
+                    [0.8, 1.8],
+                    [0.2, 2.0]]),
         W_Q=np.array([[0.0, 1.3], [0.9, 0.0]]),
         W_K=np.array([[1.2, -0.3], [-0.3, 1.2]]),
         W_V=np.array([[0.9, 0.0], [0.2, 0.8]]),
     )
+
+
+def party_attention(guests: Party, person: str) -> dict:
+    """Everything one guest's row of the party computes, as plain numbers.
+
+    Returns q (d_k,), scores = q Kᵀ and weights = softmax(scores) (n,), take_home = weights V
+    (d_v,), and pick (the name with the largest weight).
+    """
+    if not isinstance(guests, Party):
+        raise TypeError(f"guests には helpers.data.Party を渡してください。{type(guests).__name__} が来ました。")
+    i = guests.index(person)
+    q = guests.Q[i]
+    scores = q @ guests.K.T
+    weights = softmax(scores)
+    return {"person": person, "q": q, "scores": scores, "weights": weights,
+            "take_home": weights @ guests.V, "pick": guests.names[int(np.argmax(weights))]}
+
+
+#: The swap matrix: 甘さ and 辛さ change places. Chapter 00's preview W_Q, and chapter 07's
+#: "cheating" W_V of the second valley.
+SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
+
+
+def preview_w_q(mix: float) -> np.ndarray:
+    """Chapter 00's W_Q, `(1 - t) I + t SWAP`: t = 0 leaves x as it is, t = 1 swaps sweet and spicy."""
+    t = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
+    return (1.0 - t) * np.eye(2) + t * SWAP

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_array, as_matrix
+from ._validate import as_array, as_matrix, integer, number
 from .attention import qkv, scaled_dot_product_attention
-from .data import Embedding, foods
+from .data import SWAP, Embedding, foods
 
 __all__ = [
     "NAMES",
@@ -75,8 +75,7 @@ def find_partner(X, i: int) -> int:
     X = as_matrix(X, "X")
     if X.shape[1] != 2:
         raise ValueError(f"X は n×2(甘さ, 辛さ)の行列にしてください。shape {X.shape} が来ました。")
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < X.shape[0]:
-        raise ValueError(f"i は 0 から {X.shape[0] - 1} の整数にしてください。{i!r} が来ました。")
+    i = integer(i, "i", 0, X.shape[0] - 1)
     sweet, spicy = X[i]
     wanted = 1 if sweet > spicy else 0  # sweet → look at the 辛さ column, else at the 甘さ column
     return int(np.argmax(X[:, wanted]))
@@ -157,11 +156,8 @@ def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
-    for name, value in (("d_model", d_model), ("d_k", d_k)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} は 1 以上の整数にしてください。{value!r} が来ました。")
-    if not np.isfinite(scale) or scale < 0:
-        raise ValueError(f"scale は 0 以上の有限の数にしてください。{scale} が来ました。")
+    d_model, d_k = integer(d_model, "d_model", lo=1), integer(d_k, "d_k", lo=1)
+    scale = number(scale, "scale", lo=0.0)
     W_Q = rng.normal(0.0, scale, size=(d_model, d_k))
     W_K = rng.normal(0.0, scale, size=(d_model, d_k))
     W_V = np.eye(d_model) + rng.normal(0.0, scale, size=(d_model, d_model))
@@ -355,12 +351,7 @@ class History:
 def _save_steps(steps: int, save_at) -> list[int]:
     if save_at is None:
         return sorted({int(round(s)) for s in np.linspace(0, steps, 12)})
-    out = []
-    for s in save_at:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= steps:
-            raise ValueError(f"save_at の各要素は 0 から steps={steps} の整数にしてください。{s!r} が来ました。")
-        out.append(int(s))
-    return sorted(set(out))
+    return sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
 
 
 def train(task: PalateTask, W, lr: float, steps: int,
@@ -377,14 +368,9 @@ def train(task: PalateTask, W, lr: float, steps: int,
     if not isinstance(task, PalateTask):
         raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
     W = {name: m.copy() for name, m in _weights(W).items()}
-    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)) or not (
-        np.isfinite(lr) and lr > 0
-    ):
-        raise ValueError(f"lr(学習率)は正の有限の数にしてください。{lr!r} が来ました。")
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"steps(更新の回数)は 0 以上の整数にしてください。{steps!r} が来ました。")
-    if not np.isfinite(blowup) or blowup <= 0:
-        raise ValueError(f"blowup は正の有限の数にしてください。{blowup} が来ました。")
+    lr = number(lr, "lr(学習率)", positive=True)
+    steps = integer(steps, "steps(更新の回数)", lo=0)
+    number(blowup, "blowup", positive=True)
     if isinstance(frozen, str) or any(name not in NAMES for name in frozen):
         raise ValueError(
             f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{frozen!r} が来ました。"
@@ -417,8 +403,6 @@ def train(task: PalateTask, W, lr: float, steps: int,
 # --------------------------------------------------------------------------------------------
 # Where learning starts, and which valley it ends in
 
-#: The swap matrix: 甘さ and 辛さ change places. The "cheating" W_V of the second valley.
-SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 #: Kinds of starting point compared by `survey_starts` (small random numbers have sd `scale`).
 START_KINDS = ("この章の出発点", "W_V も乱数だけ", "Q = K = X")
 
@@ -502,8 +486,7 @@ def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: f
         raise TypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n(出発点の数)は 1 以上の整数にしてください。{n!r} が来ました。")
+    n = integer(n, "n(出発点の数)", lo=1)
     surveys = []
     for kind in kinds:
         losses, solved, swapped, diverged, first = [], [], [], [], []

@@ -8,12 +8,11 @@ notebook can show that the pieces never wait for each other. They are for seeing
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import matmul_operands
+from ._validate import integer, matmul_operands
 
 __all__ = [
     "matmul_cell",
@@ -21,7 +20,6 @@ __all__ = [
     "tile_slices",
     "tile_map",
     "tiled_matmul",
-    "best_time",
 ]
 
 
@@ -29,11 +27,7 @@ def matmul_cell(X, W, i: int, j: int) -> float:
     """One cell of `X @ W`: the dot product of row i of X with column j of W."""
     X, W = matmul_operands(X, W, ("X", "W"))
     n, m = X.shape[0], W.shape[1]
-    for value, size, what in ((i, n, "行番号 i"), (j, m, "列番号 j")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{what} は整数で指定してください。{type(value).__name__} が来ました。")
-        if not 0 <= value < size:
-            raise ValueError(f"{what} は 0 から {size - 1} の範囲です。{value} が来ました。")
+    i, j = integer(i, "行番号 i", 0, n - 1), integer(j, "列番号 j", 0, m - 1)
     return float(X[i, :] @ W[:, j])
 
 
@@ -75,18 +69,12 @@ def cellwise_matmul(X, W, order: Sequence[int] | None = None) -> np.ndarray:
 
 def _tile_size(tile) -> tuple[int, int]:
     if isinstance(tile, (int, np.integer)) and not isinstance(tile, bool):
-        tile = (int(tile), int(tile))
-    if (
-        not isinstance(tile, (tuple, list))
-        or len(tile) != 2
-        or not all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in tile)
-    ):
+        tile = (tile, tile)
+    if not isinstance(tile, (tuple, list)) or len(tile) != 2:
         raise TypeError(
             f"tile は正の整数 1 つ(正方形のタイル)か、(行数, 列数) の組で指定してください。{tile!r} が来ました。"
         )
-    if min(tile) < 1:
-        raise ValueError(f"tile の大きさは 1 以上にしてください。{tuple(tile)} が来ました。")
-    return int(tile[0]), int(tile[1])
+    return integer(tile[0], "tile の行数", lo=1), integer(tile[1], "tile の列数", lo=1)
 
 
 def tile_slices(shape: tuple[int, int], tile) -> list[tuple[slice, slice]]:
@@ -94,15 +82,10 @@ def tile_slices(shape: tuple[int, int], tile) -> list[tuple[slice, slice]]:
 
     Tiles at the right and bottom edges are smaller when the sizes do not divide evenly.
     """
-    if (
-        not isinstance(shape, (tuple, list))
-        or len(shape) != 2
-        or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1
-                   for s in shape)
-    ):
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise ValueError(f"shape は (行数, 列数) の正の整数の組にしてください。{shape!r} が来ました。")
+    n, m = integer(shape[0], "shape の行数", lo=1), integer(shape[1], "shape の列数", lo=1)
     tr, tc = _tile_size(tile)
-    n, m = int(shape[0]), int(shape[1])
     return [
         (slice(r, min(r + tr, n)), slice(c, min(c + tc, m)))
         for r in range(0, n, tr)
@@ -133,23 +116,3 @@ def tiled_matmul(X, W, tile, order: Sequence[int] | None = None) -> np.ndarray:
         rows, cols = tiles[int(t)]
         Y[rows, cols] = X[rows, :] @ W[:, cols]
     return Y
-
-
-def best_time(fn: Callable, *args, repeat: int = 3, number: int = 1) -> float:
-    """The fastest of `repeat` measurements of `fn(*args)` (seconds per call, averaged over `number`).
-
-    The minimum is the usual choice: slower runs are the same work plus interruptions.
-    Timings differ from run to run and from machine to machine; never compare them as text.
-    """
-    if not callable(fn):
-        raise TypeError(f"fn には関数を渡してください。{type(fn).__name__} が来ました。")
-    for value, what in ((repeat, "repeat"), (number, "number")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{what} は 1 以上の整数にしてください。{value!r} が来ました。")
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / number)
-    return best

@@ -8,13 +8,12 @@ variance back to 1, whatever d_k is.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import as_array, integer
 from .attention import attention_scores, softmax
 
 __all__ = ["DK_CHOICES", "ScalingRun", "random_scores", "scaling_experiment", "relative_histogram"]
@@ -24,13 +23,7 @@ DK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} は正の整数にしてください。{type(value).__name__} の {value!r} が来ました。"
-        )
-    if value < 1:
-        raise ValueError(f"{name} は 1 以上の整数にしてください。{value} が来ました。")
-    return int(value)
+    return integer(value, name, lo=1)
 
 
 def _generator(rng) -> np.random.Generator:

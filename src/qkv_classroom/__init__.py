@@ -4,48 +4,7 @@ A package of its own, beside `helpers`, so that a learner's `import helpers` nev
 nbgrader. Run it as ``python -m qkv_classroom`` (see `course` for the commands).
 """
 
-from .course import (
-    COURSE_ID,
-    DEFAULT_TIMEOUT,
-    HIDDEN_TEST_MARKERS,
-    READER_ONLY_TAG,
-    SOLUTION_MARKERS,
-    ClassroomError,
-    FeedbackWithoutHiddenTests,
-    autograde,
-    build,
-    chapter_notebooks,
-    export,
-    feedback,
-    has_exercises,
-    main,
-    marked_regions,
-    release_problems,
-    scores,
-    student_source,
-    submission_path,
-    write_config,
-)
+from . import course
+from .course import *  # noqa: F403  (the public names are course's)
 
-__all__ = [
-    "COURSE_ID",
-    "DEFAULT_TIMEOUT",
-    "HIDDEN_TEST_MARKERS",
-    "READER_ONLY_TAG",
-    "SOLUTION_MARKERS",
-    "ClassroomError",
-    "FeedbackWithoutHiddenTests",
-    "autograde",
-    "build",
-    "chapter_notebooks",
-    "export",
-    "feedback",
-    "has_exercises",
-    "main",
-    "marked_regions",
-    "release_problems",
-    "scores",
-    "student_source",
-    "submission_path",
-    "write_config",
-]
+__all__ = course.__all__

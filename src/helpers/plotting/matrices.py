@@ -1,7 +1,7 @@
-"""Pictures of matrices (chapters 04–05): shapes as boxes, a 2×2 W as a map of the plane, tiles.
+"""Pictures of matrices (chapters 04, 05, 07): the shapes of a product as boxes, a 2×2 W as a
+map of the plane, and the tiles of a product as parallel hardware would take them.
 
-Pure functions, `ax=None` in, `ax` out, like everything in `helpers.plotting` (which re-exports
-them). Row-vector convention throughout: a point x of the plane goes to `x @ W`.
+Row-vector convention throughout: a point x of the plane goes to `x @ W`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,21 @@ from matplotlib import patheffects
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from ._validate import as_array, as_matrix
-from .matmul import tile_slices
-from .plotting import COLORS, WORD_COLORS, _axes, finish_plane
+from .._validate import as_matrix, integer
+from ..matmul import tile_slices
+from ._base import COLORS, axes_or_new, check_text_size
+from .common import finish_plane
 
-__all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles", "plot_lines"]
+__all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
+
+
 
 _GREY = COLORS["x"]
+
+
 _WRONG = "#CC0000"
-#: Distinct, colour-blind-friendly fills for the tiles of a small product, none of them close to
-#: the Q/K/V colours (blue, vermillion, green): orange, purple, grey, brown, yellow.
-_TILE_COLORS = ("#E69F00", "#CC79A7", "#999999", "#8C6D31", "#F0E442")
+
+
 #: Boxes with more cells than this per side are drawn without the inner grid lines.
 _MAX_GRID = 16
 
@@ -39,15 +43,9 @@ def _math_name(name: str) -> str:
 
 
 def _shape_pair(shape, what: str) -> tuple[int, int]:
-    if (
-        not isinstance(shape, (tuple, list))
-        or len(shape) != 2
-        or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape)
-    ):
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise TypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{shape!r} が来ました。")
-    if min(shape) < 1:
-        raise ValueError(f"{what} の行数・列数は 1 以上にしてください。{tuple(shape)} が来ました。")
-    return int(shape[0]), int(shape[1])
+    return integer(shape[0], f"{what} の行数", lo=1), integer(shape[1], f"{what} の列数", lo=1)
 
 
 def _cell_lines(ax, x0: float, rows: int, cols: int) -> None:
@@ -122,7 +120,7 @@ def plot_matmul_shapes(
     row_sym, inner_sym, col_sym = dims
     fits = d == d2
     inner_color = None if fits else _WRONG
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     name_l, name_r, name_y = (_math_name(s) for s in names)
 
     gap = max(3.0, 0.12 * (d + m + m))
@@ -144,14 +142,6 @@ def plot_matmul_shapes(
                 color=_WRONG)
         x_max = x_end + 4
     return _frame_boxes(ax, -2.2, x_max + 0.6, max(n, d2), title)
-
-
-def _check_size(size, what: str = "label_size") -> None:
-    """A font size must be a positive finite number."""
-    if isinstance(size, bool) or not isinstance(size, (int, float, np.integer, np.floating)) or not (
-        np.isfinite(size) and size > 0
-    ):
-        raise ValueError(f"{what} は正の数(文字の大きさ)にしてください。{size!r} が来ました。")
 
 
 def _halo(width: float = 3.0) -> list:
@@ -194,7 +184,7 @@ def plot_plane_transform(
     labels (raise it when several planes share one wide figure).
     """
     W = as_matrix(W, name)
-    _check_size(label_size)
+    check_text_size(label_size)
     if W.shape != (2, 2):
         raise ValueError(
             f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
@@ -210,7 +200,7 @@ def plot_plane_transform(
             raise ValueError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
         if labels is not None and len(labels) != pts.shape[0]:
             raise ValueError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     ticks = np.arange(-extent, extent + step / 2, step)
     for c in ticks:
         # Lines of constant 1st coordinate are solid, of constant 2nd dashed: a turn shows.
@@ -269,6 +259,11 @@ def plot_plane_transform(
     return ax
 
 
+#: Distinct, colour-blind-friendly fills for the tiles of a small product, none of them close to
+#: the Q/K/V colours (blue, vermillion, green): orange, purple, grey, brown, yellow.
+_TILE_COLORS = ("#E69F00", "#CC79A7", "#999999", "#8C6D31", "#F0E442")
+
+
 def plot_tiles(
     x_shape: tuple[int, int],
     w_shape: tuple[int, int],
@@ -285,7 +280,7 @@ def plot_tiles(
     coloured like tile t: that is all it reads, which is why tiles can be computed at the same time.
     `label_size` is the font size of the sizes beside the boxes (names and numbers scale with it).
     """
-    _check_size(label_size)
+    check_text_size(label_size)
     n, d = _shape_pair(x_shape, "x_shape")
     d2, m = _shape_pair(w_shape, "w_shape")
     if d != d2:
@@ -294,12 +289,9 @@ def plot_tiles(
             "(n×d) · (d×m) の形にしてください。"
         )
     tiles = tile_slices((n, m), tile)
-    if highlight is not None and (
-        isinstance(highlight, bool) or not isinstance(highlight, (int, np.integer))
-        or not 0 <= highlight < len(tiles)
-    ):
-        raise ValueError(f"highlight は 0 から {len(tiles) - 1} のタイル番号です。{highlight!r} が来ました。")
-    ax = _axes(ax)
+    if highlight is not None:
+        integer(highlight, "highlight(タイル番号)", 0, len(tiles) - 1)
+    ax = axes_or_new(ax)
     name_x, name_w, name_y = (_math_name(s) for s in names)
     gap = 3.0
     x_w = d + gap
@@ -331,58 +323,3 @@ def plot_tiles(
     for x0, rows, cols in ((0, n, d), (x_w, d, m), (x_y, n, m)):
         _cell_lines(ax, x0, rows, cols)
     return _frame_boxes(ax, -1.2, x_y + m + 0.4, max(n, d), title)
-
-
-def plot_lines(
-    x,
-    ys: dict,
-    ax=None,
-    colors: Sequence[str] | None = None,
-    title: str | None = None,
-    xlabel: str | None = None,
-    ylabel: str | None = None,
-    logx: bool = False,
-    logy: bool = False,
-    highlight: str | None = None,
-    legend_size: float = 9,
-):
-    """One line per entry of `ys` ({legend label: values at each x}), with markers and a legend.
-
-    `highlight` draws that line thick; the others stay thin. Log scales need positive values.
-    `legend_size` is the legend's font size.
-    """
-    _check_size(legend_size, "legend_size")
-    xs = as_array(x, "x").reshape(-1)
-    if not isinstance(ys, dict) or not ys:
-        raise ValueError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
-    lines = {str(k): as_array(v, f"ys[{k!r}]").reshape(-1) for k, v in ys.items()}
-    for label, v in lines.items():
-        if v.size != xs.size:
-            raise ValueError(f"「{label}」の値が {v.size} 個、x が {xs.size} 個です。同じ数にしてください。")
-        if logy and np.any(v <= 0):
-            raise ValueError(f"対数目盛りの縦軸には正の値しか描けません。「{label}」に 0 以下の値があります。")
-    if logx and np.any(xs <= 0):
-        raise ValueError("対数目盛りの横軸には正の値しか描けません。x に 0 以下の値があります。")
-    if highlight is not None and highlight not in lines:
-        raise ValueError(f"highlight「{highlight}」は ys にありません。使えるもの: {'、'.join(lines)}")
-    if colors is None:  # word colours: never the Q/K/V ones
-        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(lines))]
-    if len(colors) != len(lines):
-        raise ValueError(f"色が {len(colors)} 個、線が {len(lines)} 本です。同じ数にしてください。")
-    ax = _axes(ax)
-    few = xs.size <= 20
-    for (label, v), c in zip(lines.items(), colors, strict=True):
-        lw = 3.0 if label == highlight else (1.5 if highlight else 2.0)
-        ax.plot(xs, v, marker="o" if few else None, color=c, lw=lw, label=label)
-    if logx:
-        ax.set_xscale("log", base=2)
-    if logy:
-        ax.set_yscale("log")
-    ax.legend(fontsize=legend_size)
-    if xlabel:
-        ax.set_xlabel(xlabel)
-    if ylabel:
-        ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    return ax

@@ -1,4 +1,4 @@
-"""Exercise checks for chapter 07 (learning W). Re-exported by `helpers.checks`."""
+"""Chapter 07's exercises: one gradient-descent step, and a learning rate too large."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .checks import _call, _same, check_choice, fail, passed
-
-__all__ = ["gradient_step_variants", "check_gradient_step", "check_learning_rate_prediction"]
+from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
 
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
 GRADIENT_STEP_HINTS = {
@@ -55,25 +53,19 @@ def check_gradient_step(fn: Callable) -> None:
     """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
     for W_Q, X, dQ, lr in _gradient_step_cases():
         shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
-        try:
-            with np.errstate(all="ignore"):
-                result = _call(fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q")
-        except AssertionError:
-            raise
-        except Exception as err:  # most often a product whose shapes do not fit
-            fail(f"{shapes} で update_W_Q がエラーで止まりました({type(err).__name__}: {err})。"
-                 "dW_Q = X.T @ dQ は (d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k の形に"
-                 "なります。どちらに .T をつけるか、形を print して確かめましょう。")
-        try:
-            got = np.asarray(result, dtype=float)
-        except (TypeError, ValueError):
-            fail(f"update_W_Q は数の配列(新しい W_Q)を返してください。{type(result).__name__} が返ってきました。")
+        result = call_learner(
+            fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q",
+            call=f"{shapes} で update_W_Q",
+            # most often a product whose shapes do not fit
+            on_error="dW_Q = X.T @ dQ は (d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k の形に"
+                     "なります。どちらに .T をつけるか、形を print して確かめましょう。")
+        got = as_float_array(result, "update_W_Q")
         variants = gradient_step_variants(W_Q, X, dQ, lr)
-        if _same(got, variants["right"]):
+        if same(got, variants["right"]):
             continue
-        for name, wrong in variants.items():
-            if name != "right" and _same(got, wrong):
-                fail(GRADIENT_STEP_HINTS[name.rsplit("_", 1)[0] if name[-1].isdigit() else name])
+        mistake = typical_mistake(got, variants)
+        if mistake:
+            fail(GRADIENT_STEP_HINTS[mistake.rsplit("_", 1)[0] if mistake[-1].isdigit() else mistake])
         if got.shape != W_Q.shape:
             fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
                  f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
@@ -98,3 +90,4 @@ def check_learning_rate_prediction(answer) -> None:
                       "次の一歩はさらに大きくなります。これが繰り返されると損失は爆発します。",
         },
     )
+

@@ -1,7 +1,4 @@
-"""Chapter 02: the library search counter, from exact lookup to soft lookup.
-
-`library_search_explorer` is re-exported as `helpers.widgets.library_search_explorer`.
-"""
+"""Chapter 02's widget: the library search counter, from exact lookup to soft lookup."""
 
 from __future__ import annotations
 
@@ -9,31 +6,21 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from . import plotting
-from .attention import softmax
-from .data import Catalog, library_catalog
-from .widgets import Explorable, LiveArrow, LiveBars, Update
+from .. import plotting
+from .._validate import number
+from ..attention import softmax
+from ..data import Catalog, library_catalog
+from ..geometry import question_vector
+from ._base import Explorable, LiveArrow, LiveBars, Update
 
-__all__ = ["question_vector", "library_search_explorer"]
+__all__ = ["library_search_explorer"]
 
 #: The temperature slider's range (log scale): from almost one-hot to almost uniform.
 T_MIN, T_MAX = 0.05, 20.0
+
 #: The book's frames turn the question through these directions (degrees from the 甘い axis):
 #: ケーキ, 照り焼き, the two sides of the 照り焼き/キムチ border (45°), and カレー.
 SWEEP_ANGLES = (0, 25, 40, 50, 90)
-
-
-def question_vector(angle_deg: float, length: float = 2.0) -> np.ndarray:
-    """A 1 × 2 question on the 甘い/辛い plane: `angle_deg` from the 甘い axis, `length` long."""
-    for name, v in (("angle_deg", angle_deg), ("length", length)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{name} には数を渡してください。{type(v).__name__} が来ました。")
-        if not np.isfinite(v):
-            raise ValueError(f"{name} は有限の数にしてください。{v} が来ました。")
-    if length <= 0:
-        raise ValueError(f"問いの長さ length は正の数にしてください。{length} が来ました。")
-    a = np.deg2rad(float(angle_deg))
-    return float(length) * np.array([[np.cos(a), np.sin(a)]])
 
 
 def library_search_explorer(
@@ -48,10 +35,7 @@ def library_search_explorer(
     if cat.keys.shape[1] != 2:
         raise ValueError(f"この図は見出しが 2 次元の目録用です。d_k = {cat.keys.shape[1]} が来ました。")
     question_vector(angle)  # validates the angle
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)):
-        raise TypeError(f"temperature には数を渡してください。{type(temperature).__name__} が来ました。")
-    if not T_MIN <= temperature <= T_MAX:
-        raise ValueError(f"temperature(温度)は {T_MIN} 以上 {T_MAX} 以下にしてください。{temperature} が来ました。")
+    number(temperature, "temperature(温度)", lo=T_MIN, hi=T_MAX)
     K, V, names = cat.keys, cat.values, list(cat.names)
     s_max = 2.0 * float(np.linalg.norm(K, axis=1).max()) * 1.15
     v_top = float(V.max()) * 1.2
@@ -109,3 +93,4 @@ def library_search_explorer(
         title="検索カウンター",
         figsize=(11.0, 3.4),
     )
+

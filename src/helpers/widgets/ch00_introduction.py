@@ -1,8 +1,7 @@
-"""Chapter 00: a first look at the destination, and a first widget to try.
+"""Chapter 00's widget: a first look at the destination.
 
 `attention_preview_explorer` blends the hand-made W_Q of the preview from "keep the embedding as
 it is" (t = 0, so Q = K = X) to "swap sweet and spicy" (t = 1) and shows who attends to whom.
-It is re-exported as `helpers.widgets.attention_preview_explorer`.
 """
 
 from __future__ import annotations
@@ -10,29 +9,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from . import plotting
-from .attention import qkv, scaled_dot_product_attention
-from .data import Embedding, foods
-from .widgets import Explorable, LiveHeatmap, Update, _slider
+from .. import plotting
+from .._validate import number
+from ..attention import qkv, scaled_dot_product_attention
+from ..data import Embedding, foods, preview_w_q
+from ._base import Explorable, LiveHeatmap, Update, slider
 
-__all__ = ["SWAP", "preview_w_q", "attention_preview_explorer"]
-
-#: The preview's W_Q: the first component of q is x's spiciness, the second its sweetness.
-SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
-
-
-def _check_mix(mix) -> float:
-    if isinstance(mix, bool) or not isinstance(mix, (int, float, np.integer, np.floating)):
-        raise TypeError(f"入れ替え度 t には 0 から 1 の数を渡してください。{type(mix).__name__} が来ました。")
-    if not 0.0 <= float(mix) <= 1.0:
-        raise ValueError(f"入れ替え度 t は 0 以上 1 以下にしてください。{mix} が来ました。")
-    return float(mix)
-
-
-def preview_w_q(mix: float) -> np.ndarray:
-    """`(1 - t) I + t SWAP`: t = 0 leaves x as it is, t = 1 swaps sweet and spicy."""
-    t = _check_mix(mix)
-    return (1.0 - t) * np.eye(2) + t * SWAP
+__all__ = ["attention_preview_explorer"]
 
 
 def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 0.0) -> Explorable:
@@ -45,7 +28,7 @@ def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 
         raise TypeError(f"embedding には helpers.data.Embedding を渡してください。{type(emb).__name__} が来ました。")
     if emb.vectors.shape[1] != 2:
         raise ValueError(f"この図は 2 次元の埋め込み用です。d_model = {emb.vectors.shape[1]} が来ました。")
-    start = _check_mix(mix)
+    start = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
     X = emb.vectors
     eye = np.eye(2)
 
@@ -81,9 +64,10 @@ def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 
 
     return Explorable(
         build,
-        {"mix": _slider("入れ替え度 t", start, 0.0, 1.0)},
+        {"mix": slider("入れ替え度 t", start, 0.0, 1.0)},
         static_frames=[{"mix": round(t, 1)} for t in np.linspace(0.0, 1.0, 11)],
         frame_label=lambda v: f"入れ替え度 t = {v['mix']:.1f}",
         title="W_Q を動かすと注目先が変わる",
         figsize=(9.0, 3.6),
     )
+

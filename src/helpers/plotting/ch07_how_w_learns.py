@@ -1,9 +1,4 @@
-"""Pictures for chapter 07 (learning W): a learning curve, the right answers on a heatmap,
-a weight matrix, and W as a map of the plane on one shared scale.
-
-Pure functions, `ax=None` in, `ax` out, like everything in `helpers.plotting` (which re-exports
-them).
-"""
+"""Chapter 07's pictures: learning curves, weight matrices, and each W as a map of the plane."""
 
 from __future__ import annotations
 
@@ -14,11 +9,14 @@ from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from ._validate import as_array, as_matrix
-from .plotting import COLORS, _axes, plot_heatmap
+from .._validate import as_array, as_matrix, integer
+from ._base import COLORS, axes_or_new, heatmap_axes_of
+from .common import plot_heatmap
+from .matrices import plot_plane_transform
 
-__all__ = ["plot_learning_curve", "outline_cells", "plot_weight_matrix", "plane_limits",
-           "plot_plane_map", "plane_map_legend"]
+__all__ = ["W_ROW_LABELS", "plot_learning_curve", "outline_cells", "plot_weight_matrix",
+           "plane_limits", "PLANE_MARKERS", "plot_plane_map", "plane_map_legend"]
+
 
 #: Rows of a 2×2 W are the components of the input x (甘さ, 辛さ); columns those of the output.
 W_ROW_LABELS = ("甘さ", "辛さ")
@@ -44,7 +42,7 @@ def plot_learning_curve(
         raise ValueError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
     if log and np.any(v <= 0):
         raise ValueError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     ax.plot(np.arange(v.size), v, color=color, lw=2, label=label)
     if log:
         ax.set_yscale("log")
@@ -63,15 +61,12 @@ def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float =
 
     `animated=True` is for widgets whose heatmap is redrawn on top of a saved background.
     """
-    if ax is None or not getattr(ax, "images", None):
-        raise ValueError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
-    n_rows, n_cols = ax.images[-1].get_array().shape[:2]
+    n_rows, n_cols = heatmap_axes_of(ax)
     cols = list(cols)
     if len(cols) != n_rows:
         raise ValueError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
     for i, j in enumerate(cols):
-        if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < n_cols:
-            raise ValueError(f"cols[{i}]={j!r} は列の番号(0 から {n_cols - 1} の整数)ではありません。")
+        integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
                                animated=animated))
     return ax
@@ -102,11 +97,6 @@ def plot_weight_matrix(
     ax = plot_heatmap(M, row_labels, cols, ax=ax, title=title or f"${name}$",
                       row_title="入力の成分", col_title="出力の成分", cmap="RdBu_r",
                       vmin=-reach, vmax=reach, colorbar=colorbar)
-    image = ax.images[-1]
-    rgba = image.cmap(image.norm(M))
-    luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
-    for text, lum in zip(ax.texts[-M.size:], luminance.reshape(-1), strict=True):
-        text.set_color("white" if lum < 0.5 else "black")  # readable on light and dark cells
     role = name[-1:] if name[-1:] in ("Q", "K", "V") else "x"
     ax.title.set_color(COLORS[role])
     return ax
@@ -146,8 +136,6 @@ def plot_plane_map(
     of `name` where `x ↦ xW` sends it, joined by a dotted line. `plane_map_legend` names the
     markers and explains the colours and arrows once for the whole figure.
     """
-    from .matrix_plots import plot_plane_transform
-
     color = COLORS[name[-1]] if name[-1:] in ("Q", "K", "V") else COLORS["x"]
     ax = plot_plane_transform(W, ax=ax, color=color, name=name, extent=extent, limits=limits,
                               title=title)

@@ -1,8 +1,4 @@
-"""Chapter 04: the three faces q = xW_Q, k = xW_K, v = xW_V, and a widget that edits the three W.
-
-To keep the controls few, each W in the widget is a turn and a stretch of the plane:
-`rotation_scale_matrix(angle, scale)`. Real, learned W are any d_model × d_k matrices.
-"""
+"""Chapter 04's widget: edit W_Q, W_K, W_V (angle and scale) and watch the three faces move."""
 
 from __future__ import annotations
 
@@ -16,35 +12,29 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
-from . import plotting
-from .attention import project
-from .data import Embedding, foods
-from .widgets import Explorable, Update, _slider
+from .. import plotting
+from ..attention import project
+from ..data import Embedding, foods
+from ..geometry import rotation_scale_matrix
+from ._base import Explorable, Update, slider
 
-__all__ = ["rotation_scale_matrix", "three_faces_explorer", "FACES"]
+__all__ = ["three_faces_explorer"]
+
 
 #: The three faces, in the order the book always uses, with their weight-matrix names.
 FACES = (("Q", "W_Q", "問い"), ("K", "W_K", "見出し"), ("V", "W_V", "中身"))
 
+
 _LIMIT = 4.0
+
+
 _GRID = np.arange(-2.0, 2.01, 1.0)
+
+
 _MARKERS = ("o", "s", "^", "D", "P", "v", "X", "h")
+
+
 _SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
-
-
-def rotation_scale_matrix(angle_deg: float, scale: float = 1.0) -> np.ndarray:
-    """The 2×2 W that turns the plane by `angle_deg` (counter-clockwise) and stretches it by `scale`.
-
-    Row-vector convention, as everywhere in the book: `[1, 0] @ W = scale · (cos θ, sin θ)`.
-    """
-    for value, what in ((angle_deg, "angle_deg(角度)"), (scale, "scale(倍率)")):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{what} は数で指定してください。{type(value).__name__} が来ました。")
-        if not np.isfinite(value):
-            raise ValueError(f"{what} は有限の数にしてください。{value} が来ました。")
-    t = np.deg2rad(float(angle_deg))
-    c, s = np.cos(t), np.sin(t)
-    return float(scale) * np.array([[c, s], [-s, c]])
 
 
 def _format_matrix(M: np.ndarray) -> str:
@@ -67,18 +57,6 @@ class _PairedExplorable(Explorable):
             self.summary = W.HTML()
         lines = self.state.get("summary", ())
         self.summary.value = "<br>".join(f"<code>{html.escape(line)}</code>" for line in lines)
-
-    _animated: list | None = None
-
-    def render(self, values: Mapping) -> dict:
-        """As `Explorable.render`, but the list of animated artists is found once, not per frame."""
-        if self._animated is None:
-            self._animated = self.fig.findobj(lambda a: a.get_animated())
-        state = dict(self._update(**values) or {})
-        self.canvas.restore_region(self._background)
-        for artist in self._animated:
-            self.fig.draw_artist(artist)
-        return state
 
     @property
     def widget(self) -> W.Widget:
@@ -185,15 +163,15 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
 
         return update
 
-    def angle_slider(label: str, value: float):
-        s = _slider(label, value, -180.0, 180.0, step=15.0)
+    def angleslider(label: str, value: float):
+        s = slider(label, value, -180.0, 180.0, step=15.0)
         s.readout_format = ".0f"
         return s
 
     controls = {}
     for face, _, _ in FACES:
-        controls[f"{face.lower()}_angle"] = angle_slider(f"W_{face} の角度(度)", 0.0)
-        controls[f"{face.lower()}_scale"] = _slider(f"W_{face} の倍率", 1.0, 0.0, 2.0)
+        controls[f"{face.lower()}_angle"] = angleslider(f"W_{face} の角度(度)", 0.0)
+        controls[f"{face.lower()}_scale"] = slider(f"W_{face} の倍率", 1.0, 0.0, 2.0)
 
     def frame(q=(0, 1.0), k=(0, 1.0), v=(0, 1.0)) -> dict:
         return {"q_angle": float(q[0]), "q_scale": q[1], "k_angle": float(k[0]), "k_scale": k[1],
@@ -229,3 +207,4 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
         figsize=(10.5, 4.0),
         dpi=72,
     )
+

@@ -1,7 +1,4 @@
-"""Chapter 03: the networking party, where every guest asks, is asked and brings something.
-
-`party_explorer` is re-exported as `helpers.widgets.party_explorer`.
-"""
+"""Chapter 03's widget: the networking party, where every guest asks, is asked and brings something."""
 
 from __future__ import annotations
 
@@ -10,28 +7,11 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from . import plotting
-from .attention import softmax
-from .data import Party, party
-from .widgets import Explorable, LiveArrow, LiveBars, Update
+from .. import plotting
+from ..data import Party, party, party_attention
+from ._base import Explorable, LiveArrow, LiveBars, Update
 
-__all__ = ["party_attention", "party_explorer"]
-
-
-def party_attention(guests: Party, person: str) -> dict:
-    """Everything one guest's row of the party computes, as plain numbers.
-
-    Returns q (d_k,), scores = q Kᵀ and weights = softmax(scores) (n,), take_home = weights V
-    (d_v,), and pick (the name with the largest weight).
-    """
-    if not isinstance(guests, Party):
-        raise TypeError(f"guests には helpers.data.Party を渡してください。{type(guests).__name__} が来ました。")
-    i = guests.index(person)
-    q = guests.Q[i]
-    scores = q @ guests.K.T
-    weights = softmax(scores)
-    return {"person": person, "q": q, "scores": scores, "weights": weights,
-            "take_home": weights @ guests.V, "pick": guests.names[int(np.argmax(weights))]}
+__all__ = ["party_explorer"]
 
 
 def _faded(ax: Axes) -> None:
@@ -99,3 +79,4 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
         title="交流会で誰が誰を探すか",
         figsize=(10.0, 3.6),
     )
+

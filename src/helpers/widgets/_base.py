@@ -1,4 +1,4 @@
-"""Thin ipywidgets wrappers around the pure plotting functions.
+"""What every widget shares: `Explorable` (a figure plus controls) and the live artists.
 
 An `Explorable` is a figure plus controls. `build(fig)` draws everything that never changes and
 returns `update(**values)`, which only mutates artists created with `animated=True` (see the
@@ -25,9 +25,8 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
-from . import plotting, static_mode
-from .attention import cosine_similarity
-from .data import Embedding, foods
+from .._mode import static_mode
+from ..plotting import COL_TITLE, COLORS, ROW_TITLE, heatmap_axes, text_colors
 
 Update = Callable[..., Mapping | None]
 Build = Callable[[Figure], Update]
@@ -91,6 +90,8 @@ class Explorable:
         self.canvas.draw()  # everything that is not animated
         self.fig.set_layout_engine("none")  # freeze the layout so later blits line up
         self._background = self.canvas.copy_from_bbox(self.fig.bbox)
+        # Found once: searching the figure for them costs more than drawing a small update.
+        self._animated = self.fig.findobj(lambda a: a.get_animated())
         self.image = W.Image(format="png", layout=W.Layout(max_width="100%"))
         self.state: dict = {}
         for control in self.controls.values():
@@ -108,7 +109,7 @@ class Explorable:
         """Update the animated artists for `values` and blit them; return the computed state."""
         state = dict(self._update(**values) or {})
         self.canvas.restore_region(self._background)
-        for artist in self.fig.findobj(lambda a: a.get_animated()):
+        for artist in self._animated:
             self.fig.draw_artist(artist)
         return state
 
@@ -153,7 +154,7 @@ class LiveBars:
     """A bar chart whose heights, value labels and highlighted bar change on every update."""
 
     def __init__(self, ax: Axes, labels: Sequence[str], ylim: tuple[float, float],
-                 color: str = plotting.COLORS["x"], title: str | None = None):
+                 color: str = COLORS["x"], title: str | None = None):
         self.bars = ax.bar(range(len(labels)), np.zeros(len(labels)), color=color,
                            edgecolor="none", linewidth=2, animated=True)
         # The numbers sit 3 points clear of the bar's end (not on the highlight's outline); a
@@ -203,140 +204,6 @@ class LiveArrow:
         self.text.set_va("top")
 
 
-def _slider(description: str, value: float, lo: float, hi: float, step: float = 0.1):
-    return W.FloatSlider(
-        value=value, min=lo, max=hi, step=step, description=description,
-        continuous_update=True, readout_format=".1f", style={"description_width": "initial"},
-    )
-
-
-def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ") -> Explorable:
-    """Chapter 01: move one word's vector; watch its dot products and cosines with the others.
-
-    The book's frames turn the word around the origin at a fixed length (direction is what the
-    cosine sees); JupyterLab's sliders move both coordinates freely.
-    """
-    emb = embedding or foods()
-    start = emb[word].reshape(-1)
-    others = [w for w in emb.words if w != word]
-    rest = np.vstack([emb[w] for w in others])
-
-    def build(fig: Figure) -> Update:
-        ax_plane, ax_dot, ax_cos = fig.subplots(1, 3, width_ratios=[1.2, 1, 1])
-        plotting.plot_vectors(rest, others, ax=ax_plane, colors="#999999", limits=(-2.2, 2.2),
-                              title=f"「{word}」を動かす")
-        # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
-        colour = plotting.WORD_COLORS[emb.index(word) % len(plotting.WORD_COLORS)]
-        arrow = LiveArrow(ax_plane, colour, word)
-        dot_bars = LiveBars(ax_dot, others, (-5, 5), title="内積")
-        cos_bars = LiveBars(ax_cos, others, (-1.15, 1.15), title="コサイン類似度")
-        for ax in (ax_dot, ax_cos):
-            ax.tick_params(axis="x", labelrotation=45)
-
-        def update(sweet: float, spicy: float) -> dict:
-            me = np.array([[sweet, spicy]])
-            dots = (me @ rest.T).reshape(-1)
-            # A zero vector has no direction, so its cosine is undefined (shown as NaN, bars at 0).
-            if np.allclose(me, 0):
-                cos = np.full(len(others), np.nan)
-            else:
-                cos = cosine_similarity(me, rest).reshape(-1)
-            arrow.set(sweet, spicy)
-            dot_bars.set(dots, highlight=int(np.argmax(dots)))
-            cos_bars.set(cos, highlight=None if np.isnan(cos).any() else int(np.argmax(cos)))
-            return {"vector": me.reshape(-1), "others": others, "dot": dots, "cosine": cos}
-
-        return update
-
-    # The book's frames: one turn at the word's own length (the cosine changes), then the
-    # original direction at shrinking lengths (only the dot product changes).
-    length = float(np.linalg.norm(start))
-    angle = float(np.arctan2(start[1], start[0]))
-    polar = [(length, angle + a) for a in np.deg2rad(np.arange(0, 360, 45))]
-    polar += [(length * f, angle) for f in (0.75, 0.5, 0.25)]
-    frames = [{"sweet": round(r * np.cos(a), 2), "spicy": round(r * np.sin(a), 2)} for r, a in polar]
-    return Explorable(
-        build,
-        {"sweet": _slider("甘いもの好き度", start[0], -2.0, 2.0),
-         "spicy": _slider("辛いもの好き度", start[1], -2.0, 2.0)},
-        static_frames=frames,
-        frame_label=lambda v: f"({v['sweet']:.2f}, {v['spicy']:.2f})",
-        title=f"「{word}」のベクトル",
-        figsize=(10.0, 3.6),
-    )
-
-
-def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -> Explorable:
-    """Chapter 06: slide d_k and watch q·k spread out and one softmax row turn one-hot.
-
-    One random draw per d_k in `scaling.DK_CHOICES` is made up front (from `rng`), so moving a
-    control only looks results up. Unchecked, the scores are the raw q·k; checked, they are
-    divided by √d_k. Left: histogram of all scores; middle: the weights of one typical row (for
-    each d_k, the row whose unscaled largest weight is the median, shown scaled or not);
-    right: the average largest weight of a row, for every d_k (the ring marks the current one).
-    """
-    from . import scaling
-
-    rng = np.random.default_rng(0) if rng is None else rng
-    runs = {r.d_k: r for r in scaling.scaling_experiment(scaling.DK_CHOICES, rng, n_words=n_words)}
-    d_ks = sorted(runs)
-    limit = 4 * np.sqrt(d_ks[-1])  # 4 standard deviations of the widest case fit on the axis
-    edges = np.linspace(-limit, limit, 91)
-    mean_max = {s: [float(runs[d].max_weights(s).mean()) for d in d_ks] for s in (False, True)}
-    typical = {d: runs[d].typical_row() for d in d_ks}
-
-    def build(fig: Figure) -> Update:
-        ax_hist, ax_row, ax_curve = fig.subplots(1, 3, width_ratios=[1.3, 1, 1])
-        hist = ax_hist.stairs(np.zeros(edges.size - 1), edges, fill=True,
-                              color=plotting.COLORS["x"], animated=True)
-        ax_hist.set(xlim=(-limit, limit), ylim=(0, 1.15), title="得点の散らばり",
-                    xlabel="ソフトマックスに渡す得点", ylabel="相対的な頻度(最大 = 1)")
-        info = ax_hist.text(0.03, 0.96, "", transform=ax_hist.transAxes, va="top", animated=True)
-        bars = LiveBars(ax_row, [str(i + 1) for i in range(n_words)], (0, 1.15),
-                        color=plotting.COLORS["Q"], title="ある 1 行の注目の重み")
-        ax_row.set_xlabel("見出し(キー)の番号")
-        ax_curve.plot(d_ks, mean_max[False], "o-", color="#999999", label="割らない")
-        ax_curve.plot(d_ks, mean_max[True], "o-", color=plotting.COLORS["Q"],
-                      label=r"$\sqrt{d_k}$ で割る")
-        ax_curve.axhline(1 / n_words, color="#888888", ls=":", label=f"均等(1/{n_words})")
-        ax_curve.set_xscale("log", base=2)
-        ax_curve.set(ylim=(0, 1.05), xlabel=r"$d_k$", title="行の最大の重み(平均)")
-        ax_curve.legend(fontsize=8, loc="center right")
-        (ring,) = ax_curve.plot([], [], "o", ms=13, mfc="none", mec="black", mew=2, animated=True)
-
-        def update(d_k: int, scaled: bool) -> dict:
-            run = runs[d_k]
-            scores = run.scored(scaled)
-            weights = run.weights(scaled)[typical[d_k]]
-            variance = float(scores.var())
-            hist.set_data(scaling.relative_histogram(scores, edges))
-            # Plain text, not mathtext: this label is redrawn on every update and must stay cheap.
-            how = "平方根で割る" if scaled else "割らない"
-            info.set_text(f"d_k = {d_k}・{how}\n分散 {variance:.1f}")
-            bars.set(weights, highlight=int(np.argmax(weights)))
-            average_max = mean_max[scaled][d_ks.index(d_k)]
-            ring.set_data([d_k], [average_max])
-            return {"d_k": d_k, "scaled": scaled, "variance": variance,
-                    "expected_variance": 1.0 if scaled else float(d_k), "row": typical[d_k],
-                    "weights": weights,
-                    "max_weight": float(weights.max()), "mean_max_weight": average_max}
-
-        return update
-
-    return Explorable(
-        build,
-        {"d_k": W.SelectionSlider(options=d_ks, value=16, description="d_k",
-                                  continuous_update=True),
-         "scaled": W.Checkbox(value=False, description="√d_k で割る")},
-        static_frames=[{"d_k": d, "scaled": s}
-                       for s in (False, True) for d in (1, 4, 16, 64, 256, 512)],
-        frame_label=lambda v: f"d_k = {v['d_k']}・"
-                              + ("d_k の平方根で割る" if v["scaled"] else "割らない"),
-        title="d_k と得点の散らばり",
-        figsize=(10.0, 3.6),
-    )
-
-
 class LiveHeatmap:
     """A labelled heatmap (rows = who looks, columns = who is looked at) whose cells change.
 
@@ -346,8 +213,8 @@ class LiveHeatmap:
 
     def __init__(self, ax: Axes, row_labels: Sequence[str], col_labels: Sequence[str],
                  vmin: float, vmax: float, cmap: str = "Blues", fmt: str = "{:.2f}",
-                 title: str | None = None, row_title: str = plotting.ROW_TITLE,
-                 col_title: str = plotting.COL_TITLE, colorbar: bool = True,
+                 title: str | None = None, row_title: str = ROW_TITLE,
+                 col_title: str = COL_TITLE, colorbar: bool = True,
                  numbers: bool = True):
         if not vmin < vmax:
             raise ValueError(f"vmin は vmax より小さくしてください。vmin={vmin}, vmax={vmax} が来ました。")
@@ -355,14 +222,7 @@ class LiveHeatmap:
         self.fmt = fmt
         self.image = ax.imshow(np.zeros(self.shape), cmap=cmap, vmin=vmin, vmax=vmax,
                                aspect="auto", animated=True)
-        ax.grid(False)
-        ax.set_xticks(range(len(col_labels)), col_labels,
-                      rotation=45 if len(col_labels) > 4 else 0)
-        ax.set_yticks(range(len(row_labels)), row_labels)
-        ax.set_xlabel(col_title)
-        ax.set_ylabel(row_title)
-        ax.xaxis.set_label_position("top")
-        ax.xaxis.tick_top()
+        heatmap_axes(ax, row_labels, col_labels, row_title, col_title)
         self.texts = {(i, j): ax.text(j, i, "", ha="center", va="center", fontsize=9, animated=True)
                       for i in range(self.shape[0]) for j in range(self.shape[1])} if numbers else {}
         if colorbar:
@@ -375,16 +235,15 @@ class LiveHeatmap:
         if m.shape != self.shape:
             raise ValueError(f"この図の行列は shape {self.shape} ですが、shape {m.shape} が来ました。")
         self.image.set_data(m)
-        rgba = self.image.cmap(self.image.norm(m))
-        luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
+        colors = text_colors(self.image, m) if self.texts else None
         for (i, j), text in self.texts.items():
             text.set_text(self.fmt.format(m[i, j]))
-            text.set_color("white" if luminance[i, j] < 0.5 else "black")  # white on dark cells
+            text.set_color(colors[i, j])
 
 
-# Chapter explorers that live in their own modules (they import the classes above).
-from .faces import three_faces_explorer  # noqa: E402, F401  (chapter 04)
-from .learning_widget import training_explorer  # noqa: E402, F401  (chapter 07)
-from .library import library_search_explorer  # noqa: E402, F401  (chapter 02)
-from .party import party_explorer  # noqa: E402, F401  (chapter 03)
-from .preview import attention_preview_explorer  # noqa: E402, F401  (chapter 00)
+def slider(description: str, value: float, lo: float, hi: float, step: float = 0.1):
+    return W.FloatSlider(
+        value=value, min=lo, max=hi, step=step, description=description,
+        continuous_update=True, readout_format=".1f", style={"description_width": "initial"},
+    )
+

@@ -6,9 +6,12 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from . import plotting
-from .learning import NAMES, History
-from .widgets import Explorable, LiveHeatmap, Update, canvas_png
+from .. import plotting
+from ..learning import NAMES, History
+from ._base import Explorable, LiveHeatmap, Update, canvas_png
+
+__all__ = ["training_explorer"]
+
 
 #: How the rows and columns of a 2×2 W are labelled: input component → output component.
 W_ROWS = ("甘さ", "辛さ")

@@ -1,0 +1,58 @@
+"""Exercise checks, shared by self-learners and by nbgrader's autograder.
+
+This module only re-exports: each chapter's checks live in its `chNN_<notebook>` module, and
+`_base` holds what they share (the ✓/✗ lines, calling the learner's function, matching a wrong
+answer to its typical mistake). Notebooks call `helpers.checks.check_*`.
+"""
+
+from ._base import check_choice, fail, passed
+from .ch00_introduction import (
+    FIRST_SOFTMAX_HINTS,
+    check_first_softmax,
+    check_matmul_shape_prediction,
+)
+from .ch01_one_vector import check_cosine, check_pudding_prediction
+from .ch02_library_search import (
+    SOFT_LOOKUP_HINTS,
+    check_soft_lookup,
+    check_temperature_prediction,
+    soft_lookup_variants,
+)
+from .ch03_three_roles import (
+    PARTY_HINTS,
+    check_party_symmetry_prediction,
+    check_party_weights,
+    party_weight_variants,
+)
+from .ch04_three_matrices import (
+    QUESTION_MATRIX,
+    check_q_shape_prediction,
+    check_question_matrix,
+    check_three_faces,
+)
+from .ch05_all_matmul import check_fused_qkv, check_matmul_cell, check_order_prediction
+from .ch06_attention import (
+    ATTENTION_HINTS,
+    attention_variants,
+    check_attention,
+    check_identical_keys_prediction,
+)
+from .ch07_how_w_learns import (
+    GRADIENT_STEP_HINTS,
+    check_gradient_step,
+    check_learning_rate_prediction,
+    gradient_step_variants,
+)
+
+__all__ = [
+    "passed", "fail", "check_choice",
+    "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
+    "check_cosine", "check_pudding_prediction",
+    "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
+    "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
+    "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
+    "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
+    "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
+    "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
+    "check_learning_rate_prediction",
+]

@@ -1,0 +1,82 @@
+"""Chapter 00's exercises: the first softmax, and the shape of a product."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ._base import as_float_array, call_learner, fail, passed, same, typical_mistake
+
+#: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
+FIRST_SOFTMAX_HINTS = {
+    "raw": "得点をそのまま返しています。まず np.exp(scores) で全部を正の数にし、その合計で割ります。",
+    "no_exp": "得点を得点の合計で割っただけで、np.exp を取っていません。"
+              "得点がマイナスだと重みもマイナスになってしまいます。先に np.exp を取ります。",
+    "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みは合計が 1 になるように"
+                    "割ります: e = np.exp(scores); e / e.sum()",
+    "by_score_sum": "割る数が違います。割るのは元の得点の合計ではなく、np.exp を取った後の合計です。",
+    "by_max": "一番大きい値で割っています。重みの合計を 1 にするには、最大値ではなく合計で割ります。",
+}
+
+
+def check_first_softmax(fn: Callable) -> None:
+    """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
+    cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
+    for s in cases:
+        got = as_float_array(call_learner(fn, s.copy(), what="to_weights", call=f"to_weights({s})"),
+                             "to_weights")
+        e = np.exp(s)
+        want = e / e.sum()
+        if same(got, want):
+            continue
+        with np.errstate(all="ignore"):
+            wrong = {"raw": s, "no_exp": s / s.sum(), "unnormalised": e,
+                     "by_score_sum": e / s.sum(), "by_max": e / e.max()}
+        mistake = typical_mistake(got, wrong)
+        if mistake:
+            fail(f"scores={s} で {got} が返りました。{FIRST_SOFTMAX_HINTS[mistake]}")
+        if got.shape != want.shape:
+            fail(f"scores={s}(shape {s.shape})に対して、重みも同じ shape {want.shape} で返します。"
+                 f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
+        fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
+             "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
+    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。")
+
+
+def check_matmul_shape_prediction(answer) -> None:
+    """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?"""
+    hints = {
+        "(1, 3)": "(1×2) · (2×3) → (1×3)。内側の 2 と 2 がそろって消え、外側の 1 と 3 が残ります。"
+                  "1 本の横一列が、長さ 3 の横一列に変わりました。",
+        "(1, 2)": "x と同じ形のまま、と考えましたか? 結果の列の数は W の列の数(3)から来ます。",
+        "(2, 3)": "それは W の形そのものです。結果の行の数は x の行の数(1)から来ます。",
+        "(3, 1)": "行と列が逆です。結果は (x の行の数, W の列の数) です。",
+        "(2, 2)": "内側の数(x の列 2 と W の行 2)は、かけ算の中で使われて消えます。"
+                  "残るのは外側の数です。",
+        "エラー": "x の列の数(2)と W の行の数(2)が同じなので、かけ算はできます。"
+                  "エラーになるのは、この 2 つが違うときです。",
+    }
+    if isinstance(answer, str):
+        key = answer.strip()
+        if key not in ("", "エラー"):
+            # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
+            fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
+                 "prediction = (4, 5) のような数の組(タプル)で書いてください。"
+                 "文字列で書くのは、かけ算できないと思ったときの \"エラー\" だけです。")
+    elif isinstance(answer, (tuple, list)) and all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in answer
+    ):
+        key = str(tuple(int(a) for a in answer)) if answer else ""
+    else:
+        fail(f"答えは (1, 2) のような整数の組(タプル)か、\"エラー\" で書いてください。"
+             f"{answer!r}({type(answer).__name__})が来ました。")
+    if key == "":
+        fail("まだ答えが入っていません。(行の数, 列の数) の組か \"エラー\" を書いてください。")
+    if key not in hints:
+        fail(f"{key} ではありません。(n×d) · (d×m) の結果は (n×m):行の数は x から、"
+             "列の数は W から来ます。")
+    if key != "(1, 3)":
+        fail(hints[key])
+    passed(hints[key])
+

@@ -1,0 +1,56 @@
+"""Chapter 01's exercises: the cosine similarity, and whom プリン picks with Q = K = X."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..data import foods
+from ._base import as_number, call_learner, check_choice, fail, passed
+
+
+def check_cosine(fn: Callable) -> None:
+    """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
+    cases = [
+        (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
+        (np.array([0.3, 1.8]), np.array([2.0, 0.2])),
+        (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
+        (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
+    ]
+    for a, b in cases:
+        got = as_number(call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})"), "cosine")
+        want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        if np.isclose(got, want, atol=1e-6):
+            continue
+        if np.isclose(got, a @ b):
+            fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
+                 "長さで割る(a の長さ × b の長さで割る)のを忘れていませんか?")
+        if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
+            fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
+                 "両方の長さの積で割ります。")
+        if np.isclose(got, a @ b / (a @ a * (b @ b))):
+            fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
+                 "長さは np.linalg.norm(a)、つまり平方根を取った値です。")
+        fail(f"a={a}, b={b} のとき {want:.3f} になるはずが、{got:.3f} でした。"
+             "式 cos = (a·b) / (|a| |b|) を見直しましょう。")
+    passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。")
+
+
+def check_pudding_prediction(answer) -> None:
+    """Chapter 01 prediction: with Q = K = X and the plain dot product, whom does プリン pick?"""
+    emb = foods()
+    scores = emb["プリン"] @ emb.vectors.T
+    correct = emb.words[int(np.argmax(scores))]
+    check_choice(
+        answer,
+        correct,
+        emb.words,
+        {
+            "プリン": "自分自身を選ぶと思いましたか? コサイン類似度ならそうなります。"
+                      "でも内積は長さも効くので、同じ向きでもっと長い語があると、そちらの得点が上回ります。",
+            correct: f"プリンの行で一番大きいのは「{correct}」です。同じ向きで長さが 2 倍なので、"
+                     "内積も自分自身より大きくなります。",
+        },
+    )
+

@@ -1,0 +1,114 @@
+"""Chapter 02's exercises: the soft lookup, and the temperature at its two ends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..attention import softmax
+from ..data import library_catalog
+from ._base import as_float_array, call_learner, fail, passed, same, typical_mistake
+
+#: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature)`.
+SOFT_LOOKUP_HINTS = {
+    "weights": "重み(ソフトマックスの結果)をそのまま返しています。答えは、その重みで中身 V を"
+               "混ぜたもの、weights @ V です。",
+    "keys": "見出し K を混ぜています。混ぜるのは中身 V です。見出しは「どれだけ合うか」の"
+            "得点を出すためだけに使います。",
+    "axis0": "重みが全部 1 になっています(答えが中身の合計 V.sum(axis=0) と同じです)。"
+             "得点 q @ K.T は 1×n の横一列なので、ソフトマックスは axis=0(縦)ではなく "
+             "axis=-1(横、本の並び)にかけます。",
+    "raw": "得点 q·k をそのまま重みにしています。得点はマイナスにもなり、合計も 1 ではありません。"
+           "ソフトマックスを通してから混ぜます。",
+    "no_exp": "得点を得点の合計で割っただけで、np.exp を取っていません。先に np.exp を取ります。",
+    "unnormalised": "np.exp(得点 / 温度) のあと、合計で割り忘れています。重みの合計が 1 でないと、"
+                    "答えが中身の混ぜ合わせではなくなります。",
+    "no_temperature": "温度 temperature が効いていません。得点を temperature で割ってから"
+                      "ソフトマックスにかけます(helpers.softmax(scores, temperature=temperature) でも同じ)。",
+    "times_temperature": "得点に温度を掛けています。温度では割ります。温度が小さいほど得点の差が"
+                         "広がり、重みが一冊に集中します。",
+    "sqrt": "得点を √d_k で割っています。それは第 6 章のアテンションで出てくる工夫です。"
+            "この練習では、温度で割るだけにします。",
+    "argmax": "いちばん得点の高い本の中身だけを返しています。それは前の節の「いちばん合う見出し」"
+              "の検索です。ここでは全部の本に重みを配り、混ぜます。",
+}
+
+
+def _soft_lookup_cases() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
+    """The book's catalog at two temperatures, and a random one where n, d_k, d_v all differ."""
+    cat = library_catalog()
+    rng = np.random.default_rng(2)
+    return [
+        (np.array([[1.8, 0.9]]), cat.keys, cat.values, 1.0),
+        (np.array([[0.3, 1.9]]), cat.keys, cat.values, 0.5),
+        (rng.normal(size=(1, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), 2.0),
+    ]
+
+
+def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
+    """The answer of a soft lookup ("right") and what each typical mistake returns instead."""
+    s = q @ K.T
+    w = softmax(s, temperature=temperature)
+    e = np.exp(s / temperature)
+    return {
+        "right": w @ V,
+        "weights": w,
+        "keys": w @ K,
+        "axis0": np.ones_like(s) @ V,
+        "raw": s @ V,
+        "no_exp": (s / s.sum()) @ V,
+        "unnormalised": e @ V,
+        "no_temperature": softmax(s) @ V,
+        "times_temperature": softmax(s * temperature) @ V,
+        "sqrt": softmax(s / np.sqrt(K.shape[1]), temperature=temperature) @ V,
+        "argmax": V[int(np.argmax(s))],
+    }
+
+
+def check_soft_lookup(fn: Callable) -> None:
+    """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
+    for q, K, V, T in _soft_lookup_cases():
+        call = f"soft_lookup(q, K, V, temperature={T})"
+        got = as_float_array(call_learner(fn, q.copy(), K.copy(), V.copy(), T, what="soft_lookup",
+                                          call=call), "soft_lookup")
+        variants = soft_lookup_variants(q, K, V, T)
+        flat = got.reshape(-1)
+        if same(flat, variants["right"].reshape(-1)):
+            continue
+        mistake = typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()})
+        if mistake:
+            fail(f"{call} で {flat} が返りました。{SOFT_LOOKUP_HINTS[mistake]}")
+        want = variants["right"]
+        if flat.size != want.size:
+            fail(f"答えの形は中身 1 冊ぶんと同じ (1, d_v) = {want.shape} のはずですが、"
+                 f"shape {got.shape} が返ってきました。")
+        fail(f"q={q}, temperature={T} のとき {want.reshape(-1)} になるはずが、{flat} でした。"
+             "得点 → ソフトマックス(温度で割る)→ 中身を混ぜる、の順に確かめましょう。")
+    passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
+           "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。")
+
+
+def check_temperature_prediction(small, large) -> None:
+    """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
+    choices = ("一冊", "平均", "ゼロ", "変わらない")
+    hints = {
+        ("small", "平均"): "温度を小さくすると、得点を小さな数で割るので、得点の差はむしろ広がります。"
+                           "広がった差は、ソフトマックスで一番の本への集中になります。",
+        ("small", "ゼロ"): "重みの合計はいつでも 1 です。小さくなる重みがあれば、その分どこかが大きくなります。",
+        ("small", "変わらない"): "温度は得点を割る数なので、変えると得点の差が変わり、重みも変わります。",
+        ("large", "一冊"): "温度を大きくすると、得点を大きな数で割るので、差が 0 に近づきます。"
+                           "差がなければ、どの本にも同じ重みが配られます。",
+        ("large", "ゼロ"): "重みの合計はいつでも 1 です。全部が小さくなるのではなく、全部が 1/n に近づきます。",
+        ("large", "変わらない"): "温度は得点を割る数なので、変えると得点の差が変わり、重みも変わります。",
+    }
+    for which, answer, label in (("small", small, "small_T"), ("large", large, "large_T")):
+        if answer is None or answer == "":
+            fail(f"{label} にまだ答えが入っていません。{'、'.join(choices)} のどれかを書いてください。")
+        if answer not in choices:
+            fail(f"{label} の「{answer}」は選択肢にありません。{'、'.join(choices)} のどれかを書いてください。")
+        if (which, answer) in hints:
+            fail(f"{label}:{hints[(which, answer)]}")
+    passed("温度 → 0 で重みは一番の本に集中し(答え = その本の中身)、温度 → 大で全部の本に "
+           "1/n ずつ(答え = 中身の平均)になります。")
+

@@ -1,0 +1,118 @@
+"""Chapter 03's exercises: the party's weight table, and whether K = Q makes it symmetric."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..attention import softmax
+from ..data import party
+from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+
+#: Chapter 03: the hint for each typical mistake in `party_weights(Q, K)`.
+PARTY_HINTS = {
+    "no_softmax": "得点の表 Q @ K.T をそのまま返しています。各行の和が 1 になっていません。"
+                  "得点を重みにするには、行ごとにソフトマックスを通します。",
+    "unnormalised": "np.exp を取ったところで止まっています(各行の和が 1 になっていません)。"
+                    "そのあと行の和(axis=1, keepdims=True)で割ります。",
+    "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
+                   "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
+                   "j 行目の和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
+    "whole": "表全体の和で割っています(全マスの合計が 1)。重みは「探す人ひとり(1 行)ごとに和が 1」"
+             "なので、行の和(axis=1, keepdims=True)で割ります。",
+    "axis0": "ソフトマックスを列の方向(axis=0)にかけています(各列の和が 1)。"
+             "列の和が 1 だと、探される人(列)ごとの配分になってしまいます。"
+             "配分を決めるのは探す人(行)なので、axis=1(または axis=-1)です。",
+    "swapped": "Q と K が逆です。K @ Q.T だと、行が探される人(K)、列が探す人(Q)になってしまいます。"
+               "行 = 探す人(見る側, Q)、列 = 探される人(見られる側, K)なので Q @ K.T です。",
+    "transposed": "答えが転置になっています(K @ Q.T のうえで列ごとにソフトマックス)。"
+                  "Q @ K.T を作り、行ごと(axis=1)に正規化します。",
+    "scaled": "得点を √d_k で割っていませんか? それは第 6 章で出てくる工夫です。"
+              "この章では割らずに、Q @ K.T をそのままソフトマックスに通します。",
+    "overflow": "得点がとても大きいと np.exp があふれて inf や nan になります。"
+                "各行から、その行の最大値を引いてから exp を取りましょう"
+                "(S - S.max(axis=1, keepdims=True))。引いても重みは変わりません。",
+}
+
+
+def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
+    """The weights softmax(Q Kᵀ) row by row ("right"), and what each typical mistake returns."""
+    S = Q @ K.T
+    e = np.exp(S - S.max())
+    with np.errstate(over="ignore", invalid="ignore"):  # huge scores: the naive versions overflow
+        raw = np.exp(S)
+        variants = {
+            "right": softmax(S, axis=1),
+            "no_softmax": S,
+            "unnormalised": raw,
+            "whole": e / e.sum(),
+            "axis0": softmax(S, axis=0),
+            "swapped": softmax(S.T, axis=1),
+            "transposed": softmax(S.T, axis=0),
+            "scaled": softmax(S / np.sqrt(Q.shape[1]), axis=1),
+        }
+        if S.shape[0] == S.shape[1]:
+            variants["no_keepdims"] = raw / raw.sum(axis=1)
+    return variants
+
+
+def check_party_weights(fn: Callable) -> None:
+    """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
+    guests = party()
+    Q, K = guests.Q, guests.K
+    cases = [
+        ("交流会の 5 人", Q, K),
+        ("探す人が 3 人、名札が 5 枚", Q[:3], K),
+        ("得点が千を超える場合", Q * 200, K),
+    ]
+    for label, q, k in cases:
+        got = call_learner(fn, q.copy(), k.copy(), what="party_weights",
+                           call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
+                           on_error="途中の形を print して確かめましょう。")
+        w = as_float_array(got, "party_weights")
+        variants = party_weight_variants(q, k)
+        want = variants["right"]
+        if same(w, want):
+            continue
+        if w.shape == want.T.shape and w.shape != want.shape:
+            fail(f"{label}: 形が {w.shape} です。行 = 探す人 {q.shape[0]} 人、列 = 名札 {k.shape[0]} 枚で "
+                 f"{want.shape} のはずです。{PARTY_HINTS['swapped']}")
+        if w.shape != want.shape:
+            fail(f"{label}: 重みの表の形は (探す人の数, 名札の数) = {want.shape} のはずですが、"
+                 f"{w.shape} でした。")
+        if not np.all(np.isfinite(w)):
+            fail(f"{label}: 重みに inf か nan が混ざっています。{PARTY_HINTS['overflow']}")
+        mistake = typical_mistake(w, variants)
+        if mistake:
+            fail(f"{label}: {PARTY_HINTS[mistake]}")
+        if not np.allclose(w.sum(axis=1), 1.0):
+            fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
+                 "重みは、得点を行ごとにソフトマックスに通したものです。")
+        fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行目は {np.round(want[0], 3)} の"
+             f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
+    passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
+           "探す人と名札の数が違っても、得点が大きくても大丈夫です。")
+
+
+def check_party_symmetry_prediction(answer) -> None:
+    """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
+    Q = party().Q
+    S = Q @ Q.T
+    correct = "対称になる" if np.allclose(S, S.T) else "対称にならない"
+    check_choice(
+        answer,
+        correct,
+        ("対称になる", "対称にならない", "人による"),
+        {
+            "対称になる": "K = Q なら S[i, j] = q_i · q_j = q_j · q_i = S[j, i] です。誰のどんな "
+                          "Q でも成り立つので、表は必ず対称になります。探す顔と探される顔が同じ"
+                          "ベクトルだと、第 1 章の Q = K = X と同じ行き止まりに戻ります。",
+            "対称にならない": "Q そのものは X と違うので、非対称になりそうに見えます。でも S[i, j] は "
+                              "q_i と k_j の内積で、K = Q なら q_i · q_j です。内積は順番を入れ替えても"
+                              "同じ値なので……?",
+            "人による": "参加者の好みや人数を変えても結論は同じです。S[i, j] と S[j, i] が "
+                        "どちらも q_i · q_j になることを、式で確かめてみましょう。",
+        },
+    )
+

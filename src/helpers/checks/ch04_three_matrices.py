@@ -1,0 +1,141 @@
+"""Chapter 04's exercises: the three faces of one word, a hand-made W_Q, and the shape of Q."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+import numpy as np
+
+from ..data import foods
+from ._base import call_learner, check_choice, fail, passed, three_arrays
+
+#: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
+QUESTION_MATRIX = np.array([[0.0, 0.5],
+                            [1.0, 0.0]])
+
+
+def _face_cases():
+    """(x, W_Q, W_K, W_V): a square case (a transposed W shows) and a d_k = 3 case (W @ x fails)."""
+    x = np.array([[0.3, 1.8]])
+    square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]), np.array([[1.5, 0.2], [0.0, 0.5]]),
+              np.array([[1.0, 0.0], [0.8, 1.0]]))
+    wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]),
+            np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]),
+            np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]))
+    return [square, wide]
+
+
+def check_three_faces(fn: Callable) -> None:
+    """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
+    names = ("q", "k", "v")
+    for x, *Ws in _face_cases():
+        got = three_arrays(
+            call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
+                         on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
+                                  "(W @ x ではありません)。"),
+            "three_faces", "(q, k, v)",
+        )
+        want = [x @ W for W in Ws]
+        for name, g, w, W in zip(names, got, want, Ws, strict=True):
+            if g.shape == w.shape and np.allclose(g, w):
+                continue
+            for other, w2 in zip(names, want, strict=True):
+                if other != name and g.shape == w2.shape and np.allclose(g, w2):
+                    fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v)、"
+                         f"それぞれ W_Q, W_K, W_V を掛けたものです。")
+            if g.shape == w.reshape(-1).shape and np.allclose(g, w.reshape(-1)):
+                fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
+                     f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
+                     "x[0] ではなく x のまま x @ W を計算しましょう。")
+            square = W.shape[0] == W.shape[1]
+            if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
+                fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
+                     "この本は行ベクトルの流儀なので x @ W です。W が正方行列だと計算はできてしまいますが、"
+                     "値は W を転置して掛けたものになり、違ってきます。")
+            if square and g.shape == w.shape and np.allclose(g, x @ W.T):
+                fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
+                     "W を転置せずに、そのまま x @ W を掛けます。")
+            if g.shape == np.broadcast_shapes(x.shape, W.shape) and np.allclose(g, x * W):
+                fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
+            if g.shape != w.shape:
+                fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
+                     "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
+            fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
+                 f"{np.round(g, 3).tolist()} でした。")
+    passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。")
+
+
+def check_question_matrix(W) -> None:
+    """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
+    if W is None:
+        fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
+             "2 行 2 列の数を書いてから実行しましょう(1 行めが甘さの行き先、2 行めが辛さの行き先)。")
+    try:
+        arr = np.asarray(W, dtype=float)
+    except (TypeError, ValueError):
+        fail(f"W_Q は数の 2×2 の配列にしてください({type(W).__name__} が来ました)。")
+    if arr.shape != (2, 2):
+        fail(f"W_Q の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
+    if not np.all(np.isfinite(arr)):
+        fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
+    X = foods().vectors
+    want = X @ QUESTION_MATRIX
+    got = X @ arr
+    if np.allclose(got, want):
+        passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。")
+        return
+    if np.allclose(arr, QUESTION_MATRIX.T):
+        fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
+             "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の"
+             "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
+    if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
+        fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
+             "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
+    if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
+        fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。逆です: 辛いもの好きほど"
+             "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
+             "q の 2 成分めには甘さの半分が入ります。")
+    fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
+         f"{np.round(got[2], 3).tolist()} でした。q₁ = 0·甘さ + 1·辛さ、q₂ = 0.5·甘さ + 0·辛さ を"
+         "行列の形に並べてみましょう。")
+
+
+_SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
+
+
+def _shape_answer(answer):
+    """'(5,3)', '5×3', '（5, 3）', (5, 3) or Q.shape → '(5, 3)'; anything else unchanged."""
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer
+    ):
+        return f"({int(answer[0])}, {int(answer[1])})"
+    if isinstance(answer, str):
+        text = unicodedata.normalize("NFKC", answer)
+        text = re.sub(r"\s+", "", text).replace("X", "x")
+        m = _SHAPE_TEXT.fullmatch(text)
+        if m:
+            return f"({m.group(1)}, {m.group(2)})"
+    return answer
+
+
+def check_q_shape_prediction(answer) -> None:
+    """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
+
+    Spaces, full-width characters, "5×3" and a tuple such as `(5, 3)` are all accepted.
+    """
+    check_choice(
+        _shape_answer(answer),
+        "(5, 3)",
+        ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
+        {
+            "(5, 3)": "(5×2) · (2×3) → (5×3)。語の数が行に、d_k が列に残ります。",
+            "(3, 5)": "行と列が逆です。X の行(語)はそのまま Q の行になります。"
+                      "形は (n×d_model) · (d_model×d_k) → (n×d_k) です。",
+            "(5, 2)": "それは X の形です。W_Q を掛けると、列の数は d_model = 2 から d_k = 3 に変わります。",
+            "(2, 3)": "それは W_Q の形です。Q の行は語の数だけあります。",
+            "(1, 3)": "それは 1 語ぶんの q の形です。5 語を縦に積んだ Q は 5 行になります。",
+        },
+    )
+

@@ -1,0 +1,120 @@
+"""Chapter 06's exercises: attention itself, and what identical keys do to the weights."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..attention import softmax
+from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+
+#: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
+ATTENTION_HINTS = {
+    "no_sqrt": "得点を √d_k で割り忘れています。ソフトマックスに渡す前に、Q @ K.T を "
+               "np.sqrt(d_k) で割ります(d_k は Q の列数 Q.shape[1])。",
+    "by_d": "得点を d_k そのもので割っています。割るのは d_k の平方根、np.sqrt(d_k) です。",
+    "axis0": "ソフトマックスを列の方向(axis=0)にかけています。重みは「問いひとつ(1 行)ごとに"
+             "和が 1」なので、行ごと(axis=-1)にかけます。",
+    "whole": "重みの表全体の和が 1 になっています。正規化は表全体ではなく、行ごと(axis=-1)です。",
+    "transposed": "得点表が転置になっています。K @ Q.T ではなく Q @ K.T です。"
+                  "行 = 問い(見る側)、列 = 見出し(見られる側)になるように掛けます。",
+    "no_softmax": "重みの各行の和が 1 になっていません。"
+                  "得点にソフトマックスをかけ忘れていませんか?",
+    "unnormalised": "重みの各行の和が 1 になっていません。np.exp を取ったあと、"
+                    "行の和(axis=-1, keepdims=True)で割るのを忘れていませんか?",
+    "not_normalised": "重みの各行の和が 1 になっていません。重みは、得点を行ごとにソフトマックスに"
+                      "通したもの(どの行も和が 1)です。",
+    "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
+    "weights_as_output": "出力のところに重みをそのまま返しています。出力は、重みで中身を混ぜた "
+                         "weights @ V(形は 語の数 × d_v)です。",
+    "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です"
+                  "(V @ weights や weights * V ではありません)。",
+}
+
+
+def _attention_cases() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Two small problems: a square one (4 words attend to 4) and a rectangular one (3 to 5).
+
+    d_v differs from the number of keys, so weights (n_q × n_k) and output (n_q × d_v) never
+    share a shape, and d_k = 4 tells √d_k = 2 apart from d_k itself.
+    """
+    rng = np.random.default_rng(6)
+    square = (rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 3)))
+    wide = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)), rng.normal(size=(5, 2)))
+    return [square, wide]
+
+
+def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
+    """The weights that scaled dot-product attention gives ("right") and those of each mistake."""
+    S = Q @ K.T
+    root = np.sqrt(Q.shape[1])
+    return {
+        "right": softmax(S / root),
+        "no_sqrt": softmax(S),
+        "by_d": softmax(S / Q.shape[1]),
+        "axis0": softmax(S / root, axis=0),
+        "whole": np.exp(S / root) / np.exp(S / root).sum(),
+        "transposed": softmax(K @ Q.T / root),
+        "no_softmax": S / root,
+        "unnormalised": np.exp(S / root),
+    }
+
+
+def check_attention(fn: Callable) -> None:
+    """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
+    for Q, K, V in _attention_cases():
+        result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what="my_attention",
+                              call="my_attention(Q, K, V)",
+                              on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
+                                       "print して確かめましょう。")
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+                 f"{type(result).__name__} が返ってきました。")
+        out, w = (as_float_array(r, "my_attention") for r in result)
+        variants = attention_variants(Q, K, V)
+        want_w = variants["right"]
+        want_out = want_w @ V
+        if same(out, want_out) and same(w, want_w):
+            continue
+        if out.shape == want_w.shape and w.shape == want_out.shape:
+            fail(ATTENTION_HINTS["swapped"])
+        if same(out, want_w):
+            fail(ATTENTION_HINTS["weights_as_output"])
+        if same(w, want_w):
+            fail(f"{ATTENTION_HINTS['bad_output']} "
+                 f"形は {want_out.shape} のはずが {out.shape} でした。")
+        mistake = typical_mistake(w, variants)
+        if mistake:
+            fail(ATTENTION_HINTS[mistake])
+        if w.shape != want_w.shape:
+            fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
+                 f"{w.shape} でした。")
+        if not np.allclose(w.sum(axis=-1), 1.0):
+            fail(ATTENTION_HINTS["not_normalised"])
+        fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
+             f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
+    passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
+           "でも合っています。")
+
+
+def check_identical_keys_prediction(answer) -> None:
+    """Chapter 06 prediction: if every key is the same vector, what do the weights look like?"""
+    check_choice(
+        answer,
+        "均等",
+        ("均等", "自分", "先頭", "問い次第"),
+        {
+            "均等": "見出しが全部同じなら、1 つの行の中の得点はすべて同じ値です。ソフトマックスは"
+                    "同じ得点に同じ重みを配るので、どの行も 1/n ずつ。"
+                    "出力はどの行も V の平均になります。",
+            "自分": "自分を選ぶのは、問いと見出しが同じ(Q = K = X)ときの話でした(第 1 章)。"
+                    "ここでは見出しが全部同じなので、自分の見出しも"
+                    "他の語の見出しと区別がつきません。",
+            "先頭": "argmax なら同点のとき先頭を選びますが、ソフトマックスは同点を均等に分けます。",
+            "問い次第": "問いが変わると得点の大きさは変わります。"
+                        "でも 1 つの行の中では全部同じ値です。ソフトマックスは行の中の"
+                        "「差」だけを見るので、差がなければどの見出しにも同じ重みです。",
+        },
+    )
+

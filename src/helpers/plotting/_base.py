@@ -1,0 +1,91 @@
+"""What every plotting module shares: the book's colours, its style, and small axis helpers.
+
+Colours (Okabe–Ito, colour-blind safe) are the same in every chapter:
+Q blue, K vermillion, V green, the embedding x grey.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validate import number
+
+COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
+
+
+#: Extra colours for several words at once: Okabe–Ito without the Q/K/V ones and without
+#: yellow (unreadable as text on white), plus a brown.
+WORD_COLORS = ("#E69F00", "#56B4E9", "#CC79A7", "#000000", "#8C6D31", "#999999")
+
+
+ROW_TITLE = "問い(見る側)"
+
+
+COL_TITLE = "見出し(見られる側)"
+
+
+def apply_style() -> None:
+    """Japanese font (IPAexGothic from matplotlib-fontja) and the book's plot defaults."""
+    import matplotlib_fontja  # noqa: F401  (importing it registers the font and selects it)
+
+    matplotlib_fontja.japanize()
+    matplotlib.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "figure.figsize": (5.5, 4.0),
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            # IPAexGothic draws U+2212 poorly at small sizes; the ASCII hyphen is always there.
+            "axes.unicode_minus": False,
+            "figure.constrained_layout.use": True,
+        }
+    )
+
+
+
+def axes_or_new(ax):
+    """The axes to draw on: `ax` itself, or a new figure's axes when `ax` is None."""
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def text_colors(image, values) -> np.ndarray:
+    """For numbers written on the cells of `image` (an imshow): white on dark, black on light.
+
+    One rule for every heatmap of the book, static or live: the cell colour's luminance.
+    """
+    rgba = image.cmap(image.norm(np.asarray(values, dtype=float)))
+    luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
+    return np.where(luminance < 0.5, "white", "black")
+
+
+def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
+                 row_title: str = ROW_TITLE, col_title: str = COL_TITLE) -> None:
+    """Ticks and titles of a heatmap: rows = who looks (left), columns = who is looked at (top)."""
+    ax.grid(False)
+    ax.set_xticks(range(len(col_labels)), col_labels, rotation=45 if len(col_labels) > 4 else 0)
+    ax.set_yticks(range(len(row_labels)), row_labels)
+    ax.set_xlabel(col_title, labelpad=8)
+    ax.set_ylabel(row_title)
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+
+
+def heatmap_axes_of(ax):
+    """`ax` after checking that a heatmap (an image) was drawn on it; its (rows, cols)."""
+    if ax is None or not getattr(ax, "images", None):
+        raise ValueError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
+    return ax.images[-1].get_array().shape[:2]
+
+
+def check_text_size(size, what: str = "label_size") -> None:
+    """A font size must be a positive finite number."""
+    number(size, f"{what}(文字の大きさ)", positive=True)

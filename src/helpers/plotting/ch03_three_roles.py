@@ -1,0 +1,74 @@
+"""Chapter 03's pictures: one guest's three faces as arrows, and a row or column of the
+who-looks-for-whom table framed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from .._validate import as_array, integer
+from ..data import AXES
+from ._base import COLORS, heatmap_axes_of
+from .common import plot_vectors
+
+__all__ = ["FACE_LABELS", "plot_faces", "outline_heatmap"]
+
+
+#: Chapter 03: the short tip labels of one person's three faces.
+FACE_LABELS = {"q": "Q", "k": "K", "v": "V"}
+
+
+def _face_vector(v, name: str) -> np.ndarray:
+    arr = as_array(v, name)
+    if arr.size != 2 or arr.ndim > 2 or (arr.ndim == 2 and arr.shape[0] != 1):
+        raise ValueError(
+            f"{name} は平面の 1 本のベクトル(shape (2,) か 1×2 の横一列)で渡してください。"
+            f"shape {arr.shape} が来ました。"
+        )
+    return arr.reshape(2)
+
+
+def plot_faces(
+    q,
+    k,
+    v,
+    ax=None,
+    title: str | None = None,
+    limits: tuple[float, float] | None = None,
+    axis_labels: Sequence[str] = AXES,
+    labels: dict[str, str] | None = None,
+):
+    """One person's three faces on the plane: Q blue, K vermillion, V green arrows from the
+    origin, each labelled at its tip (chapter 03).
+
+    Each of q, k, v is one 2-D vector: shape (2,) or a 1 × 2 row.
+    """
+    if labels is not None and (not isinstance(labels, dict) or not set(labels) <= set(FACE_LABELS)):
+        raise ValueError(
+            f"labels は {set(FACE_LABELS)} をキーにした辞書で渡してください(例:{{'q': '探す'}})。"
+            f"{labels!r} が来ました。"
+        )
+    names = {**FACE_LABELS, **(labels or {})}
+    faces = np.vstack([_face_vector(q, "q"), _face_vector(k, "k"), _face_vector(v, "v")])
+    return plot_vectors(faces, [names[key] for key in ("q", "k", "v")], ax=ax,
+                        colors=[COLORS[key] for key in "QKV"], title=title,
+                        axis_labels=axis_labels, limits=limits)
+
+
+def outline_heatmap(ax, row: int | None = None, col: int | None = None, lw: float = 3.0):
+    """Frame one row (blue: what this person looks for) and/or one column (vermillion: who
+    looks for this person) of a heatmap drawn by `plot_heatmap` on `ax` (chapter 03)."""
+    n_rows, n_cols = heatmap_axes_of(ax)
+    for label, index, size in (("row", row, n_rows), ("col", col, n_cols)):
+        if index is not None:
+            integer(index, label, 0, size - 1)
+    if row is not None:
+        ax.add_patch(Rectangle((-0.5, row - 0.5), n_cols, 1, fill=False, ec=COLORS["Q"], lw=lw,
+                               clip_on=False, zorder=3))
+    if col is not None:
+        ax.add_patch(Rectangle((col - 0.5, -0.5), 1, n_rows, fill=False, ec=COLORS["K"], lw=lw,
+                               clip_on=False, zorder=3))
+    return ax
+

@@ -1,0 +1,67 @@
+"""Chapter 05's pictures: timings of a loop and of `@` as lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validate import as_array
+from ._base import WORD_COLORS, axes_or_new, check_text_size
+
+__all__ = ["plot_lines"]
+
+
+def plot_lines(
+    x,
+    ys: dict,
+    ax=None,
+    colors: Sequence[str] | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    highlight: str | None = None,
+    legend_size: float = 9,
+):
+    """One line per entry of `ys` ({legend label: values at each x}), with markers and a legend.
+
+    `highlight` draws that line thick; the others stay thin. Log scales need positive values.
+    `legend_size` is the legend's font size.
+    """
+    check_text_size(legend_size, "legend_size")
+    xs = as_array(x, "x").reshape(-1)
+    if not isinstance(ys, dict) or not ys:
+        raise ValueError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
+    lines = {str(k): as_array(v, f"ys[{k!r}]").reshape(-1) for k, v in ys.items()}
+    for label, v in lines.items():
+        if v.size != xs.size:
+            raise ValueError(f"「{label}」の値が {v.size} 個、x が {xs.size} 個です。同じ数にしてください。")
+        if logy and np.any(v <= 0):
+            raise ValueError(f"対数目盛りの縦軸には正の値しか描けません。「{label}」に 0 以下の値があります。")
+    if logx and np.any(xs <= 0):
+        raise ValueError("対数目盛りの横軸には正の値しか描けません。x に 0 以下の値があります。")
+    if highlight is not None and highlight not in lines:
+        raise ValueError(f"highlight「{highlight}」は ys にありません。使えるもの: {'、'.join(lines)}")
+    if colors is None:  # word colours: never the Q/K/V ones
+        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(lines))]
+    if len(colors) != len(lines):
+        raise ValueError(f"色が {len(colors)} 個、線が {len(lines)} 本です。同じ数にしてください。")
+    ax = axes_or_new(ax)
+    few = xs.size <= 20
+    for (label, v), c in zip(lines.items(), colors, strict=True):
+        lw = 3.0 if label == highlight else (1.5 if highlight else 2.0)
+        ax.plot(xs, v, marker="o" if few else None, color=c, lw=lw, label=label)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.legend(fontsize=legend_size)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    return ax

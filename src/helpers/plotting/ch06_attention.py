@@ -1,0 +1,57 @@
+"""Chapter 06's pictures: how the scores spread out as d_k grows (overlaid histograms)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._validate import as_array, integer
+from ._base import WORD_COLORS, axes_or_new
+
+__all__ = ["plot_histograms"]
+
+
+def plot_histograms(
+    samples: dict,
+    ax=None,
+    bins: int = 40,
+    value_range: tuple[float, float] | None = None,
+    colors: Sequence[str] | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+):
+    """Overlaid outline histograms, one per entry of `samples` ({legend label: values}).
+
+    Heights are densities (area 1), so samples of different sizes and spreads compare fairly.
+    """
+    if not isinstance(samples, dict) or not samples:
+        raise ValueError(
+            "samples は {凡例の文字列: 値の配列} の辞書で、1 つ以上の項目が必要です。"
+            f"{type(samples).__name__} が来ました。"
+        )
+    integer(bins, "bins", lo=1)
+    arrays = {
+        str(label): as_array(v, f"samples[{label!r}]").reshape(-1) for label, v in samples.items()
+    }
+    if colors is None:
+        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(arrays))]
+    if len(colors) != len(arrays):
+        raise ValueError(
+            f"色が {len(colors)} 個、ヒストグラムが {len(arrays)} 個です。同じ数にしてください。"
+        )
+    if value_range is None:
+        lo = min(float(v.min()) for v in arrays.values())
+        hi = max(float(v.max()) for v in arrays.values())
+        value_range = (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+    ax = axes_or_new(ax)
+    for (label, v), c in zip(arrays.items(), colors, strict=True):
+        ax.hist(v, bins=bins, range=value_range, density=True, histtype="step", lw=2,
+                color=c, label=label)
+    ax.set_xlim(*value_range)
+    ax.set_ylabel("密度")
+    ax.legend(fontsize=9)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    return ax
+
