@@ -257,16 +257,47 @@ def readable_attrs(px: float | None, width: int) -> str:
             f' style="--qkv-readable-width: {need}px"')
 
 
+def measured_text_px(data: bytes) -> tuple[float | None, int]:
+    """The smallest text size a PNG carries (written by reencoded_png), and its width."""
+    with Image.open(io.BytesIO(data)) as im:
+        px = im.text.get(TEXT_CHUNK) if hasattr(im, "text") else None
+        return (float(px) if px else None), im.width
+
+
+def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
+    """The figures a chapter's kernel just drew (files under book/_build/jupyter_execute/):
+    re-encoded in place with their smallest text size, before Sphinx copies them to _images/.
+    Done here, right after the chapter ran, because only then does the probe's log hold them;
+    a chapter that is not re-read keeps the files re-encoded by an earlier build."""
+    sizes = None
+    for node in doctree.findall(nodes.image):
+        uri = node.get("uri", "")
+        path = Path(app.srcdir) / uri
+        if not uri.endswith(".png") or "jupyter_execute" not in uri or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if measured_text_px(data)[0] is not None:
+            continue
+        if sizes is None:
+            sizes = figure_text_sizes(app)
+        png, px, _ = reencoded_png(data, sizes)
+        if px is not None:
+            path.write_bytes(png)
+
+
 def quantize_images(app: Sphinx, exception: Exception | None) -> None:
-    """Re-encode the figures in _images/ and size their <img> tags (after each build)."""
+    """Re-encode the other pictures in _images/ and size every figure's <img> (after each
+    build; Sphinx re-copies the files it manages)."""
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    sizes = figure_text_sizes(app)
     attrs = {}
     for path in (outdir / "_images").glob("*.png"):
-        png, px, width = reencoded_png(path.read_bytes(), sizes)
-        path.write_bytes(png)
+        data = path.read_bytes()
+        px, width = measured_text_px(data)
+        if px is None:
+            png, px, width = reencoded_png(data, {})
+            path.write_bytes(png)
         attrs[path.name] = readable_attrs(px, width)
     img = re.compile(r'<img ([^>]*?)src="((?:\.\./)*_images/([^"/]+\.png))"([^>]*?)\s*/?>')
 
@@ -636,6 +667,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", install_figure_probe)
     app.connect("env-updated", drop_widget_state)
     app.connect("doctree-read", quantize_inline_pngs)
+    app.connect("doctree-read", reencode_output_images)
     app.connect("doctree-read", collect_prose)
     app.connect("env-purge-doc", purge_prose)
     app.connect("env-merge-info", merge_prose)

@@ -30,6 +30,14 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     copy_failure: "コピーできませんでした",
   };
   if (document.documentElement.lang === "ja") locale = "ja";
+  // The icons' <title> (the buttons' names) were written when copybutton.js loaded, in English;
+  // a Japanese aria-label wins over them, also after a click swaps the icon.
+  document.addEventListener("DOMContentLoaded", () => {
+    for (const button of document.querySelectorAll("button.copybtn")) {
+      button.setAttribute("aria-label", messages.ja.copy_to_clipboard);
+      button.querySelectorAll("svg title").forEach((t) => (t.textContent = messages.ja.copy_to_clipboard));
+    }
+  });
 }
 
 // Anything wider than the column scrolls sideways (figures in .qkv-scroll, sized by
@@ -102,3 +110,20 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     });
   });
 })();
+
+// Accessible names for the controls whose visible text is a symbol or a file type: the ¶ links
+// next to headings ("#") and the download menu's ".ipynb" / ".pdf". Their Japanese tooltip
+// becomes their name, so a screen reader or voice control does not meet a bare "#" or ".pdf".
+document.addEventListener("DOMContentLoaded", () => {
+  const japanese = /[\u3040-\u30ff\u4e00-\u9fff]/;
+  const tip = (el) => el.getAttribute("data-bs-original-title") || el.getAttribute("title") || "";
+  for (const link of document.querySelectorAll("a.headerlink")) {
+    if (japanese.test(tip(link))) link.setAttribute("aria-label", tip(link));
+  }
+  for (const item of document.querySelectorAll(".dropdown-menu .dropdown-item")) {
+    const text = item.textContent.trim();
+    if (!japanese.test(text) && japanese.test(tip(item))) {
+      item.setAttribute("aria-label", `${tip(item)}(${text})`);
+    }
+  }
+});
