@@ -1,5 +1,6 @@
 # 「Q・K・V はどこから来るのか」— the two commands a newcomer types: `make book` and `make test`.
-# Needs Python >= 3.11 and Node.js (npm); everything else is installed into .venv and node_modules.
+# Needs make, Python >= 3.11 with venv, and Node.js (npm); everything else is installed into .venv
+# and node_modules, and `make test` finds or installs the browser it drives (tests/chromium.py).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,29 +13,48 @@ JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
 # Learners' JupyterLab: the same, plus book/jupyter_config/learner (nbgrader's authoring UI off).
 LEARNER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config/learner:$(CURDIR)/book/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+PYTEST := $(JUPYTER_ENV) $(BIN)/pytest -p no:cacheprovider
+# All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
+# in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
+# with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
+PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
+# Left out of `make check`: the book (build and browser) and the classroom round trip.
+SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
+	--ignore=tests/test_classroom.py
 
-.PHONY: setup book book-build vendor lab lab-teacher test lint sync execute assignments grade bench clean help
+.PHONY: setup book book-build vendor browser lab lab-teacher test check lint sync execute assignments \
+	grade bench clean help hub-env hub test-hub classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
 	@echo "make test         すべての検査(ruff, ペア, 単体, ウィジェット, nbval, 本, ブラウザ, 授業)"
+	@echo "make check        著者向けの速い検査(ruff, ペア, 単体, ウィジェット, main から変えた章の nbval)"
 	@echo "make lab          JupyterLab で notebooks/ を開く"
 	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
 	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測(LAB=1 で JupyterLab での応答も)"
+	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
+	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
+	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 
 setup: $(VENV)/.installed node_modules/.installed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { echo \
+	  "Python 3.11 以上が必要です($(PYTHON))。Debian/Ubuntu: sudo apt-get install python3 python3-venv、macOS: brew install python"; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo \
+	  "Python の venv がありません。Debian/Ubuntu では sudo apt-get install python3-venv を実行してください。"; exit 1; }
 	@echo "== Python の仮想環境を用意しています($(VENV))…"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip
-	$(PIP_INSTALL) -e '.[dev,book,classroom]'
+	$(PIP_INSTALL) -e '.[dev,book,classroom,hub]'
 	@touch $@
 
 node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo \
+	  "Node.js(npm)が見つかりません。Debian/Ubuntu: sudo apt-get install nodejs npm、macOS: brew install node"; exit 1; }
 	@echo "== 本に同梱する MathJax と日本語フォントを npm から取得しています…"
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -70,13 +90,59 @@ assignments: setup
 	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom build
 
 grade: setup
-	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade
+	$(JUPYTER_ENV) $(BIN)/python -m qkv_classroom grade --jobs 2
 
-test: setup lint book-build
-	$(JUPYTER_ENV) $(BIN)/pytest tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL) -p no:cacheprovider
+# Finds the Chrome/Chromium the browser tests drive, or installs one (saying so first when that
+# changes the system), or stops with one line that says what to run. Choose one: QKV_CHROMIUM=path.
+browser: setup
+	@$(BIN)/python tests/chromium.py
+
+# The book build runs inside the session (tests/test_book_build.py), beside the other tests.
+test: setup lint browser
+	$(PYTEST) $(PARALLEL) tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
+
+# The author's loop: no book, no browser, no classroom; nbval only for the chapters changed since
+# main (book/scripts/changed_chapters.py; every chapter when src/helpers/ changed).
+check: setup lint
+	@chapters="$$($(BIN)/python book/scripts/changed_chapters.py)"; \
+	echo "== nbval で実行し直す章: $${chapters:-(なし)}"; \
+	$(PYTEST) $(PARALLEL) tests $(SLOW_TESTS) $$chapters $(NBVAL)
 
 bench: setup
 	$(JUPYTER_ENV) $(BIN)/python tests/bench.py $(if $(LAB),--lab)
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom
+
+# --- The class hub (deploy/hub/, book/teacher_guide.md). Students' servers run as their own Unix
+# accounts, so the course environment must be readable by every account: a second venv made from
+# a Python outside root's home (HUB_PYTHON), with the same pins.
+HUB_PYTHON ?= /usr/bin/python3
+HUB_VENV   := .hub-venv
+HUB_BIN    := $(HUB_VENV)/bin
+HUB_ROSTER ?= deploy/hub/roster.example.csv
+BENCH_STUDENTS ?= 30
+BENCH_CHAPTER  ?= 06_attention
+
+hub-env: $(HUB_VENV)/.installed node_modules/.installed
+
+# The same pins, except soupsieve 4 (it needs Python >= 3.11.5; Debian 12 has 3.11.2).
+$(HUB_VENV)/.installed: pyproject.toml constraints.txt
+	@echo "== 授業用ハブの環境を用意しています($(HUB_VENV)、$(HUB_PYTHON) から)…"
+	$(HUB_PYTHON) -m venv $(HUB_VENV)
+	if $(HUB_PYTHON) -c 'import sys; sys.exit(sys.version_info >= (3, 11, 5))'; then \
+		grep -v '^soupsieve==' constraints.txt > $(HUB_VENV)/constraints.txt; \
+	else cp constraints.txt $(HUB_VENV)/constraints.txt; fi
+	$(HUB_BIN)/pip install --quiet --disable-pip-version-check -c $(HUB_VENV)/constraints.txt --upgrade pip
+	$(HUB_BIN)/pip install --quiet --disable-pip-version-check -c $(HUB_VENV)/constraints.txt \
+		-e '.[dev,classroom,hub]'
+	@touch $@
+
+hub: hub-env
+	$(HUB_BIN)/python -m qkv_hub up $(HUB_ROSTER)
+
+test-hub: hub-env browser
+	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v --durations=5
+
+classroom-bench: hub-env
+	$(HUB_BIN)/python tests/bench_classroom.py --students $(BENCH_STUDENTS) --chapter $(BENCH_CHAPTER)

@@ -1,4 +1,4 @@
-"""The static HTML book, opened from disk in a real browser (Debian Chromium via Playwright).
+"""The static HTML book, opened from disk in a real browser (Chrome/Chromium via Playwright).
 
 These tests read an already built book (`make book`, which `make test` runs first). Without it
 they FAIL, they never skip: a missing book is a broken book.
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+import chromium
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
 TOC = ROOT / "book" / "_toc.yml"
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -37,6 +37,7 @@ FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
 CHAPTER_ORDER = [
     "00_introduction", "01_one_vector", "02_library_search", "03_three_roles",
     "04_three_matrices", "05_all_matmul", "06_attention", "07_how_w_learns",
+    "08_going_further",
 ]
 SEARCH_QUERIES = ["重み行列", "内積", "コサイン類似度"]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -91,14 +92,15 @@ def book() -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} がありません。Debian の chromium を入れてください"
-                    "(apt-get install chromium、.ci/run が入れます)。", pytrace=False)
+    try:
+        executable = chromium.find().path  # tests/chromium.py: the same one `make test` set up
+    except chromium.Missing as missing:
+        pytest.fail(str(missing), pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         # Playwright starts every launch with a fresh temporary profile (user data dir).
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
@@ -386,7 +388,8 @@ def test_solutions_are_hidden_until_clicked(pages, doc):
     hidden = page.locator(".cell.tag_hide-input")
     assert hidden.count() >= len(solutions), (
         f"{doc}: 解答のセル {len(solutions)} 個に対して、隠してあるセルが {hidden.count()} 個")
-    marked = page.locator(".bd-article pre", has_text="BEGIN SOLUTION")
+    assert not page.locator(".bd-article pre", has_text="### BEGIN").count(), f"{doc}: nbgrader の印"
+    marked = page.locator(".cell.tag_hide-input pre")
     assert marked.count() >= len(solutions), f"{doc}: 解答のコードがページにありません"
     shown = [marked.nth(i).inner_text()[:60] for i in range(marked.count())
              if marked.nth(i).is_visible()]
@@ -395,16 +398,34 @@ def test_solutions_are_hidden_until_clicked(pages, doc):
         cell = hidden.nth(i)
         code = cell.locator(".cell_input")
         summary = cell.locator("details > summary").first
-        assert "コードを表示" in summary.inner_text(), f"{doc}: 開くボタンの文言: {summary.inner_text()}"
+        label = summary.inner_text()
+        assert "コードを表示" in label or "答えを見る" in label, f"{doc}: 開くボタンの文言: {label}"
         assert not code.is_visible(), f"{doc}: 隠したはずのコード {i} が見えています"
         summary.scroll_into_view_if_needed()
         summary.click()
         assert code.is_visible(), f"{doc}: 「コードを表示」を押してもコード {i} が見えません"
-        assert "コードを隠す" in summary.inner_text()
+        assert "を隠す" in summary.inner_text()
     for source in solutions:
-        first_line = next(line for line in source.splitlines() if line.strip())
+        first_line = next(line for line in source.splitlines()
+                          if line.strip() and not line.strip().startswith("### "))
         assert page.locator(".cell.tag_hide-input pre", has_text=first_line.strip()).count(), (
             f"{doc}: 解答 {first_line!r} が隠したセルの中にありません")
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_answer_checks_show_nothing_until_clicked(pages, doc):
+    page = page_of(pages, doc).page
+    checks = page.locator(".cell.tag_hide-output")
+    assert checks.count() >= 2, f"{doc}: 答え合わせのセルがたたまれていません"
+    for i in range(checks.count()):
+        cell = checks.nth(i)
+        output = cell.locator(".cell_output")
+        assert not output.is_visible(), f"{doc}: 答え合わせ {i} の結果が最初から見えています"
+        summary = cell.locator("details > summary").first
+        assert "答え合わせの結果を見る" in summary.inner_text()
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        assert "✓" in output.inner_text(), f"{doc}: 開いても答え合わせ {i} の結果がありません"
 
 
 # ------------------------------------------------------------------------ Japanese in the page

@@ -2,7 +2,7 @@
 
 One course folder is built per session in a temporary directory (never the repo's classroom/)
 from every chapter that has exercises, plus a small probe chapter with a hidden test (made here
-from chapter 01, since no chapter has hidden tests). Then these students hand in:
+from chapter 01, with a hidden test that is a plain assert). Then these students hand in:
 
 - `teacher`: the source notebook, solutions included, for every chapter;
 - `untouched`: the release notebook as distributed, for every chapter;
@@ -10,7 +10,10 @@ from chapter 01, since no chapter has hidden tests). Then these students hand in
   (one mistake per exercise and student, so few notebooks are executed);
 - `loop`: chapter 01 with an infinite loop in the cosine function;
 - `tamper`: chapter 01 with wrong answers, one test cell replaced by `pass` and the other deleted;
-- `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden one.
+- `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden one;
+- `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): cannot be graded;
+- PATCHERS: chapter 01 with wrong answers and an answer cell that patches the checker or numpy;
+- `gone`: graded once, then its folder removed: the gradebook must forget it.
 
 Everything is autograded once; the tests read the gradebook, the autograded notebooks, the
 feedback HTML and the CSV export.
@@ -78,6 +81,15 @@ def party_weights(Q, K):
     e = np.exp(S - S.max())
     return e / e.sum(axis={axis}, keepdims=True)
 '''
+
+
+#: Answer cells that patch what grades them: each must score 0 and be flagged for the teacher.
+PATCHERS = {
+    "patch_checker": "helpers.checks.check_cosine = lambda f, **k: None\n"
+                     "helpers.checks.check_pudding_prediction = lambda a: None\n",
+    "patch_numpy": "np.isclose = lambda *a, **k: True\n",
+    "patch_alias": "from helpers import checks as c\nc.check_pudding_prediction = print\n",
+}
 
 
 @dataclass(frozen=True)
@@ -256,6 +268,24 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
     tamper.cells.remove(grading_cell_after(tamper, predict))
     submit("tamper", ch01, tamper)
 
+    # Submissions that cannot be graded, or that try to change what grades them (issue 11).
+    folder = classroom.submission_path(root, "broken", ch01)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text(nbformat.writes(sources[ch01])[:500], encoding="utf-8")  # truncated JSON
+    misnamed = classroom.submission_path(root, "misnamed", ch01)
+    write(sources[ch01], misnamed.with_name(f"{ch01} (1).ipynb"))
+    dies = copy.deepcopy(sources[ch01])
+    solution_cell(dies, "prediction =").source = 'import os\nos._exit(1)\nprediction = "ケーキ"\n'
+    submit("dies", ch01, dies)
+    for student, patch in PATCHERS.items():
+        nb = copy.deepcopy(sources[ch01])
+        solution_cell(nb, "prediction =").source = 'prediction = "カレー"\n'
+        solution_cell(nb, "def cosine(").source = (
+            "def cosine(a, b):\n    return float(a @ b)\n\n" + patch)
+        submit(student, ch01, nb)
+    gone = copy.deepcopy(sources[ch01])
+    submit("gone", ch01, gone)  # graded once, then removed before the real run (see `course`)
+
     hardcoder = copy.deepcopy(sources[PROBE])
     solution_cell(hardcoder, "def cosine(").source = HARDCODED_COSINE
     submit("hardcoder", PROBE, hardcoder)
@@ -280,6 +310,9 @@ def course(tmp_path_factory) -> Course:
     # If the timeout ever failed to stop the loop, end the run with a traceback instead of hanging.
     faulthandler.dump_traceback_later(900, exit=True)
     try:
+        # "gone" is graded alone first, then its folder is removed: the real run must forget it.
+        classroom.autograde(root, [chapter_named("01")], only=["gone"], log=lambda _: None)
+        shutil.rmtree(root / "submitted" / "gone")
         classroom.autograde(root, log=grade_log.append)
     finally:
         faulthandler.cancel_dump_traceback_later()
@@ -293,10 +326,17 @@ def course(tmp_path_factory) -> Course:
 # Build
 
 
-def test_chapters_are_discovered():
-    assert chapter_named("01") in CHAPTERS
-    for name in CHAPTERS:
-        assert classroom.has_exercises(read(NOTEBOOKS / f"{name}.ipynb"))
+def test_chapters_are_discovered(tmp_path):
+    """Every chapter has exercises (tests/test_notebooks.py), so every chapter is found, in order;
+    a notebook without exercise cells, or not named like a chapter, is not."""
+    assert CHAPTERS == sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    chapter = read(NOTEBOOKS / f"{chapter_named('01')}.ipynb")
+    no_exercises = copy.deepcopy(chapter)
+    no_exercises.cells = [c for c in chapter.cells if "nbgrader" not in c.metadata]
+    write(chapter, tmp_path / "02_exercises.ipynb")
+    write(no_exercises, tmp_path / "01_reading_only.ipynb")
+    write(chapter, tmp_path / "notes.ipynb")
+    assert [p.name for p in classroom.chapter_notebooks(tmp_path)] == ["02_exercises.ipynb"]
 
 
 def test_build_prints_a_line_per_chapter(course):
@@ -470,6 +510,105 @@ def test_hidden_tests_are_run_when_grading(course):
     }
     test = next(c for c in course.autograded("hardcoder", PROBE).cells if gid(c) == "ex01_cosine_test")
     assert "BEGIN HIDDEN TESTS" in test.source  # nbgrader put the hidden test back to grade
+
+
+def grading_rows(course) -> dict[tuple[str, str], dict]:
+    with open(course.root / "reports" / "grading.csv", encoding="utf-8", newline="") as f:
+        return {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
+
+
+@pytest.mark.parametrize("student, reason", [
+    ("broken", "ノートブックとして読めません"),
+    ("misnamed", "がありません(あったのは"),
+    ("dies", "採点の途中で止まりました"),
+])
+def test_a_submission_that_cannot_be_graded_gets_zero_and_its_reason(course, student, reason):
+    row = grading_rows(course)[student, chapter_named("01")]
+    assert row["status"] == "failed" and float(row["score"]) == 0.0, row
+    assert reason in row["reason"], row["reason"]
+    assert "/tmp" not in row["reason"] and str(course.root) not in row["reason"]
+    assert student not in course.scores(chapter_named("01"))
+    report = (course.root / "reports" / "report.md").read_text("utf-8")
+    assert f"| {student} | {chapter_named('01')} | 採点できず |" in report
+
+
+def test_one_bad_submission_never_stops_the_others(course):
+    # every chapter after 01 was still graded for everyone, and fed back
+    for chapter in course.chapters:
+        assert course.scores(chapter)["teacher"], chapter
+        assert (course.root / "feedback" / "teacher" / chapter / f"{chapter}.html").exists()
+
+
+@pytest.mark.parametrize("student", sorted(PATCHERS))
+def test_patching_what_grades_earns_no_marks_and_is_flagged(course, student):
+    chapter = chapter_named("01")
+    assert sum(course.scores(chapter)[student].values()) == 0.0
+    row = grading_rows(course)[student, chapter]
+    assert row["status"] == "flagged" and "セル" in row["reason"], row
+    report = (course.root / "reports" / "report.md").read_text("utf-8")
+    assert f"| {student} | {chapter} | 書き換えの疑い |" in report
+
+
+def test_csv_tells_failed_from_missing_and_from_graded(course):
+    with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
+        rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
+    ch01, ch02 = chapter_named("01"), chapter_named("02")
+    assert rows[(ch01, "broken")]["status"] == "failed"
+    assert rows[(ch01, "teacher")]["status"] == "graded"
+    assert rows[(ch02, "loop")]["status"] == "missing"  # loop handed in chapter 01 only
+    assert rows[(ch01, "patch_numpy")]["status"] == "flagged"
+    assert float(rows[(ch01, "patch_numpy")]["score"]) == 0.0
+
+
+def test_removed_submission_is_forgotten(course):
+    assert "gone" not in course.scores(chapter_named("01"))
+    assert not (course.root / "autograded" / "gone" / chapter_named("01")).exists()
+    assert ("gone", chapter_named("01")) not in grading_rows(course)
+
+
+def test_summary_per_student_across_chapters(course):
+    with open(course.root / "reports" / "summary.csv", encoding="utf-8", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    teacher = rows["teacher"]
+    assert float(teacher["total"]) == sum(points(course.source(c)) for c in course.chapters) > 0
+    assert rows["broken"][chapter_named("01")] == "failed"
+    assert rows["loop"][chapter_named("02")] == "missing"
+
+
+def test_timeout_message_names_the_limit_in_force(tmp_path):
+    from nbgrader.preprocessors import Execute
+    from traitlets.config.loader import PyFileConfigLoader
+
+    classroom.write_config(tmp_path, timeout=7)
+    (tmp_path / "nbgrader_config_local.py").write_text("c = get_config()\nc.Execute.timeout = 33\n")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    execute = Execute(config=config)
+    assert execute.timeout == 33
+    assert "33 秒" in execute.error_on_timeout["evalue"] and "7 秒" not in execute.error_on_timeout["evalue"]
+
+
+def test_wrong_answer_in_feedback_is_the_hint_alone(course):
+    student = course.mistakes["01", "cosine_no_division"]
+    nb = course.autograded(student, chapter_named("01"))
+    test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
+    error = next(o for o in test.outputs if o.output_type == "error")
+    assert len(error.traceback) <= 3 and error.traceback[0].startswith("✗"), error.traceback
+    page = visible_text(course.feedback(student, chapter_named("01")))
+    assert "site-packages" not in page and "most recent call last" not in page
+    assert "_base.py" not in page and "check_cosine(fn" not in page
+
+
+def test_tamper_scan_passes_ordinary_answers_and_flags_patches():
+    from qkv_classroom.tamper import scan_source
+
+    ordinary = ["def cosine(a, b):\n    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))",
+                "prediction = 'ケーキ'", "def f(W, X, dQ, lr):\n    W = W.copy()\n    W -= lr * X.T @ dQ\n"
+                "    W[0, 0] += 0\n    return W", "from helpers import softmax\nimport numpy as np"]
+    assert all(scan_source(code) == [] for code in ordinary)
+    for code in [*PATCHERS.values(), "setattr(np, 'isclose', print)", "import sys\nsys.modules.clear()",
+                 "get_ipython().events", "%load_ext foo", "def print(*a):\n    pass", "np = None",
+                 "c = helpers.checks\nc.check_cosine = None", "import builtins", "exec('1')"]:
+        assert scan_source(code), code
 
 
 # --------------------------------------------------------------------------------------------

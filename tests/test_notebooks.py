@@ -52,8 +52,8 @@ def test_pair_has_same_cells(pair):
 def test_executed_cleanly(pair):
     _, nb, name = pair
     for cell in code_cells(nb):
-        if not cell.source.strip():
-            continue
+        if not cell.source.strip() or cell.metadata.get("nbgrader", {}).get("grade"):
+            continue  # an answer check is run, then saved unrun (test_no_answer_check_keeps_its_output)
         assert cell.execution_count is not None, f"{name}: 実行されていないセル: {cell.source[:40]}"
         for out in cell.outputs:
             assert not (out.output_type == "stream" and out.name == "stderr"), (
@@ -97,6 +97,18 @@ def test_exercises_follow_the_pattern(pair):
     assert any(tags(c) == {"reader-only"} for c in cells), f"{name}: 読者用のひな形セルがありません"
 
 
+def test_no_answer_check_keeps_its_output(pair):
+    """A check's ✓ line is the answer: saved nowhere, skipped by nbval, folded in the book."""
+    md, ipynb, name = pair
+    for cell in code_cells(ipynb):
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            assert not cell.outputs and cell.execution_count is None, (
+                f"{name}: 答え合わせのセル {cell.metadata['nbgrader']['grade_id']} に出力が残っています")
+            assert {"nbval-ignore-output", "hide-output"} <= tags(cell), name
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            assert cell.metadata.get("mystnb", {}).get("code_prompt_show") == "答えを見る", name
+
+
 def test_reader_is_warned_before_each_solution(pair):
     """Running a hidden solution cell replaces the reader's answer: the cell before says so."""
     md, _, name = pair
@@ -128,6 +140,9 @@ def test_recap_and_questions(pair):
     questions = text.split("## 確認問題", 1)[1].split("\n## ", 1)[0]
     n = len(re.findall(r"^\d+\. ", questions, flags=re.M))
     assert 3 <= n <= 5, f"{name}: 確認問題は 3〜5 問({n} 問)"
+    answers = re.search(r"<details[^>]*>\s*<summary>答えを見る[^<]*</summary>(.*?)</details>", questions, re.S)
+    assert answers, f"{name}: 確認問題の解答例(<details> の「答えを見る」)がありません"
+    assert len(re.findall(r"<li>", answers.group(1))) == n, f"{name}: 解答例の数が問題の数と違います"
 
 
 def test_glossary_is_linked(pair):

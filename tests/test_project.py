@@ -1,4 +1,5 @@
-"""Project plumbing: layout, environment.yml in step with pyproject.toml, CI runs README's command."""
+"""Project plumbing: layout (tests/unit mirrors src/helpers), environment.yml in step with
+pyproject.toml, CI runs README's command."""
 
 import re
 import tomllib
@@ -30,10 +31,50 @@ def environment_requirements() -> dict[str, str]:
     return found
 
 
-def test_layout_from_the_design_card():
-    for path in ("book", "notebooks", "src/helpers", "environment.yml", "README.md", "tests",
-                 "pyproject.toml", "Makefile", ".ci/run"):
+def test_top_level_layout():
+    for path in ("book", "notebooks", "src/helpers", "src/qkv_classroom", "environment.yml",
+                 "README.md", "CONTRIBUTING.md", "LICENSE", "pyproject.toml", "Makefile", ".ci/run"):
         assert (ROOT / path).exists(), path
+
+
+HELPERS = ROOT / "src" / "helpers"
+
+
+def unit_test_file(module: Path) -> str:
+    """CONTRIBUTING.md's rule: src/helpers/<path>.py → tests/unit/test_<path with / → _>.py.
+
+    A package's `__init__.py` only re-exports and has no file, except the root's (`setup()`):
+    `test_helpers.py`.
+    """
+    rel = module.relative_to(HELPERS).with_suffix("")
+    if rel == Path("__init__"):
+        return "test_helpers.py"
+    return "test_" + "_".join(rel.parts) + ".py"
+
+
+def test_unit_tests_mirror_the_helpers():
+    modules = [p for p in HELPERS.rglob("*.py") if p.name != "__init__.py"]
+    expected = {unit_test_file(p) for p in [*modules, HELPERS / "__init__.py"]}
+    assert len(expected) == len(modules) + 1, "2 つのモジュールが同じテストファイル名になります"
+    found = {p.name for p in (ROOT / "tests" / "unit").glob("test_*.py")}
+    assert not expected - found, f"テストファイルのないモジュール: {sorted(expected - found)}"
+    assert not found - expected, f"対応するモジュールのないテストファイル: {sorted(found - expected)}"
+    nested = [str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "unit").rglob("test_*.py")
+              if p.parent.name != "unit"]
+    assert not nested, f"tests/unit/ の下にフォルダを作らず、平らに並べます: {nested}"
+    top = {p.stem.removeprefix("test_") for p in (ROOT / "tests").glob("test_*.py")}
+    module_named = {name for name in top if (HELPERS / f"{name}.py").exists()
+                    or (HELPERS / name).is_dir()}
+    assert not module_named, (
+        f"モジュールのテストは tests/unit/ に置きます(tests/ 直下はプロジェクト全体のテスト): {module_named}")
+
+
+def test_unit_test_file_names_follow_the_rule():
+    assert unit_test_file(HELPERS / "attention.py") == "test_attention.py"
+    assert unit_test_file(HELPERS / "widgets" / "ch03_three_roles.py") == (
+        "test_widgets_ch03_three_roles.py")
+    assert unit_test_file(HELPERS / "checks" / "_base.py") == "test_checks__base.py"
+    assert unit_test_file(HELPERS / "_validate.py") == "test__validate.py"
 
 
 def test_environment_yml_matches_pyproject():

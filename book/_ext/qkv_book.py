@@ -7,6 +7,8 @@
 - The executed notebooks carry ipywidgets' saved state (a PNG per Explorable). The book loads no
   widget manager, since every Explorable is a kernel-free frame slider here, so that state is
   dead weight in every page and is dropped.
+- The solution cells keep nbgrader's `### BEGIN/END SOLUTION` lines (the classroom needs them);
+  the book shows the model answer without them, and without hidden tests.
 - ```{shipped-assets}``` (used by book/licenses.md): a table of every third-party file the pages
   load, with version and licence, made from book/_vendor/VENDORED.json (written by
   book/scripts/vendor_assets.py) and the installed Python packages; their licence texts are
@@ -17,6 +19,19 @@
   plots), and the Font Awesome icon font is cut down
   to the icons the pages use (_static/qkv-icons.css, a WOFF of a few KB instead of the 150 KB
   woff2 on every page; any other icon still falls back to the theme's full font).
+- Figures readable on a phone: while the book is built, book/scripts/figure_text_probe.py runs in
+  the chapters' kernels and notes the smallest text of every picture they draw. Each figure and
+  each slider frame then carries that size (a PNG text chunk `qkv-min-text-px`, and on the page
+  `data-qkv-text-px`, `data-qkv-width` and `--qkv-readable-width`, the width at which that text
+  is READABLE_PX tall). On a phone or tablet (book/_static/qkv.css) no figure is drawn narrower
+  than that; one wider than the column scrolls sideways inside `.qkv-scroll` (qkv-book.js shows
+  the cue).
+- Japanese throughout: the folded solutions' summary has no English aria-label (its visible
+  「コードを表示」 names it) and says on paper where the solution is; the search box's placeholder.
+- 用語集: every entry lists the chapters that use the term, each linked to the section where the
+  chapter first uses it.
+- Search ranking (book/_ext/search_scorer.js): the data it needs (how often each indexed word
+  occurs on each page, the glossary's terms, the reading order) is written next to the search page.
 """
 
 from __future__ import annotations
@@ -24,6 +39,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
+import os
 import re
 import shutil
 from importlib import metadata
@@ -175,49 +192,163 @@ def copy_python_licenses(app: Sphinx, exception: Exception | None) -> None:
         )
 
 
-def quantized_png(data: bytes) -> bytes | None:
-    """The same picture as a 256-colour PNG, or None when that would not be smaller.
+READABLE_PX = 9  # the smallest figure text a reader meets, in CSS px (tests/test_book_reader.py)
+TEXT_CHUNK = "qkv-min-text-px"  # PNG text chunk: the picture's smallest font size, in its pixels
+FIGURE_TEXT_LOG = "figure-text.jsonl"  # under book/_build/: what the probe measured
 
-    Matplotlib figures use few colours (antialiased edges, one-hue colour maps), so 256 is
-    visually lossless for them; images with transparency or already paletted are left alone.
+
+def pixel_key(rgba) -> str:
+    """The key book/scripts/figure_text_probe.py logs: size plus a hash of the RGBA pixels."""
+    import hashlib
+
+    import numpy as np
+
+    rgba = np.ascontiguousarray(np.asarray(rgba), dtype=np.uint8)
+    h, w = rgba.shape[:2]
+    return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
+
+
+def figure_text_sizes(app: Sphinx) -> dict[str, float]:
+    """Pixel key -> smallest text (px) of every picture the chapters' kernels drew so far."""
+    sizes: dict[str, float] = {}
+    log = Path(app.config.qkv_figure_text_log)
+    if log.exists():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            key, px = entry["key"], float(entry["min_text_px"])
+            sizes[key] = min(px, sizes.get(key, px))
+    return sizes
+
+
+def reencoded_png(data: bytes, sizes: dict[str, float]) -> tuple[bytes, float | None, int]:
+    """The picture re-encoded, with its smallest text size: (png, px or None, width in px).
+
+    The PNG carries the size in a text chunk when the probe measured it, and becomes a
+    256-colour PNG when that is smaller: matplotlib figures use few colours (antialiased edges,
+    one-hue colour maps), so 256 is visually lossless for them; images with transparency or
+    already paletted keep their colours.
     """
+    from PIL.PngImagePlugin import PngInfo
+
     with Image.open(io.BytesIO(data)) as im:
-        if im.mode == "P":
-            return None
-        rgba = im.convert("RGBA")
-    if rgba.getextrema()[3][0] < 255:
-        return None
-    buf = io.BytesIO()
-    rgba.convert("RGB").quantize(colors=256, dither=Image.Dither.NONE).save(
-        buf, format="png", optimize=True)
-    return buf.getvalue() if buf.tell() < len(data) else None
+        im.load()
+        original = im.copy()
+    rgba = original.convert("RGBA")
+    px = sizes.get(pixel_key(rgba))
+    info = PngInfo()
+    if px is not None:
+        info.add_text(TEXT_CHUNK, f"{px:g}")
+
+    def encode(picture: Image.Image) -> bytes:
+        buf = io.BytesIO()
+        picture.save(buf, format="png", optimize=True, pnginfo=info)
+        return buf.getvalue()
+
+    options = [data] if px is None else [encode(original)]
+    if original.mode != "P" and rgba.getextrema()[3][0] == 255:
+        options.append(encode(rgba.convert("RGB").quantize(colors=256, dither=Image.Dither.NONE)))
+    return min(options, key=len), px, rgba.width
+
+
+def readable_attrs(px: float | None, width: int) -> str:
+    """The attributes an <img> needs so that its smallest text is at least READABLE_PX tall."""
+    if px is None:
+        return ""
+    need = max(1, math.ceil(width * READABLE_PX / px))
+    return (f' data-qkv-text-px="{px:g}" data-qkv-width="{width}"'
+            f' style="--qkv-readable-width: {need}px"')
+
+
+def measured_text_px(data: bytes) -> tuple[float | None, int]:
+    """The smallest text size a PNG carries (written by reencoded_png), and its width."""
+    with Image.open(io.BytesIO(data)) as im:
+        px = im.text.get(TEXT_CHUNK) if hasattr(im, "text") else None
+        return (float(px) if px else None), im.width
+
+
+def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
+    """The figures a chapter's kernel just drew (files under book/_build/jupyter_execute/):
+    re-encoded in place with their smallest text size, before Sphinx copies them to _images/.
+    Done here, right after the chapter ran, because only then does the probe's log hold them;
+    a chapter that is not re-read keeps the files re-encoded by an earlier build."""
+    sizes = None
+    for node in doctree.findall(nodes.image):
+        uri = node.get("uri", "")
+        path = Path(app.srcdir) / uri
+        if not uri.endswith(".png") or "jupyter_execute" not in uri or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if measured_text_px(data)[0] is not None:
+            continue
+        if sizes is None:
+            sizes = figure_text_sizes(app)
+        png, px, _ = reencoded_png(data, sizes)
+        if px is not None:
+            path.write_bytes(png)
 
 
 def quantize_images(app: Sphinx, exception: Exception | None) -> None:
-    """Re-encode the figures in _images/ (runs after each build; Sphinx re-copies originals)."""
+    """Re-encode the other pictures in _images/ and size every figure's <img> (after each
+    build; Sphinx re-copies the files it manages)."""
     if exception is not None or app.builder.format != "html":
         return
-    for path in (Path(app.outdir) / "_images").glob("*.png"):
-        smaller = quantized_png(path.read_bytes())
-        if smaller is not None:
-            path.write_bytes(smaller)
+    outdir = Path(app.outdir)
+    attrs = {}
+    for path in (outdir / "_images").glob("*.png"):
+        data = path.read_bytes()
+        px, width = measured_text_px(data)
+        if px is None:
+            png, px, width = reencoded_png(data, {})
+            path.write_bytes(png)
+        attrs[path.name] = readable_attrs(px, width)
+    img = re.compile(r'<img ([^>]*?)src="((?:\.\./)*_images/([^"/]+\.png))"([^>]*?)\s*/?>')
+
+    def sized(match: re.Match) -> str:
+        extra = attrs.get(match.group(3), "")
+        if not extra or "data-qkv-text-px" in match.group(0):
+            return match.group(0)
+        tag = f'<img {match.group(1)}src="{match.group(2)}"{match.group(4)}{extra} />'
+        return f'<span class="qkv-scroll">{tag}</span>'
+
+    for page in outdir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = img.sub(sized, text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 PNG_BASE64 = re.compile(r"iVBORw0KGgo[A-Za-z0-9+/]+=*")  # a PNG's signature, base64-encoded
 
 
+def reencoded_html(text: str, sizes: dict[str, float]) -> str:
+    """Raw HTML with every inline PNG re-encoded; a frame slider's <img> sized to stay readable."""
+    measured: list[tuple[float | None, int]] = []
+
+    def shrink(match: re.Match) -> str:
+        png, px, width = reencoded_png(base64.b64decode(match.group(0)), sizes)
+        measured.append((px, width))
+        return base64.b64encode(png).decode("ascii")
+
+    new = PNG_BASE64.sub(shrink, text)
+    if 'class="qkv-frame"' not in new or not measured:
+        return new
+    pxs = [px for px, _ in measured]
+    attrs = readable_attrs(None if None in pxs else min(pxs), max(w for _, w in measured))
+    return re.sub(r'(<img class="qkv-frame"[^>]*?)(\s*/?>)',
+                  lambda m: f'<span class="qkv-scroll">{m.group(1)}{attrs}{m.group(2)}</span>',
+                  new, count=1)
+
+
 def quantize_inline_pngs(app: Sphinx, doctree: nodes.document) -> None:
     """Re-encode the PNGs inside raw HTML outputs: the frames of every kernel-free slider."""
+    sizes = None
     for node in list(doctree.findall(nodes.raw)):
         text = node.astext()
         if "iVBORw0KGgo" not in text:
             continue
-
-        def shrink(match: re.Match) -> str:
-            smaller = quantized_png(base64.b64decode(match.group(0)))
-            return match.group(0) if smaller is None else base64.b64encode(smaller).decode("ascii")
-
-        new = PNG_BASE64.sub(shrink, text)
+        if sizes is None:
+            sizes = figure_text_sizes(app)
+        new = reencoded_html(text, sizes)
         if new != text:
             node.replace_self(nodes.raw(node.rawsource, new, **node.attributes))
 
@@ -265,6 +396,280 @@ def subset_icon_font(app: Sphinx, exception: Exception | None) -> None:
     )
 
 
+NBGRADER_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) (SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.M)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.M | re.S)
+
+
+def without_nbgrader_markers(code: str) -> str:
+    """A cell's code as a reader should see it: no nbgrader marker lines, no hidden tests."""
+    return NBGRADER_MARKER.sub("", HIDDEN_TESTS.sub("", code)).rstrip("\n")
+
+
+def strip_nbgrader_markers(app: Sphinx, doctree: nodes.document) -> None:
+    """The book's opened solutions show the model answer, not nbgrader's `### BEGIN SOLUTION`."""
+    for node in list(doctree.findall(nodes.literal_block)):
+        text = node.astext()
+        if "### BEGIN " not in text and "### END " not in text:
+            continue
+        clean = without_nbgrader_markers(text)
+        new = nodes.literal_block(clean, clean, **node.attributes)
+        node.replace_self(new)
+
+
+def install_figure_probe(app: Sphinx) -> None:
+    """Run book/scripts/figure_text_probe.py in the kernels that execute the chapters.
+
+    The kernels inherit this process's environment: IPYTHONDIR points them at a profile under
+    book/_build/ whose only startup file is the probe, and the probe logs to qkv_figure_text_log.
+    JupyterLab, nbval and the classroom tools use their own profile and never see it.
+    """
+    if app.builder.format != "html":
+        return
+    log = Path(app.config.qkv_figure_text_log)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    ipython_dir = log.parent / "ipython"
+    startup = ipython_dir / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(BOOK / "scripts" / "figure_text_probe.py", startup / "00-figure-text-probe.py")
+    os.environ["IPYTHONDIR"] = str(ipython_dir)
+    os.environ["QKV_FIGURE_TEXT_LOG"] = str(log)
+
+
+def japanese_search_placeholder(app: Sphinx, config) -> None:
+    # Jupyter Book sets "Search this book..."; the theme puts it in the box and its aria-label.
+    config.html_theme_options["search_bar_text"] = "この本を検索…"
+
+
+# ------------------------------------------------------------------- folded solutions
+
+
+def visit_hidden_cell(self, node) -> None:
+    """myst-nb's <details> for a folded cell, with the summary named by its visible text.
+
+    myst-nb gives the summary aria-label="Toggle hidden content", which replaces the visible
+    「コードを表示」 for screen readers and voice control; without it the summary is named by what it
+    shows. `data-print-note` is what the printed page says instead (book/_static/qkv.css).
+    """
+    from html import escape
+
+    classes = " ".join(node["classes"])
+    metadata = node.parent.get("cell_metadata", {}) if node.parent is not None else {}
+    solution = metadata.get("nbgrader", {}).get("solution", False)
+    source = self.builder.env.doc2path(self.builder.current_docname, False)
+    where = f"{Path(source).with_suffix('.ipynb').as_posix()}"
+    what = "解答例" if solution else "このコード"
+    note = (f"{what}は印刷では伏せてあります。ノートブック {where} の折りたたんだセル、"
+            f"または HTML 版のこのページの「{node['prompt_show']}」で見られます。")
+    self.body.append(f'<details class="admonition hide {classes}">\n')
+    self.body.append(f'<summary data-print-note="{escape(note)}">\n')
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def depart_hidden_cell(self, node) -> None:
+    self.body.append("</details>\n")
+
+
+# ----------------------------------------------------------- glossary: where each term is used
+
+GLOSSARY_DOC = "book/glossary"
+CHAPTER_DOC = re.compile(r"^notebooks/(\d\d)_")
+SKIP_IN_PROSE = (nodes.literal_block, nodes.literal, nodes.raw, nodes.comment, nodes.image)
+
+
+def term_names(term_text: str) -> list[str]:
+    """「問い(クエリ, query)」 -> ["問い", "クエリ", "query"]; 「名札 / 手土産」 -> both."""
+    head, _, rest = term_text.partition("(")
+    names = [n.strip() for n in head.split("/")]
+    names += [n.strip() for n in rest.rstrip(")").split(",")] if rest else []
+    return [n for n in names if n]
+
+
+def math_plain(text: str) -> str:
+    """`d_{model}` -> `d_model`, so a term such as d_model is found inside formulas too."""
+    return re.sub(r"[{}\s]", "", text)
+
+
+def in_code_cell(node: nodes.Node) -> bool:
+    while node is not None:
+        if isinstance(node, nodes.container) and str(node.get("nb_element", "")).startswith(
+                "cell_code"):
+            return True
+        node = node.parent
+    return False
+
+
+def collect_prose(app: Sphinx, doctree: nodes.document) -> None:
+    """For a chapter: its prose, section by section, for the glossary's 「出てくる章」."""
+    docname = app.env.docname
+    if not CHAPTER_DOC.match(docname):
+        return
+    sections: list[tuple[str, str, str]] = []  # (section id, section title, text)
+    for section in doctree.findall(nodes.section):
+        title = section[0].astext() if section.children else ""
+        parts = []
+        for node in section.findall(nodes.Text):
+            if node.parent is None or isinstance(node.parent, SKIP_IN_PROSE) or in_code_cell(node):
+                continue
+            # only the text directly in this section, not in its subsections
+            owner = node.parent
+            while owner is not None and not isinstance(owner, nodes.section):
+                owner = owner.parent
+            if owner is not section:
+                continue
+            text = node.astext()
+            parts.append(math_plain(text) if isinstance(node.parent, nodes.math) else text)
+        for node in section.findall(nodes.math_block):
+            owner = node.parent
+            while owner is not None and not isinstance(owner, nodes.section):
+                owner = owner.parent
+            if owner is section:
+                parts.append(math_plain(node.astext()))
+        sections.append((section["ids"][0] if section["ids"] else "", title, " ".join(parts)))
+    if not hasattr(app.env, "qkv_prose"):
+        app.env.qkv_prose = {}
+    app.env.qkv_prose[docname] = sections
+
+
+def purge_prose(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "qkv_prose", {}).pop(docname, None)
+
+
+def merge_prose(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnvironment) -> None:
+    if not hasattr(env, "qkv_prose"):
+        env.qkv_prose = {}
+    env.qkv_prose.update(getattr(other, "qkv_prose", {}))
+
+
+def glossary_outdated(app: Sphinx, env: BuildEnvironment, added, changed, removed) -> list[str]:
+    """A changed chapter changes where terms are used, so the glossary is rewritten too."""
+    touched = set(added) | set(changed) | set(removed)
+    if any(CHAPTER_DOC.match(d) for d in touched) and GLOSSARY_DOC in env.found_docs:
+        return [GLOSSARY_DOC]
+    return []
+
+
+def link_glossary_to_chapters(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Add 「出てくる章:第 2 章、第 6 章」 under every entry, each linked to the first section
+    of that chapter whose prose uses one of the term's names."""
+    if docname != GLOSSARY_DOC:
+        return
+    prose = getattr(app.env, "qkv_prose", {})
+    chapters = sorted(prose, key=lambda d: CHAPTER_DOC.match(d).group(1))
+    for item in doctree.findall(nodes.definition_list_item):
+        terms = [t for t in item.children if isinstance(t, nodes.term)]
+        definitions = [d for d in item.children if isinstance(d, nodes.definition)]
+        if not terms or not definitions:
+            continue
+        names = [n for t in terms for n in term_names(t.astext())]
+        para = nodes.paragraph(classes=["qkv-term-uses"])
+        for chapter in chapters:
+            hit = next(((sid, title) for sid, title, text in prose[chapter]
+                        if any(n in text for n in names)), None)
+            if hit is None:
+                continue
+            number = int(CHAPTER_DOC.match(chapter).group(1))
+            uri = app.builder.get_relative_uri(docname, chapter) + (f"#{hit[0]}" if hit[0] else "")
+            if len(para):
+                para += nodes.Text("、")
+            ref = nodes.reference("", f"第 {number} 章", internal=True, refuri=uri,
+                                  reftitle=f"第 {number} 章「{hit[1]}」")
+            para += ref
+        if len(para):
+            para.insert(0, nodes.Text("出てくる章:"))
+        else:
+            para += nodes.Text("出てくる章:(本編の章には出てきません)")
+        definitions[-1] += para
+
+
+# -------------------------------------------------------------------------- search ranking
+
+SEARCH_DATA = "qkv-search-data.js"
+
+
+def index_words(text_tokens, lang) -> list[str]:
+    """The words of Sphinx's index, as the ranking counts them: stemmed, lower case, and cut
+    into runs of letters and digits (the Japanese splitter leaves tokens such as `.softmax`
+    or `{softmax` in code and formulas; they count as `softmax`)."""
+    words = []
+    for token in text_tokens:
+        stemmed = lang.stem(token).lower()
+        if not lang.word_filter(stemmed) and lang.word_filter(token):
+            stemmed = token.lower()
+        words += WORD_RUN.findall(stemmed)
+    return words
+
+
+WORD_RUN = re.compile(r"[^\W_]+")  # letters and digits; the scorer uses /[\p{L}\p{N}]+/gu
+
+
+def count_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """How often each word occurs on each page (Sphinx's index only says where)."""
+    if app.builder.format != "html" or getattr(app.builder, "indexer", None) is None:
+        return
+    from collections import Counter
+
+    from sphinx.search import WordCollector
+
+    lang = app.builder.indexer.lang
+    collector = WordCollector(doctree, lang)
+    doctree.walk(collector)
+    if not hasattr(app, "qkv_word_counts"):
+        app.qkv_word_counts = {}
+    app.qkv_word_counts[docname] = Counter(index_words(collector.found_words, lang))
+
+
+def reading_order(env: BuildEnvironment, root: str) -> list[str]:
+    order: list[str] = []
+
+    def walk(doc: str) -> None:
+        if doc in order:
+            return
+        order.append(doc)
+        for child in env.toctree_includes.get(doc, []):
+            walk(child)
+
+    walk(root)
+    return order + sorted(d for d in env.found_docs if d not in order)
+
+
+def glossary_terms(app: Sphinx) -> dict:
+    """Every name of every glossary term (lower case) -> its anchor; anchor -> the term."""
+    doctree = app.env.get_doctree(GLOSSARY_DOC) if GLOSSARY_DOC in app.env.found_docs else None
+    anchors: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for term in doctree.findall(nodes.term) if doctree is not None else []:
+        if term["ids"]:
+            titles[term["ids"][0]] = term.astext()
+            for name in term_names(term.astext()):
+                anchors.setdefault(name.lower(), term["ids"][0])
+    return {"doc": GLOSSARY_DOC, "anchors": anchors, "titles": titles}
+
+
+def write_search_data(app: Sphinx, pagename: str, templatename: str, context: dict,
+                      doctree) -> None:
+    """Next to the search page: the data book/_ext/search_scorer.js ranks results with."""
+    if pagename != "search" or app.builder.format != "html":
+        return
+    order = reading_order(app.env, app.config.root_doc)
+    place = {doc: i for i, doc in enumerate(order)}
+    counts: dict[str, dict[int, int]] = {}
+    for docname, words in getattr(app, "qkv_word_counts", {}).items():
+        for word, n in words.items():
+            counts.setdefault(word, {})[place[docname]] = n
+    # Pages by their place in `docs` (the reading order), which keeps the file small.
+    data = {"docs": order, "counts": counts, "glossary": glossary_terms(app)}
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    (static / SEARCH_DATA).write_text(
+        "// Written by book/_ext/qkv_book.py for book/_ext/search_scorer.js.\n"
+        f"const QKV_SEARCH = {json.dumps(data, ensure_ascii=False, separators=(',', ':'))};\n",
+        encoding="utf-8")
+    app.add_js_file(SEARCH_DATA, priority=200)  # only this page: before searchtools.js
+
+
 def drop_widget_state(app: Sphinx, env: BuildEnvironment) -> list[str]:
     for data in getattr(env, "nb_metadata", {}).values():
         data.get("js_files", {}).pop("ipywidgets_state", None)
@@ -272,11 +677,27 @@ def drop_widget_state(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
 
 def setup(app: Sphinx) -> dict:
+    from myst_nb.sphinx_ import HideCodeCellNode
+
+    app.add_config_value("qkv_figure_text_log",
+                         str(BOOK / "_build" / FIGURE_TEXT_LOG), "env", types=[str])
     # After Sphinx's translations.js and documentation_options.js (priority 500).
     app.add_js_file("qkv-book.js", priority=900)
     app.add_directive("shipped-assets", ShippedAssets)
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
+    app.connect("config-inited", japanese_search_placeholder)
+    app.connect("builder-inited", install_figure_probe)
     app.connect("env-updated", drop_widget_state)
     app.connect("doctree-read", quantize_inline_pngs)
+    app.connect("doctree-read", strip_nbgrader_markers)
+    app.connect("doctree-read", reencode_output_images)
+    app.connect("doctree-read", collect_prose)
+    app.connect("env-purge-doc", purge_prose)
+    app.connect("env-merge-info", merge_prose)
+    app.connect("env-get-outdated", glossary_outdated)
+    app.connect("doctree-resolved", link_glossary_to_chapters)
+    app.connect("doctree-resolved", count_words)
+    app.connect("html-page-context", write_search_data)
     app.add_css_file(ICON_CSS, priority=900)
     app.connect("build-finished", copy_python_licenses)
     app.connect("build-finished", quantize_images)

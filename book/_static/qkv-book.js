@@ -18,3 +18,112 @@ if (typeof Documentation !== "undefined") {
     if (!Documentation.TRANSLATIONS[key]) Documentation.TRANSLATIONS[key] = text;
   }
 }
+
+// sphinx-copybutton 0.5 has no Japanese messages: its buttons said "Copy" / "Copied!". Its
+// copybutton.js (loaded just before this file) keeps them in the globals `messages` and `locale`
+// and draws the buttons once the page is parsed, so adding Japanese here is enough.
+if (typeof messages !== "undefined" && typeof locale !== "undefined" && !messages.ja) {
+  messages.ja = {
+    copy: "コピー",
+    copy_to_clipboard: "クリップボードにコピー",
+    copy_success: "コピーしました",
+    copy_failure: "コピーできませんでした",
+  };
+  if (document.documentElement.lang === "ja") locale = "ja";
+  // The icons' <title> (the buttons' names) were written when copybutton.js loaded, in English;
+  // a Japanese aria-label wins over them, also after a click swaps the icon.
+  document.addEventListener("DOMContentLoaded", () => {
+    for (const button of document.querySelectorAll("button.copybtn")) {
+      button.setAttribute("aria-label", messages.ja.copy_to_clipboard);
+      button.querySelectorAll("svg title").forEach((t) => (t.textContent = messages.ja.copy_to_clipboard));
+    }
+  });
+}
+
+// Anything wider than the column scrolls sideways (figures in .qkv-scroll, sized by
+// book/_ext/qkv_book.py so that their text stays readable; display maths). Say so: the edge
+// where more is hidden fades (data-qkv-more, book/_static/qkv.css), a line below says it
+// scrolls, and the keyboard can reach it.
+(function () {
+  const SCROLLERS = ".bd-article .qkv-scroll, .bd-article div.math > mjx-container";
+
+  function hintFor(el) {
+    const next = el.nextElementSibling;
+    if (next && next.classList.contains("qkv-scroll-hint")) return next;
+    // Inside div.math (a row-reverse flexbox) the line goes after the whole formula.
+    const anchor = el.matches("mjx-container") ? el.parentElement : el;
+    const after = anchor.nextElementSibling;
+    return after && after.classList.contains("qkv-scroll-hint") ? after : null;
+  }
+
+  function update(el) {
+    const overflow = el.scrollWidth - el.clientWidth > 1;
+    el.classList.toggle("qkv-overflowing", overflow);
+    let hint = hintFor(el);
+    if (!overflow) {
+      el.removeAttribute("data-qkv-more");
+      if (el.getAttribute("tabindex") === "0" && el.dataset.qkvTab) el.removeAttribute("tabindex");
+      if (hint) hint.remove();
+      return;
+    }
+    const left = el.scrollLeft > 1;
+    const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+    el.setAttribute("data-qkv-more", left && right ? "both" : left ? "left" : right ? "right" : "none");
+    const what = el.matches("mjx-container") ? "数式" : "図";
+    if (!el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "0");
+      el.dataset.qkvTab = "1";
+    }
+    el.setAttribute("role", "region");
+    el.setAttribute("aria-label", `横にスクロールできる${what}`);
+    if (!hint) {
+      hint = document.createElement("p");
+      hint.className = "qkv-scroll-hint";
+      hint.textContent = `この${what}は画面より幅が広いので、横にスクロールすると全体が見られます。`;
+      const anchor = el.matches("mjx-container") ? el.parentElement : el;
+      anchor.insertAdjacentElement("afterend", hint);
+    }
+  }
+
+  function updateAll() {
+    document.querySelectorAll(SCROLLERS).forEach(update);
+  }
+
+  document.addEventListener("scroll", (event) => {
+    if (event.target instanceof Element && event.target.matches(SCROLLERS)) update(event.target);
+  }, true);
+  window.addEventListener("resize", updateAll);
+  window.addEventListener("load", updateAll);
+  document.addEventListener("DOMContentLoaded", () => {
+    updateAll();
+    // Display maths is typeset after the page has loaded.
+    const wait = setInterval(() => {
+      if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+        clearInterval(wait);
+        MathJax.startup.promise.then(updateAll);
+      }
+    }, 50);
+    setTimeout(() => clearInterval(wait), 10000);
+    // Images load after DOMContentLoaded; their width decides whether they overflow.
+    document.querySelectorAll(".bd-article .qkv-scroll img").forEach((img) => {
+      if (!img.complete) img.addEventListener("load", () => update(img.parentElement), { once: true });
+    });
+  });
+})();
+
+// Accessible names for the controls whose visible text is a symbol or a file type: the ¶ links
+// next to headings ("#") and the download menu's ".ipynb" / ".pdf". Their Japanese tooltip
+// becomes their name, so a screen reader or voice control does not meet a bare "#" or ".pdf".
+document.addEventListener("DOMContentLoaded", () => {
+  const japanese = /[\u3040-\u30ff\u4e00-\u9fff]/;
+  const tip = (el) => el.getAttribute("data-bs-original-title") || el.getAttribute("title") || "";
+  for (const link of document.querySelectorAll("a.headerlink")) {
+    if (japanese.test(tip(link))) link.setAttribute("aria-label", tip(link));
+  }
+  for (const item of document.querySelectorAll(".dropdown-menu .dropdown-item")) {
+    const text = item.textContent.trim();
+    if (!japanese.test(text) && japanese.test(tip(item))) {
+      item.setAttribute("aria-label", `${tip(item)}(${text})`);
+    }
+  }
+});

@@ -46,6 +46,21 @@ def stable_widget_ids(nb) -> None:
                 view["model_id"] = hashlib.sha1(cell.id.encode()).hexdigest()[:32]
 
 
+def is_check_cell(cell) -> bool:
+    """An nbgrader test cell: the answer check that follows an exercise."""
+    return cell.cell_type == "code" and bool(cell.metadata.get("nbgrader", {}).get("grade"))
+
+
+def clear_check_outputs(nb) -> None:
+    """Keep no output of an answer check: its ✓ line is the answer, and a learner must see it only
+    after trying. nbval skips these cells' output (tag `nbval-ignore-output`), and the book folds it
+    (tag `hide-output`)."""
+    for cell in nb.cells:
+        if is_check_cell(cell):
+            cell.outputs = []
+            cell.execution_count = None
+
+
 def execute(md: Path) -> Path:
     nb = jupytext.read(md)
     stable_cell_ids(nb)
@@ -59,6 +74,7 @@ def execute(md: Path) -> Path:
         record_timing=False,
     )
     client.execute()
+    clear_check_outputs(nb)
     stable_widget_ids(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")

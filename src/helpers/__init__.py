@@ -6,7 +6,7 @@ Every notebook starts with::
     rng = helpers.setup()
 
 The layers (CONTRIBUTING.md has the rule): maths and data at the bottom (`attention`, `data`,
-`geometry`, `matmul`, `scaling`, `learning`), then `plotting`, then `widgets` and `checks`.
+`geometry`, `matmul`, `scaling`, `learning`, `heads`), then `plotting`, then `widgets` and `checks`.
 `helpers.plotting`, `helpers.widgets`, `helpers.checks` and the topic modules are imported on
 first use, so a chapter pays only for what its cells touch.
 """
@@ -22,8 +22,8 @@ from ._mode import STATIC_ENV_VAR, static_mode
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
 #: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
-SUBMODULES = ("attention", "checks", "data", "geometry", "learning", "matmul", "plotting",
-              "scaling", "widgets")
+SUBMODULES = ("attention", "checks", "data", "geometry", "heads", "learning", "matmul",
+              "plotting", "scaling", "widgets")
 
 __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", *attention.__all__, *SUBMODULES]
 

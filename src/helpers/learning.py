@@ -5,9 +5,10 @@ find the spiciest food on that menu and each spicy food the sweetest one. The at
 a food must become the embedding of that partner. Which partner is right depends on the menu, so
 no fixed reshaping of a food's own vector can answer it: the food has to look at the others.
 
-One forward pass is the attention of chapter 06 (`helpers.qkv`, then
-`helpers.scaled_dot_product_attention`). The backward pass applies the chain rule one matrix
-product at a time, in the reverse order:
+One forward pass is the attention of chapter 06 (Q, K, V, then softmax(Q Kᵀ / √d_k) V); chapter
+07 writes it, one step of the backward pass and the loop in its own cells, and this module keeps
+what the figures, the widget and the survey need. The backward pass applies the chain rule one
+matrix product at a time, in the reverse order:
 
     Q = X W_Q, K = X W_K, V = X W_V      →  dW_Q = Xᵀ dQ,  dW_K = Xᵀ dK,  dW_V = Xᵀ dV
     S = Q Kᵀ / √d_k                      →  dQ = dS K / √d_k,  dK = (Qᵀ dS)ᵀ / √d_k = dSᵀ Q / √d_k
@@ -16,6 +17,12 @@ product at a time, in the reverse order:
     L = (1/N) Σ ‖o − t‖²                 →  dO = 2 (O − T) / N
 
 (`dM` is short for ∂L/∂M, the gradient of the loss with respect to M; it has the shape of M.)
+
+Many training runs go as one computation: the weights carry a leading batch axis (B runs), the
+menus of one size are stacked too, and `@` multiplies every (run, menu) pair at once, the
+parallelism of chapter 05. Inputs are checked once, where a caller comes in (`forward`,
+`backward`, `loss_and_gradients`, `train`, `survey_starts`); the arithmetic is written once
+(`_attend`, `_backprop`) and runs unchecked inside the loops.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -35,7 +43,6 @@ from ._validate import (
     integer,
     number,
 )
-from .attention import qkv, scaled_dot_product_attention
 from .data import SWAP, Embedding, foods
 
 __all__ = [
@@ -47,7 +54,6 @@ __all__ = [
     "initial_weights",
     "Forward",
     "forward",
-    "softmax_backward",
     "backward",
     "loss_and_gradients",
     "accuracy",
@@ -118,6 +124,19 @@ class PalateTask:
     @property
     def full_menu(self) -> Menu:
         return self.menus[-1]
+
+    @cached_property
+    def stacks(self) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+        """The menus of each size stacked: (X, T, partner) of shapes (m, n, d), (m, n, d), (m, n).
+
+        In the order of `menus` (which go by size), so the full menu is the last of the last stack.
+        """
+        stacks = []
+        for size in sorted({len(m.words) for m in self.menus}):
+            same = [m for m in self.menus if len(m.words) == size]
+            stacks.append((np.stack([m.X for m in same]), np.stack([m.targets for m in same]),
+                           np.stack([m.partner for m in same])))
+        return tuple(stacks)
 
 
 def palate_task(embedding: Embedding | None = None) -> PalateTask:
@@ -211,105 +230,128 @@ def _task_weights(task: PalateTask, W) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class Forward:
-    """Everything the forward pass computed; the backward pass needs Q, K, V and the weights."""
+    """Everything the forward pass computed; the backward pass needs X, Q, K, V and the weights."""
 
+    X: np.ndarray
     Q: np.ndarray
     K: np.ndarray
     V: np.ndarray
     weights: np.ndarray
     output: np.ndarray
-    X: np.ndarray | None = None  # the input, so that `backward` can check it gets the same one
+
+
+def _stack(a, name: str) -> np.ndarray:
+    """A finite array with at least two axes: a matrix, or a stack of matrices."""
+    arr = as_array(a, name)
+    return as_matrix(arr, name) if arr.ndim < 2 else arr
 
 
 def forward(X, W_Q, W_K, W_V) -> Forward:
-    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V."""
-    Q, K, V = qkv(X, W_Q, W_K, W_V)
-    output, weights = scaled_dot_product_attention(Q, K, V)
-    return Forward(Q, K, V, weights, output, as_matrix(X, "X"))
+    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V.
 
-
-def _forward(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> Forward:
-    """`forward` without the input checks: training calls it thousands of times on arrays it made.
-
-    The same arithmetic as `qkv` + `scaled_dot_product_attention` (a test holds them equal).
+    X is n × d_model and each W is d_model × d_k (d_model × d_v for W_V). Leading batch axes
+    broadcast as they do for `@`: X of shape (m, n, d) with W_Q of shape (B, 1, d, k) computes
+    all B × m attentions at once.
     """
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    E = np.exp(S - S.max(axis=1, keepdims=True))
-    A = E / E.sum(axis=1, keepdims=True)
-    return Forward(Q, K, V, A, A @ V)
-
-
-def softmax_backward(weights, d_weights) -> np.ndarray:
-    """From dA (gradient w.r.t. the softmax output A) to dS (w.r.t. the scores), row by row.
-
-    For one row a = softmax(s) the Jacobian is J = diag(a) − a aᵀ, and the chain rule gives
-    ds = Jᵀ da, which is J da because J is symmetric. Written out,
-    ds_j = a_j (da_j − Σ_k a_k da_k): no J has to be built.
-    """
-    A = as_matrix(weights, "weights")
-    dA = as_matrix(d_weights, "d_weights")
-    if A.shape != dA.shape:
+    X = _stack(X, "X")
+    W = {name: _stack(M, name) for name, M in zip(NAMES, (W_Q, W_K, W_V), strict=True)}
+    for name, M in W.items():
+        if M.shape[-2] != X.shape[-1]:
+            raise HelpersError(
+                f"X @ {name} の形が合いません。X は shape {X.shape}(列 {X.shape[-1]})、{name} は "
+                f"shape {M.shape}(行 {M.shape[-2]})です。{name} の行数は X の列数 d_model と同じにします。"
+            )
+    if W["W_Q"].shape[-1] != W["W_K"].shape[-1]:
         raise HelpersError(
-            f"weights と d_weights は同じ形のはずです: weights は shape {A.shape}、"
-            f"d_weights は shape {dA.shape} です(勾配はもとの行列と同じ形になります)。"
+            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {W['W_Q'].shape}、W_K は shape "
+            f"{W['W_K'].shape})。問いと見出しは内積を取るので、同じ d_k にします。"
         )
-    return _softmax_backward(A, dA)
+    try:
+        np.broadcast_shapes(*(M.shape[:-2] for M in (X, *W.values())))
+    except ValueError as err:
+        raise HelpersError(
+            "X と W の前に付いた軸(まとめて計算する束の軸)の形が合いません: "
+            + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *W.items())) + "。"
+        ) from err
+    return _attend(X, W["W_Q"], W["W_K"], W["W_V"])
 
 
-def _softmax_backward(A: np.ndarray, dA: np.ndarray) -> np.ndarray:
-    return A * (dA - np.sum(dA * A, axis=1, keepdims=True))
+def _attend(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> Forward:
+    """The arithmetic of `forward`, unchecked: training calls it on arrays it made itself."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.swapaxes(-1, -2) / np.sqrt(Q.shape[-1])
+    E = np.exp(S - S.max(axis=-1, keepdims=True))  # softmax of each row, stable
+    A = E / E.sum(axis=-1, keepdims=True)
+    return Forward(X, Q, K, V, A, A @ V)
 
 
 def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
-    """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W)."""
-    X = as_matrix(X, "X")
+    """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W).
+
+    With batch axes, each gradient has the broadcast batch shape in front (one per attention);
+    sum over an axis along which a W was shared to get that W's own gradient.
+    """
     if not isinstance(fwd, Forward):
         raise HelpersTypeError(f"fwd には forward(...) の結果を渡してください。{type(fwd).__name__} が来ました。")
-    if X.shape[0] != fwd.Q.shape[0] or (fwd.X is not None and not np.array_equal(X, fwd.X)):
+    X = _stack(X, "X")
+    if X.shape != fwd.X.shape or not np.array_equal(X, fwd.X):
         raise HelpersError(
-            f"X は forward に渡したのと同じ行列にしてください(shape {X.shape} が来ました)。"
-            "逆伝播は、その forward が計算した Q, K, V を使います。"
+            f"X は forward(...) に渡したものと同じにしてください(forward の X は shape {fwd.X.shape}、"
+            f"来た X は shape {X.shape} です)。"
         )
-    dO = as_matrix(d_output, "d_output")
+    dO = _stack(d_output, "d_output")
     if dO.shape != fwd.output.shape:
         raise HelpersError(
             f"d_output は出力と同じ shape {fwd.output.shape} のはずですが、shape {dO.shape} が来ました。"
         )
-    return _backward(X, fwd, dO)
+    return _backprop(fwd, dO)
 
 
-def _backward(X: np.ndarray, fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarray]:
-    d_k = fwd.Q.shape[1]
-    dV = fwd.weights.T @ dO                          # O = A V
-    dA = dO @ fwd.V.T
-    dS = _softmax_backward(fwd.weights, dA)          # A = softmax(S), each row
-    dQ = dS @ fwd.K / np.sqrt(d_k)                   # S = Q Kᵀ / √d_k
-    dK = dS.T @ fwd.Q / np.sqrt(d_k)
-    return {"W_Q": X.T @ dQ, "W_K": X.T @ dK, "W_V": X.T @ dV}  # Q = X W_Q, ...
+def _backprop(fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarray]:
+    """The arithmetic of `backward`, unchecked, one line per step of the chain rule."""
+    def T(M):
+        return M.swapaxes(-1, -2)
+
+    root_d_k = np.sqrt(fwd.Q.shape[-1])
+    A = fwd.weights
+    dV = T(A) @ dO                                   # O = A V
+    dA = dO @ T(fwd.V)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # A = softmax(S), row by row:
+    # for one row a = softmax(s), J = diag(a) − a aᵀ is symmetric and ds = Jᵀ da = a ⊙ (da − a·da)
+    dQ = dS @ fwd.K / root_d_k                       # S = Q Kᵀ / √d_k
+    dK = T(dS) @ fwd.Q / root_d_k
+    XT = T(fwd.X)
+    return {"W_Q": XT @ dQ, "W_K": XT @ dK, "W_V": XT @ dV}  # Q = X W_Q, ...
 
 
 def loss_and_gradients(task: PalateTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W."""
     if not isinstance(task, PalateTask):
         raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    loss, grads, _ = _evaluate(task, _task_weights(task, W))
-    return loss, grads
+    W = _task_weights(task, W)
+    loss, grads, _, _ = _evaluate(task, {name: M[None] for name, M in W.items()})
+    return float(loss[0]), {name: g[0] for name, g in grads.items()}
 
 
-def _evaluate(task: PalateTask, W: dict[str, np.ndarray]) -> tuple[float, dict, int]:
-    """One pass over all menus: the loss, its gradients, and how many questions are right."""
+def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
+    """One pass over all menus for B runs at once (each W is B × d × k).
+
+    Returns the B losses, their gradients (B × d × k each), how many questions each run gets
+    right, and each run's attention weights on the full menu (B × n × n).
+    """
     N = task.n_rows
-    loss, right = 0.0, 0
-    grads = {name: np.zeros_like(W[name]) for name in NAMES}
-    for menu in task.menus:
-        fwd = _forward(menu.X, W["W_Q"], W["W_K"], W["W_V"])
-        diff = fwd.output - menu.targets
-        loss += float(np.sum(diff**2)) / N
-        for name, g in _backward(menu.X, fwd, 2 * diff / N).items():
-            grads[name] += g
-        right += int(np.sum(np.argmax(fwd.weights, axis=1) == menu.partner))
-    return loss, grads, right
+    batch = len(W["W_Q"])
+    loss, right = np.zeros(batch), np.zeros(batch, dtype=int)
+    grads = {name: np.zeros_like(M) for name, M in W.items()}
+    shared = {name: M[:, None] for name, M in W.items()}  # one W for all menus of a stack
+    for X, targets, partner in task.stacks:
+        fwd = _attend(X, shared["W_Q"], shared["W_K"], shared["W_V"])  # (B, m, n, ·)
+        diff = fwd.output - targets
+        loss += np.sum(diff**2, axis=(1, 2, 3)) / N
+        for name, g in _backprop(fwd, 2 * diff / N).items():
+            grads[name] += g.sum(axis=1)  # the menus shared W: their gradients add up
+        right += np.sum(np.argmax(fwd.weights, axis=-1) == partner, axis=(1, 2))
+    return loss, grads, right, fwd.weights[:, -1]  # the full menu is the last of the last stack
 
 
 def accuracy(task: PalateTask, W) -> float:
@@ -421,39 +463,56 @@ def train(task: PalateTask, W, lr: float, steps: int,
     """
     if not isinstance(task, PalateTask):
         raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = {name: m.copy() for name, m in _task_weights(task, W).items()}
+    W = _task_weights(task, W)
     lr = number(lr, "lr(学習率)", positive=True)
     steps = integer(steps, "steps(更新の回数)", lo=0)
-    number(blowup, "blowup", positive=True)
+    blowup = number(blowup, "blowup", positive=True)
     if isinstance(frozen, str) or not isinstance(frozen, Iterable) or any(
         name not in NAMES for name in frozen
     ):
         raise HelpersError(
             f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{frozen!r} が来ました。"
         )
+    batch = {name: M[None].copy() for name, M in W.items()}
+    return _descend(task, batch, lr, steps, _save_steps(steps, save_at), blowup, frozen)[0]
+
+
+def _descend(task: PalateTask, W: dict[str, np.ndarray], lr: float, steps: int,
+             saved: Sequence[int], blowup: float, frozen: Sequence[str] = ()) -> list[History]:
+    """Gradient descent for B runs at once (each W is B × d × k, updated in place).
+
+    A run whose loss blows up stops there (its W stays where it was); the others go on.
+    """
+    batch = len(W["W_Q"])
     moving = [name for name in NAMES if name not in frozen]
-    saved = _save_steps(steps, save_at)
-    history = History(float(lr), task.full_menu.words, task.full_menu.partner.copy(),
-                      np.zeros(0), np.zeros(0))
-    losses, accuracies = [], []
+    menu = task.full_menu
+    histories = [History(lr, menu.words, menu.partner.copy(), np.zeros(0), np.zeros(0))
+                 for _ in range(batch)]
+    losses = np.full((batch, steps + 1), np.nan)
+    accuracies = np.full((batch, steps + 1), np.nan)
+    alive = np.ones(batch, dtype=bool)
     for step in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
-            loss, grads, right = _evaluate(task, W)
-        if not np.isfinite(loss) or loss > blowup:
-            history.diverged = True
+            loss, grads, right, weights = _evaluate(task, W)
+        broken = alive & ~(loss <= blowup)  # NaN compares False, so it counts as broken
+        alive &= ~broken
+        if not alive.any():
             break
-        losses.append(loss)
-        accuracies.append(right / task.n_rows)
+        losses[alive, step] = loss[alive]
+        accuracies[alive, step] = right[alive] / task.n_rows
         if step in saved or step == steps:
-            weights = forward(task.full_menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
-            history.snapshots.append(
-                Snapshot(step, {n: m.copy() for n, m in W.items()}, loss, accuracies[-1], weights)
-            )
+            for b in np.flatnonzero(alive):
+                histories[b].snapshots.append(Snapshot(
+                    step, {n: M[b].copy() for n, M in W.items()}, float(loss[b]),
+                    float(accuracies[b, step]), weights[b].copy()))
         if step < steps:
-            W = {**W, **{name: W[name] - lr * grads[name] for name in moving}}
-    history.losses = np.array(losses)
-    history.accuracies = np.array(accuracies)
-    return history
+            for name in moving:
+                W[name][alive] -= lr * grads[name][alive]
+    for b, h in enumerate(histories):
+        kept = ~np.isnan(losses[b])
+        h.losses, h.accuracies = losses[b, kept], accuracies[b, kept]
+        h.diverged = not alive[b]
+    return histories
 
 
 # --------------------------------------------------------------------------------------------
@@ -543,11 +602,17 @@ def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: f
     if not isinstance(rng, np.random.Generator):
         raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
     n = integer(n, "n(出発点の数)", lo=1)
+    lr = number(lr, "lr(学習率)", positive=True)
+    steps = integer(steps, "steps(更新の回数)", lo=0)
+    if isinstance(kinds, str) or not kinds:
+        raise HelpersError(f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{kinds!r} が来ました。")
+    starts = [start_weights(rng, kind, scale) for kind in kinds for _ in range(n)]
+    W = {name: np.stack([w[name] for w in starts]) for name in NAMES}  # (runs, 2, 2)
+    runs = _descend(task, W, lr, steps, [0], 1e6)  # all runs at once
     surveys = []
-    for kind in kinds:
+    for k, kind in enumerate(kinds):
         losses, solved, swapped, diverged, first = [], [], [], [], []
-        for _ in range(n):
-            h = train(task, start_weights(rng, kind, scale), lr, steps, save_at=[0])
+        for h in runs[k * n:(k + 1) * n]:
             ok = not h.diverged and h.accuracies[-1] == 1.0
             losses.append(h.losses[-1] if len(h.losses) else np.inf)  # inf: diverged at once
             solved.append(ok)

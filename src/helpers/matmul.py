@@ -1,74 +1,23 @@
-"""Matrix multiplication taken apart (chapters 04–05).
+"""The tiles of a matrix product (chapter 05).
 
-Every cell of `Y = X @ W` is `X[i, :] @ W[:, j]`: one row of X, one column of W, nothing else.
-The functions here compute Y piece by piece, cell by cell or tile by tile, in any order, so a
-notebook can show that the pieces never wait for each other. They are for seeing, not for speed:
-`X @ W` is always the fast way.
+Every cell of `Y = X @ W` is `X[i, :] @ W[:, j]`, and a tile of Y is `X[rows, :] @ W[:, cols]`:
+chapter 05 writes both loops in its own cells. This module only cuts an output into tiles, for
+those loops and for the figure of which bands of X and W a tile reads (`plotting.plot_tiles`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from ._validate import HelpersError, HelpersTypeError, guard_size, integer, matmul_operands
+from ._validate import HelpersError, HelpersTypeError, guard_size, integer
 
-#: At most this many cells or tiles are visited one by one in Python (about a second).
+#: At most this many tiles are listed one by one in Python (about a second).
 MAX_STEPS = 1_000_000
 
 __all__ = [
-    "matmul_cell",
-    "cellwise_matmul",
     "tile_slices",
     "tile_map",
-    "tiled_matmul",
 ]
-
-
-def matmul_cell(X, W, i: int, j: int) -> float:
-    """One cell of `X @ W`: the dot product of row i of X with column j of W."""
-    X, W = matmul_operands(X, W, ("X", "W"))
-    n, m = X.shape[0], W.shape[1]
-    i, j = integer(i, "行番号 i", 0, n - 1), integer(j, "列番号 j", 0, m - 1)
-    return float(X[i, :] @ W[:, j])
-
-
-def _check_order(order, count: int, what: str) -> np.ndarray:
-    """`order` must list 0 … count-1, each exactly once (a permutation)."""
-    if order is None:
-        return np.arange(count)
-    try:
-        arr = np.asarray(order)
-    except (TypeError, ValueError) as err:  # pragma: no cover - numpy accepts nearly anything
-        raise HelpersTypeError(f"order は整数の並びで渡してください({type(order).__name__} が来ました)。") from err
-    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
-        raise HelpersTypeError(
-            f"order は整数の 1 次元の並びで渡してください。shape {arr.shape}・型 {arr.dtype} が来ました。"
-        )
-    if arr.size != count or not np.array_equal(np.sort(arr), np.arange(count)):
-        raise HelpersError(
-            f"order は 0 から {count - 1} までの {what}番号を 1 回ずつ並べたもの(並べ替え)にしてください。"
-            f"長さ {arr.size} の並びが来ました。rng.permutation({count}) で作れます。"
-        )
-    return arr
-
-
-def cellwise_matmul(X, W, order: Sequence[int] | None = None) -> np.ndarray:
-    """`X @ W` computed one cell at a time, visiting the cells in `order`.
-
-    Cells are numbered row by row: cell `c` is row `c // m`, column `c % m` (m = W's columns).
-    `order=None` visits them in that plain order; any permutation gives the same matrix, bit for bit,
-    because each cell reads only its own row and column and no cell reads another cell.
-    """
-    X, W = matmul_operands(X, W, ("X", "W"))
-    n, m = X.shape[0], W.shape[1]
-    guard_size((n, m), "1 セルずつ計算する X @ W", limit=MAX_STEPS)
-    Y = np.empty((n, m))
-    for c in _check_order(order, n * m, "セル"):
-        i, j = divmod(int(c), m)
-        Y[i, j] = X[i, :] @ W[:, j]
-    return Y
 
 
 def _tile_size(tile) -> tuple[int, int]:
@@ -106,20 +55,3 @@ def tile_map(shape: tuple[int, int], tile) -> np.ndarray:
     for t, (rows, cols) in enumerate(tiles):
         ids[rows, cols] = t
     return ids
-
-
-def tiled_matmul(X, W, tile, order: Sequence[int] | None = None) -> np.ndarray:
-    """`X @ W` assembled from output tiles, each computed alone as `X[rows] @ W[:, cols]`.
-
-    This is how parallel hardware splits the work: a tile needs only a band of rows of X and a
-    band of columns of W, so different cores (or GPU thread blocks) can compute tiles at once.
-    `order` (a permutation of the tile numbers of `tile_slices`) changes only the visiting order.
-    """
-    X, W = matmul_operands(X, W, ("X", "W"))
-    guard_size((X.shape[0], W.shape[1]), "X @ W の結果")
-    tiles = tile_slices((X.shape[0], W.shape[1]), tile)
-    Y = np.empty((X.shape[0], W.shape[1]))
-    for t in _check_order(order, len(tiles), "タイル"):
-        rows, cols = tiles[int(t)]
-        Y[rows, cols] = X[rows, :] @ W[:, cols]
-    return Y

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import csv
 import os
 import re
 import shutil
@@ -31,7 +32,10 @@ import textwrap
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
 try:
@@ -56,6 +60,8 @@ except ImportError as err:  # pragma: no cover - only without the `classroom` ex
         f"(見つからなかったもの: {err.name})。"
     ) from err
 
+from .tamper import scan_notebook  # noqa: E402 - after the friendly ImportError above
+
 __all__ = [
     "COURSE_ID",
     "DEFAULT_TIMEOUT",
@@ -64,6 +70,7 @@ __all__ = [
     "SOLUTION_MARKERS",
     "ClassroomError",
     "FeedbackWithoutHiddenTests",
+    "Outcome",
     "autograde",
     "build",
     "chapter_notebooks",
@@ -132,6 +139,7 @@ class ShowExerciseCells(Preprocessor):
                 jupyter_meta.pop(key, None)
             if "jupyter" in cell.metadata and not jupyter_meta:
                 del cell.metadata["jupyter"]
+            cell.metadata.pop("mystnb", None)  # the book's 「答えを見る」 toggle labels
             tags = [t for t in cell.metadata.get("tags", []) if t not in BOOK_ONLY_TAGS]
             if tags:
                 cell.metadata["tags"] = tags
@@ -228,11 +236,6 @@ c.IncludeHeaderFooter.header = os.path.join(_here, "header.ipynb")
 
 # 採点のとき、一つのセルがこの秒数を超えたら止めて(0 点として)次へ進む。無限ループ対策。
 c.ExecutePreprocessor.timeout = {timeout}
-c.Execute.error_on_timeout = {{
-    "ename": "CellTimeoutError",
-    "evalue": {timeout_message!r},
-    "traceback": {timeout_traceback!r},
-}}
 # 採点用カーネルの起動時の警告(TCP で通信している、など)を、学生ごとに端末へ出さない。
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 # 学生が消してしまったテストセルも、採点のときに元に戻す。
@@ -249,6 +252,15 @@ c.GenerateFeedback.preprocessors = [
 
 if os.path.exists(os.path.join(_here, "nbgrader_config_local.py")):
     load_subconfig("nbgrader_config_local.py")  # noqa: F821
+
+# 止めたときのメッセージには、実際に効いている秒数を書く(上の自分の設定で変えた場合も)。
+_timeout = c.Execute.timeout if "timeout" in c.Execute else c.ExecutePreprocessor.timeout
+_message = {timeout_message!r}.format(timeout=_timeout)
+c.Execute.error_on_timeout = {{
+    "ename": "CellTimeoutError",
+    "evalue": _message + {timeout_advice!r},
+    "traceback": ["CellTimeoutError: " + _message, {timeout_advice!r}],
+}}
 '''
 
 HEADER_TEXT = """\
@@ -282,9 +294,7 @@ def write_config(root: str | Path, *, course_id: str = COURSE_ID,
     config.write_text(
         CONFIG_TEMPLATE.format(
             course_id=course_id, code_stub=CODE_STUB, timeout=timeout,
-            timeout_message=TIMEOUT_MESSAGE.format(timeout=timeout) + TIMEOUT_ADVICE,
-            timeout_traceback=["CellTimeoutError: " + TIMEOUT_MESSAGE.format(timeout=timeout),
-                               TIMEOUT_ADVICE],
+            timeout_message=TIMEOUT_MESSAGE, timeout_advice=TIMEOUT_ADVICE,
         ),
         encoding="utf-8",
     )
@@ -463,43 +473,266 @@ def scores(root: str | Path, chapter: str) -> dict[str, dict[str, float]]:
         }
 
 
-def _max_score(root: Path, chapter: str) -> float:
+GRADED, FLAGGED, FAILED, MISSING = "graded", "flagged", "failed", "missing"
+REPORT_DIR = "reports"
+
+
+@dataclass
+class Outcome:
+    """What grading did with one student's notebook of one chapter."""
+
+    student: str
+    chapter: str
+    status: str  # GRADED, FLAGGED (tampering: no marks), FAILED (could not be graded), MISSING
+    score: float
+    max_score: float
+    reason: str = ""
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """The last meaningful line of an error log, without the paths of this machine."""
+    lines = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and not ln.strip().startswith("File ") and "Please see the" not in ln]
+    raised = [ln for ln in lines if re.match(r"^[\w.]*(Error|Exception|Timeout)\w*: ", ln)]
+    errors = raised or [ln for ln in lines if "Error" in ln or "エラー" in ln or "[ERROR]" in ln] or lines
+    line = errors[-1] if errors else "理由が分かりません"
+    line = re.sub(r"(/[^\s:'\"]+)+/", "", line)  # /home/…/classroom/submitted/s1/… → s1/…
+    return line[:limit]
+
+
+def _students_of(root: Path, chapter: str) -> list[str]:
+    """Every student with a folder for `chapter` in submitted/ (whatever its notebook is called)."""
+    folder = root / "submitted"
+    return sorted(p.name for p in folder.iterdir() if (p / chapter).is_dir()) if folder.is_dir() else []
+
+
+def _readable(path: Path) -> str | None:
+    """Why the submitted notebook cannot be graded before running it, or None."""
+    if not path.exists():
+        others = sorted(p.name for p in path.parent.glob("*") if p.is_file())
+        found = f"(あったのは {', '.join(others)})" if others else "(フォルダは空でした)"
+        return f"{path.name} がありません{found}。ファイル名を {path.name} にしてください。"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingIDFieldWarning)
+            nb = nbformat.read(path, 4)
+        nbformat.validate(nb)
+    except Exception as err:  # truncated JSON, not a notebook, wrong format version...
+        return f"ノートブックとして読めません({type(err).__name__}: {_short(str(err), 120)})。"
+    return None
+
+
+def _forget(root: Path, chapter: str, student: str) -> None:
+    """Remove a student's submission of `chapter` from the gradebook and autograded/."""
     _, coursedir = _course(root)
     with _tools_on_path(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        return float(gb.find_notebook(chapter, chapter).max_score)
+        try:
+            gb.remove_submission(chapter, student)
+        except Exception:  # noqa: BLE001 - nothing recorded for this student yet
+            pass
+    for step in ("autograded", "feedback"):
+        shutil.rmtree(root / step / student / chapter, ignore_errors=True)
+        if (root / step / student).is_dir() and not any((root / step / student).iterdir()):
+            (root / step / student).rmdir()
+
+
+def _forget_removed(root: Path, chapter: str, students: list[str]) -> None:
+    """Submissions in the gradebook whose notebook folder is gone from submitted/ are forgotten."""
+    stale = [s for s in scores(root, chapter) if s not in students]
+    for student in stale:
+        _forget(root, chapter, student)
+
+
+def _no_marks(root: Path, chapter: str, student: str) -> None:
+    """Give every graded cell of this submission 0 points (nbgrader's manual score overrides)."""
+    _, coursedir = _course(root)
+    with _tools_on_path(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        submission = gb.find_submission_notebook(chapter, chapter, student)
+        for grade in submission.grades:
+            grade.manual_score = 0.0
+        gb.db.commit()
+
+
+def _grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outcome:
+    path = submission_path(root, student, chapter)
+    problem = _readable(path)
+    if problem is None:
+        for _attempt in (1, 2):  # once more: a busy machine can lose a kernel's connection
+            try:
+                _run(Autograde, root, assignment_id=chapter, student_id=student)
+                problem = None
+                break
+            except ClassroomError as err:
+                problem = f"採点の途中で止まりました: {_short(str(err))}"
+    if problem is not None:
+        _forget(root, chapter, student)
+        return Outcome(student, chapter, FAILED, 0.0, max_score, problem)
+    findings = scan_notebook(nbformat.read(path, 4))
+    if findings:
+        _no_marks(root, chapter, student)
+        why = "; ".join(f"セル {f.cell}({f.grade_id}){f.line} 行め: {f.why}" for f in findings)
+        return Outcome(student, chapter, FLAGGED, 0.0, max_score, why)
+    got = scores(root, chapter).get(student, {})
+    return Outcome(student, chapter, GRADED, sum(got.values()), max_score)
+
+
+def _all_students(root: Path) -> list[str]:
+    folder = root / "submitted"
+    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
+def _earlier_outcomes(root: Path) -> list[Outcome]:
+    """The outcomes of the last grading run, from reports/grading.csv (none if there is none)."""
+    path = root / REPORT_DIR / "grading.csv"
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8", newline="") as f:
+        return [Outcome(r["student_id"], r["assignment"], r["status"], float(r["score"]),
+                        float(r["max_score"]), r["reason"])
+                for r in csv.DictReader(f) if r["status"] != MISSING]
+
+
+def _write_reports(root: Path, outcomes: list[Outcome], chapters: list[str]) -> Path:
+    """reports/grading.csv (one row per student × chapter), summary.csv, report.md; returns the folder."""
+    folder = root / REPORT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    by_key = {(o.student, o.chapter): o for o in _earlier_outcomes(root)
+              if (root / "submitted" / o.student / o.chapter).is_dir()}  # not graded this time
+    by_key.update({(o.student, o.chapter): o for o in outcomes})
+    outcomes = list(by_key.values())
+    chapters = sorted(set(chapters) | {o.chapter for o in outcomes})
+    max_scores = {o.chapter: o.max_score for o in outcomes}
+    students = sorted({o.student for o in outcomes} | set(_all_students(root)))
+    rows = []
+    for student in students:
+        for chapter in chapters:
+            o = by_key.get((student, chapter)) or Outcome(student, chapter, MISSING, 0.0,
+                                                          max_scores.get(chapter, 0.0), "提出なし")
+            rows.append(o)
+    with open(folder / "grading.csv", "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", "assignment", "status", "score", "max_score", "reason"])
+        for o in rows:
+            writer.writerow([o.student, o.chapter, o.status, f"{o.score:g}", f"{o.max_score:g}", o.reason])
+    with open(folder / "summary.csv", "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", *chapters, "total", "max_total", "graded", "failed", "flagged",
+                         "missing"])
+        for student in students:
+            mine = [o for o in rows if o.student == student]
+            cells = [f"{o.score:g}" if o.status == GRADED else o.status for o in mine]
+            count = {s: sum(o.status == s for o in mine) for s in (GRADED, FAILED, FLAGGED, MISSING)}
+            writer.writerow([student, *cells, f"{sum(o.score for o in mine):g}",
+                             f"{sum(o.max_score for o in mine):g}", *count.values()])
+    problems = [o for o in rows if o.status in (FAILED, FLAGGED)]
+    lines = ["# 採点レポート", "",
+             f"学生 {len(students)} 人 × 章 {len(chapters)} 個。"
+             f"採点できたもの {sum(o.status == GRADED for o in rows)}、"
+             f"採点できなかったもの(0 点){sum(o.status == FAILED for o in rows)}、"
+             f"採点を書き換えようとしたもの(0 点){sum(o.status == FLAGGED for o in rows)}、"
+             f"未提出 {sum(o.status == MISSING for o in rows)}。", ""]
+    if problems:
+        lines += ["| 学生 | 章 | 状態 | 理由 |", "| --- | --- | --- | --- |"]
+        lines += [f"| {o.student} | {o.chapter} | "
+                  f"{'採点できず' if o.status == FAILED else '書き換えの疑い'} | "
+                  f"{o.reason.replace('|', '/')} |" for o in problems]
+    else:
+        lines.append("採点できなかった提出物、書き換えの疑いのある提出物はありません。")
+    (folder / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
 
 
 def autograde(root: str | Path = "classroom", chapters: Iterable[str] | None = None, *,
-              log: Log = print) -> list[str]:
-    """`nbgrader autograde` every submission in `submitted/` (or only the given chapters)."""
+              only: Iterable[str] | None = None, jobs: int = 1, log: Log = print) -> list[Outcome]:
+    """Autograde every submission in `submitted/` (or only the given chapters), one student ×
+    chapter at a time, so that one that cannot be graded never stops the others.
+
+    A submission that cannot be graded (unreadable, misnamed, a kernel that died, ...) gets 0
+    points and its reason; one whose answer cells rebind or patch what the test cells rely on
+    (`tamper.scan_notebook`) gets 0 points and is flagged. Submissions whose folder was removed
+    from `submitted/` are removed from the gradebook. Writes `reports/` (see `_write_reports`).
+    `only` limits grading to these students (the others' grades are kept as they are); `jobs`
+    chapters are graded at the same time, in separate processes (e.g. 2 on a two-core machine).
+    """
     root = Path(root).resolve()
     todo = _chapters_with(root, "submitted", chapters)
-    for i, chapter in enumerate(todo, 1):
-        start = time.perf_counter()
-        _run(Autograde, root, assignment_id=chapter)
-        graded = scores(root, chapter)
-        max_score = _max_score(root, chapter)
-        mean = sum(sum(s.values()) for s in graded.values()) / max(len(graded), 1)
+    only = None if only is None else sorted(only)
+    outcomes: list[Outcome] = []
+
+    def report(i: int, chapter: str, done: list[Outcome], seconds: float) -> None:
+        graded = [o for o in done if o.status == GRADED]
+        mean = sum(o.score for o in graded) / max(len(graded), 1)
+        trouble = [o for o in done if o.status != GRADED]
+        note = f"、採点できなかった・0 点にしたもの {len(trouble)} 件(reports/report.md)" if trouble else ""
+        max_score = points_of(root, chapter)
         log(f"[{i}/{len(todo)}] {chapter}: {len(graded)} 人を採点しました"
-            f"(平均 {mean:.1f} / {max_score:g} 点、{time.perf_counter() - start:.1f} 秒)")
-    return todo
+            f"(平均 {mean:.1f} / {max_score:g} 点、{seconds:.1f} 秒{note})")
+
+    if jobs > 1 and len(todo) > 1:
+        # One process per chapter at a time: the chapters share nothing but the gradebook.
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork" if sys.platform == "linux" else "spawn")) as pool:
+            futures = {pool.submit(_grade_chapter, root, chapter, only): chapter for chapter in todo}
+            results = {futures[f]: f.result() for f in as_completed(futures)}
+        for i, chapter in enumerate(todo, 1):
+            done, seconds = results[chapter]
+            outcomes += done
+            report(i, chapter, done, seconds)
+    else:
+        for i, chapter in enumerate(todo, 1):
+            done, seconds = _grade_chapter(root, chapter, only)
+            outcomes += done
+            report(i, chapter, done, seconds)
+    folder = _write_reports(root, outcomes, todo)
+    log(f"採点の一覧を {folder / 'grading.csv'}、学生ごとのまとめを {folder / 'summary.csv'}、"
+        f"レポートを {folder / 'report.md'} に書きました。")
+    return outcomes
+
+
+def _grade_chapter(root: Path, chapter: str, only: list[str] | None) -> tuple[list[Outcome], float]:
+    """Grade one chapter for every student (or `only` these), one at a time; (outcomes, seconds)."""
+    start = time.perf_counter()
+    students = _students_of(root, chapter)
+    _forget_removed(root, chapter, students)
+    if only is not None:
+        students = [s for s in students if s in set(only)]
+    max_score = points_of(root, chapter)
+    done = [_grade_one(root, student, chapter, max_score) for student in students]
+    return done, time.perf_counter() - start
+
+
+def points_of(root: Path, chapter: str) -> float:
+    """The points of a chapter, from the teacher's source notebook."""
+    nb = nbformat.read(Path(root) / "source" / chapter / f"{chapter}.ipynb", 4)
+    return sum(float(_nbgrader_meta(c).get("points", 0)) for c in nb.cells if _nbgrader_meta(c).get("grade"))
 
 
 def feedback(root: str | Path = "classroom", chapters: Iterable[str] | None = None, *,
              log: Log = print) -> list[str]:
-    """`nbgrader generate_feedback`: `feedback/<student>/<chapter>/<chapter>.html` per submission."""
+    """`nbgrader generate_feedback`: `feedback/<student>/<chapter>/<chapter>.html` per submission.
+
+    One student at a time: a page that cannot be made is reported and the others are still made.
+    """
     root = Path(root).resolve()
     todo = _chapters_with(root, "autograded", chapters)
     for i, chapter in enumerate(todo, 1):
-        _run(GenerateFeedback, root, assignment_id=chapter)
+        students = sorted(p.parent.parent.name
+                          for p in (root / "autograded").glob(f"*/{chapter}/{chapter}.ipynb"))
+        failed = []
+        for student in students:
+            try:
+                _run(GenerateFeedback, root, assignment_id=chapter, student_id=student)
+            except ClassroomError as err:
+                failed.append(f"{student}: {_short(str(err))}")
         n = len(list((root / "feedback").glob(f"*/{chapter}/{chapter}.html")))
-        log(f"[{i}/{len(todo)}] {chapter}: フィードバック {n} 人分 → feedback/<学生>/{chapter}/")
+        log(f"[{i}/{len(todo)}] {chapter}: フィードバック {n} 人分 → feedback/<学生>/{chapter}/"
+            + (f"(作れなかったもの: {'; '.join(failed)})" if failed else ""))
     return todo
 
 
 def export(root: str | Path = "classroom", to: str | Path | None = None, *,
            log: Log = print) -> Path:
-    """`nbgrader export`: every student's score per chapter as CSV (default `root/grades.csv`)."""
+    """`nbgrader export`: every student's score per chapter as CSV (default `root/grades.csv`),
+    with a `status` column (graded, flagged, failed, missing) and its `reason` from the last grading."""
     root = Path(root).resolve()
     dest = Path(to).resolve() if to is not None else root / "grades.csv"
     config, coursedir = _course(root)
@@ -507,8 +740,39 @@ def export(root: str | Path = "classroom", to: str | Path | None = None, *,
     plugin.to = str(dest)
     with _tools_on_path(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         plugin.export(gb)
+    _add_status(root, dest)
     log(f"成績を {dest} に書き出しました。")
     return dest
+
+
+def _add_status(root: Path, dest: Path) -> None:
+    """Tell "could not be graded" from "not submitted" in nbgrader's CSV (it says 0 for both)."""
+    known: dict[tuple[str, str], tuple[str, str, str]] = {}
+    report = root / REPORT_DIR / "grading.csv"
+    if report.exists():
+        with open(report, encoding="utf-8", newline="") as f:
+            for r in csv.DictReader(f):
+                known[r["assignment"], r["student_id"]] = (r["status"], r["reason"], r["max_score"])
+    with open(dest, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    fields = list(rows[0].keys()) if rows else ["assignment", "student_id", "score", "max_score"]
+    seen = set()
+    for r in rows:
+        key = (r["assignment"], r["student_id"])
+        seen.add(key)
+        graded = (root / "autograded" / key[1] / key[0]).is_dir()
+        status, reason, _ = known.get(key, (GRADED if graded else MISSING, "", ""))
+        r["status"], r["reason"] = status, reason
+        if status in (FAILED, FLAGGED):
+            r["score"] = "0.0"
+    for (chapter, student), (status, reason, max_score) in known.items():
+        if (chapter, student) not in seen and status != MISSING:  # not in nbgrader's database
+            rows.append({**{k: "" for k in fields}, "assignment": chapter, "student_id": student,
+                         "score": "0.0", "max_score": max_score, "status": status, "reason": reason})
+    with open(dest, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[*fields, "status", "reason"])
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 class FeedbackWithoutHiddenTests(ClearHiddenTests):
@@ -523,7 +787,9 @@ class FeedbackWithoutHiddenTests(ClearHiddenTests):
         if cell.cell_type == "code" and marked_regions(cell.source, HIDDEN_TEST_MARKERS):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":
-                    output["traceback"] = [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
+                    ename, evalue = output.get("ename", ""), output.get("evalue", "")
+                    # a check's CheckFailed is its ✗ hint alone, as in JupyterLab
+                    output["traceback"] = [evalue if ename == "CheckFailed" else f"{ename}: {evalue}"]
         return super().preprocess_cell(cell, resources, index)
 
 
@@ -549,11 +815,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--notebooks", default="notebooks", help="章のノートブックのフォルダ")
     p.add_argument("--course-id", default=COURSE_ID)
     p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="採点時の 1 セルの制限時間(秒)")
-    command("autograde", "submitted/ の提出物を自動採点する", chapters=True)
+    p = command("autograde", "submitted/ の提出物を自動採点する", chapters=True)
+    p.add_argument("--jobs", type=int, default=1, help="同時に採点する章の数(2 コアなら 2)")
     command("feedback", "採点済みの提出物からフィードバック HTML を作る", chapters=True)
     p = command("export", "成績を CSV に書き出す")
     p.add_argument("--to", default=None, help="CSV の書き出し先(既定: <root>/grades.csv)")
-    command("grade", "autograde・feedback・export を続けて行う", chapters=True)
+    p = command("grade", "autograde・feedback・export を続けて行う", chapters=True)
+    p.add_argument("--jobs", type=int, default=1, help="同時に採点する章の数(2 コアなら 2)")
     return parser
 
 
@@ -564,7 +832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "build":
             build(args.root, args.notebooks, course_id=args.course_id, timeout=args.timeout)
         if args.command in ("autograde", "grade"):
-            autograde(args.root, chapters)
+            autograde(args.root, chapters, jobs=args.jobs)
         if args.command in ("feedback", "grade"):
             feedback(args.root, chapters)
         if args.command in ("export", "grade"):

@@ -1,4 +1,5 @@
-"""The shared validators: short Japanese errors, the size guard, masks."""
+"""helpers._validate: every public helper's inputs pass through these, so their messages
+are what a learner reads."""
 
 import numpy as np
 import pytest
@@ -9,9 +10,104 @@ from helpers._validate import (
     HelpersKeyError,
     HelpersTypeError,
     as_array,
+    as_matrix,
     guard_size,
+    integer,
+    matmul_operands,
     number,
+    require_same_length,
 )
+
+
+@pytest.mark.parametrize("value", [3, np.int64(3), np.int32(3)])
+def test_integer_gives_a_plain_int(value):
+    got = integer(value, "n", lo=0, hi=5)
+    assert got == 3 and type(got) is int
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, error, words",
+    [
+        (True, {}, TypeError, "n は整数で.*True(bool)"),
+        (2.0, {}, TypeError, "n は整数で.*float"),
+        ("2", {}, TypeError, "n は整数で"),
+        (6, {"lo": 0, "hi": 5}, ValueError, "0 から 5 の範囲の整数.*6"),
+        (-1, {"lo": 0}, ValueError, "0 以上の整数"),
+        (9, {"hi": 5}, ValueError, "5 以下の整数"),
+    ],
+)
+def test_integer_refuses(value, kwargs, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        integer(value, "n", **kwargs)
+
+
+@pytest.mark.parametrize("value", [2, 2.5, np.float32(2.5), np.int64(2)])
+def test_number_gives_a_plain_float(value):
+    got = number(value, "x", lo=0, hi=3)
+    assert got == pytest.approx(float(value)) and type(got) is float
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, error, words",
+    [
+        (True, {}, TypeError, "x は数で"),
+        ("1", {}, TypeError, "x は数で"),
+        (None, {}, TypeError, "x は数で"),
+        (np.nan, {}, ValueError, "有限の数"),
+        (-np.inf, {}, ValueError, "有限の数"),
+        (0.0, {"positive": True}, ValueError, "正の数"),
+        (3.5, {"lo": 0, "hi": 3}, ValueError, "0 以上 3 以下"),
+        (-0.5, {"lo": 0}, ValueError, "0 以上に"),
+        (4, {"hi": 3}, ValueError, "3 以下に"),
+    ],
+)
+def test_number_refuses(value, kwargs, error, words):
+    with pytest.raises(error, match=words):
+        number(value, "x", **kwargs)
+
+
+def test_as_array_and_as_matrix_accept_lists():
+    np.testing.assert_array_equal(as_array([1, 2], "a"), [1.0, 2.0])
+    assert as_matrix([[1, 2]], "a").dtype == float
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [
+        ("12", TypeError, "数の配列を渡して"),
+        (None, TypeError, "数の配列を渡して"),
+        ([[1, 2], [3]], TypeError, "変換できません"),
+        ([], ValueError, "空です"),
+        ([1.0, np.nan], ValueError, "NaN"),
+        ([1.0, np.inf], ValueError, "inf"),
+    ],
+)
+def test_as_array_refuses(value, error, words):
+    with pytest.raises(error, match=words):
+        as_array(value, "a")
+
+
+def test_as_matrix_refuses_other_dimensions():
+    with pytest.raises(ValueError, match=r"a.reshape\(1, -1\) で 1×3"):
+        as_matrix([1, 2, 3], "a")
+    with pytest.raises(ValueError, match="3 次元"):
+        as_matrix(np.ones((1, 2, 3)), "a")
+
+
+def test_require_same_length_names_both_shapes():
+    require_same_length(np.ones((2, 3)), np.ones((4, 3)), "Q", "K")
+    with pytest.raises(ValueError, match=r"Q と K の次元.*\(2, 3\).*\(4, 2\)"):
+        require_same_length(np.ones((2, 3)), np.ones((4, 2)), "Q", "K")
+
+
+def test_matmul_operands_checks_the_inner_size():
+    a, b = matmul_operands([[1, 2]], [[1], [2]], ("x", "W"))
+    assert a.shape == (1, 2) and b.shape == (2, 1)
+    with pytest.raises(ValueError, match=r"x @ W の形が合いません.*\(1, 3\).*\(2, 2\)"):
+        matmul_operands(np.ones((1, 3)), np.ones((2, 2)), ("x", "W"))
+
+
+# Edges: overflow, underflow, masks, sizes, bad arguments (Japanese messages).
 
 
 def test_errors_are_still_the_builtin_kinds():
@@ -33,12 +129,12 @@ def test_key_error_prints_without_quotes():
     assert str(HelpersKeyError("「すし」はこの語彙にありません。")) == "「すし」はこの語彙にありません。"
 
 
-def test_ipython_renders_a_helpers_error_without_traceback():
+def test_ipython_renders_a_helpers_error_without_traceback(monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
     shown = []
-    shell._showtraceback = lambda etype, evalue, stb: shown.append(stb)
+    monkeypatch.setattr(shell, "_showtraceback", lambda etype, evalue, stb: shown.append(stb))
     shell.run_cell("import helpers; helpers.project([[1.0, 2.0, 3.0]], [[1.0], [2.0]])")
     assert len(shown) == 1 and len(shown[0]) == 1
     assert "x @ W の形が合いません" in shown[0][0]

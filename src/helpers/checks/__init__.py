@@ -5,7 +5,7 @@ This module only re-exports: each chapter's checks live in its `chNN_<notebook>`
 answer to its typical mistake). Notebooks call `helpers.checks.check_*`.
 """
 
-from ._base import check_choice, fail, passed
+from ._base import CheckFailed, check_choice, fail, normalise_answer, passed
 from .ch00_introduction import (
     FIRST_SOFTMAX_HINTS,
     check_first_softmax,
@@ -43,9 +43,16 @@ from .ch07_how_w_learns import (
     check_learning_rate_prediction,
     gradient_step_variants,
 )
+from .ch08_going_further import (
+    CAUSAL_HINTS,
+    MULTI_HEAD_HINTS,
+    check_causal_attention,
+    check_multi_head,
+    multi_head_variants,
+)
 
 __all__ = [
-    "passed", "fail", "check_choice",
+    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "check_cosine", "check_pudding_prediction",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
@@ -55,4 +62,6 @@ __all__ = [
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
     "check_learning_rate_prediction",
+    "CAUSAL_HINTS", "MULTI_HEAD_HINTS", "check_causal_attention", "check_multi_head",
+    "multi_head_variants",
 ]

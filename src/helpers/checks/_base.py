@@ -1,49 +1,96 @@
 """What every exercise check shares: how a verdict is said, how the learner's function is
-called, and how a wrong answer is matched to the typical mistake it is.
+called, how a typed answer is read, and how a wrong answer is matched to the typical mistake it is.
 
 A check prints one line starting with ✓ when the answer is right, and otherwise raises
-`AssertionError` whose Japanese message names the likely mistake, so a learner knows what to fix.
+`CheckFailed` (an `AssertionError`) whose Japanese message names the likely mistake, so a learner
+knows what to fix. IPython, and therefore JupyterLab, nbclient, nbval and nbgrader's feedback, asks
+an exception for `_render_traceback_()` before printing a traceback: `CheckFailed` answers with its
+hint alone, so a wrong answer is one ✗ line with no checker code and no path of the machine.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 
-def passed(message: str) -> None:
-    print(f"✓ 正解です。{message}")
+class CheckFailed(AssertionError):
+    """A wrong answer. Rendered by IPython as its ✗ hint only (no traceback)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+def passed(message: str, *, quiet: bool = False) -> None:
+    """Say ✓ (a hidden test, `quiet`, passes without a word: the visible check already spoke)."""
+    if not quiet:
+        print(f"✓ 正解です。{message}")
+
+
+def hidden_rng(exercise: str) -> np.random.Generator:
+    """Random inputs for an exercise's hidden test (nbgrader BEGIN/END HIDDEN TESTS): inputs that
+    no notebook shows, the same on every run, different for each exercise."""
+    return np.random.default_rng([len(exercise), *exercise.encode()])
 
 
 def fail(message: str) -> None:
-    raise AssertionError(f"✗ {message}")
+    raise CheckFailed(f"✗ {message}")
+
+
+def _parameter_names(fn: Callable) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _unchanged(now: np.ndarray, then: np.ndarray) -> bool:
+    if now.shape != then.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.all((now == then) | ((now != now) & (then != then))))
 
 
 def call_learner(fn: Callable, *args, what: str, call: str | None = None,
-                 on_error: str = "途中の値と形を print して確かめましょう。"):
+                 on_error: str | Callable[[Exception], str] = "途中の値と形を print して確かめましょう。"):
     """Call the learner's function `what`; every way it can stumble becomes a hint.
 
-    Not a function, not written yet, a crash (`on_error` says where to look) and a forgotten
-    `return` each get their own message; numpy's warnings about a wrong formula stay quiet.
+    Not a function, not written yet, a crash (`on_error` says where to look), a forgotten
+    `return` and an argument changed in place (`W -= …`) each get their own message; numpy's
+    warnings about a wrong formula stay quiet.
     """
     if not callable(fn):
         fail(f"{what} には関数を渡してください({type(fn).__name__} が来ました)。")
     call = call or f"{what}(...)"
+    before = [a.copy() if isinstance(a, np.ndarray) else None for a in args]
     try:
         with np.errstate(all="ignore"):  # a wrong formula may divide by 0; the hint says why
             result = fn(*args)
     except NotImplementedError:
         fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。")
     except Exception as err:  # the learner's code crashed: say what and where to look
-        fail(f"{call} がエラーで止まりました({type(err).__name__}: {err})。{on_error}")
+        advice = on_error(err) if callable(on_error) else on_error
+        fail(f"{call} がエラーで止まりました({type(err).__name__}: {err})。{advice}")
     if result is None:
         fail(f"{what} が何も返していません(None)。関数の最後に return を書き忘れていませんか?")
+    names = _parameter_names(fn)
+    for i, (arg, old) in enumerate(zip(args, before, strict=True)):
+        if old is not None and not _unchanged(arg, old):
+            name = names[i] if i < len(names) else f"{i + 1} 番目の引数"
+            fail(f"{what} が、受け取った {name} の中身を書き換えています(`{name} -= …` や "
+                 f"`{name}[...] = …` のような、その場での書き換え)。呼び出した側の {name} まで"
+                 f"変わってしまいます。`new = {name} - …` のように新しい配列を作って返しましょう。")
     return result
 
 
 def as_float_array(value, what: str) -> np.ndarray:
     """The learner's result as a float array, or a hint that it is not numbers."""
+    if isinstance(value, (str, bytes)):
+        fail(f"{what} は数の配列を返してください(文字列 {value!r} が返ってきました)。")
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -65,21 +112,76 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str | None:
-    """The name of the first wrong variant (every key but "right") that `got` equals, or None."""
+    """The name of the first wrong variant (every key but "right") that `got` equals, or None.
+
+    Several spellings of one mistake share its name: "no_keepdims:stable" is reported as
+    "no_keepdims", so a hint table needs one entry per mistake.
+    """
     for name, wrong in variants.items():
         if name != "right" and same(got, wrong):
-            return name
+            return name.split(":")[0]
     return None
 
 
-def check_choice(answer, correct: str, choices: Sequence[str], hints: dict[str, str]) -> None:
-    """A prediction question: `answer` must be one of `choices`; a wrong one gets its own hint."""
-    if answer is None or answer == "":
-        fail(f"まだ答えが入っていません。{'、'.join(choices)} のどれかを文字列で書いてください。")
-    if answer not in choices:
-        fail(f"「{answer}」は選択肢にありません。{'、'.join(choices)} のどれかを書いてください。")
-    if answer != correct:
-        fail(hints.get(answer, f"「{answer}」ではありません。図と表を見直してみましょう。"))
+#: Marks a learner may type around an answer: quotes and brackets, and a closing 。 or .
+_WRAPPERS = "「」『』\"'“”‘’"
+_TRAILING = "。.、,!?"
+
+
+def canonical_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
+    text = re.sub(r"\s+", "", text)             # surrounding and inner spaces, IME's included
+    text = text.strip(_WRAPPERS).rstrip(_TRAILING).strip(_WRAPPERS)
+    return text
+
+
+def normalise_answer(answer, choices: Sequence[str],
+                     synonyms: Mapping[str, str] | None = None) -> str | None:
+    """The choice a typed answer means, or None when it is none of them.
+
+    One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
+    anywhere (the IME's full-width one too), quotes around it and a closing 「。」 do not count;
+    `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
+    """
+    if not isinstance(answer, str):
+        return None
+    key = canonical_text(answer)
+    table = {canonical_text(c): c for c in choices}
+    table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
+    return table.get(key)
+
+
+def _shown(answer) -> str:
+    """An answer as the learner would recognise it, with invisible characters made visible."""
+    if not isinstance(answer, str):
+        return f"{answer!r}({type(answer).__name__})"
+    if answer != answer.strip() or re.search(r"[^\S ]", answer):
+        return repr(answer)
+    return f"「{answer}」"
+
+
+def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | None = None,
+                label: str = "") -> str:
+    """The choice `answer` means; a hint if it is empty, not a string or none of `choices`."""
+    listed = "、".join(f'"{c}"' for c in choices)
+    to, of = (f"{label} に", f"{label} の") if label else ("", "")
+    if answer is None or (isinstance(answer, str) and canonical_text(answer) == ""):
+        fail(f"{to}まだ答えが入っていません。{listed} のどれかを文字列で書いてください。")
+    if not isinstance(answer, str):
+        fail(f"{of}答えは {listed} のどれかを、引用符 \" でかこんだ文字列で書いてください。"
+             f"{_shown(answer)} が来ました。")
+    choice = normalise_answer(answer, choices, synonyms)
+    if choice is None:
+        fail(f"{of}{_shown(answer)} は選択肢にありません。{listed} のどれかを書いてください。")
+    return choice
+
+
+def check_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[str, str],
+                 synonyms: Mapping[str, str] | None = None) -> None:
+    """A prediction question: `answer` must mean one of `choices`; a wrong one gets its own hint."""
+    choice = read_choice(answer, choices, synonyms)
+    if choice != correct:
+        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"))
     passed(hints.get(correct, ""))
 
 
@@ -89,3 +191,31 @@ def three_arrays(result, what: str, names: str = "(Q, K, V)") -> tuple[np.ndarra
         fail(f"{what} は 3 つの配列を {names} の順に返してください"
              f"(return q, k, v のように)。{type(result).__name__} が返ってきました。")
     return tuple(as_float_array(r, what) for r in result)
+
+
+def attention_pair(fn: Callable, Q, K, V, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Call the learner's attention `what(Q, K, V)`; its `(output, weights)` as float arrays."""
+    result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what=what, call=f"{what}(Q, K, V)",
+                          on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
+                                   "print して確かめましょう。")
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+             f"{type(result).__name__} が返ってきました。")
+    return tuple(as_float_array(r, what) for r in result)
+
+
+def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]) -> None:
+    """Fail with the hint for a mix-up of the output: the pair swapped, the weights returned as
+    the output, the weights transposed before mixing (`transposed_output`, if `hints` has it),
+    or right weights with a wrong output (`hints` has "swapped", "weights_as_output",
+    "bad_output")."""
+    if out.shape == want_w.shape and w.shape == want_out.shape:
+        fail(hints["swapped"])
+    if same(out, want_w):
+        fail(hints["weights_as_output"])
+    if same(w, want_w):
+        square = want_w.shape[0] == want_w.shape[1]
+        if "transposed_output" in hints and square and same(out, want_w.T @ V):
+            fail(hints["transposed_output"])
+        shape = "" if out.shape == want_out.shape else f" 形は {want_out.shape} のはずが {out.shape} でした。"
+        fail(f"{hints['bad_output']}{shape}")

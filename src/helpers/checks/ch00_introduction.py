@@ -6,7 +6,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import as_float_array, call_learner, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    canonical_text,
+    fail,
+    hidden_rng,
+    normalise_answer,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
 FIRST_SOFTMAX_HINTS = {
@@ -16,13 +26,18 @@ FIRST_SOFTMAX_HINTS = {
     "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みは合計が 1 になるように"
                     "割ります: e = np.exp(scores); e / e.sum()",
     "by_score_sum": "割る数が違います。割るのは元の得点の合計ではなく、np.exp を取った後の合計です。",
-    "by_max": "一番大きい値で割っています。重みの合計を 1 にするには、最大値ではなく合計で割ります。",
+    "by_max": "np.exp を取ったあと、合計ではなく一番大きい値で割った形になっています"
+              "(np.exp(scores - scores.max()) も同じ値です。最大値を引くのはあふれないための工夫で、"
+              "それ自体は正しいのですが)。最後に合計で割って、重みの合計を 1 にします。",
 }
 
 
-def check_first_softmax(fn: Callable) -> None:
+def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
     cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
+    if hidden:
+        rng = hidden_rng("first_softmax")
+        cases = [np.round(rng.normal(size=5) * 2, 2), np.round(rng.normal(size=3), 2)]
     for s in cases:
         got = as_float_array(call_learner(fn, s.copy(), what="to_weights", call=f"to_weights({s})"),
                              "to_weights")
@@ -41,7 +56,12 @@ def check_first_softmax(fn: Callable) -> None:
                  f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
         fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
              "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
-    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。")
+    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
+
+
+#: Other ways to write "it cannot be multiplied" in the shape prediction.
+ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーになる": "エラー", "掛けられない": "エラー",
+                  "かけられない": "エラー"}
 
 
 def check_matmul_shape_prediction(answer) -> None:
@@ -57,9 +77,11 @@ def check_matmul_shape_prediction(answer) -> None:
         "エラー": "x の列の数(2)と W の行の数(2)が同じなので、かけ算はできます。"
                   "エラーになるのは、この 2 つが違うときです。",
     }
+    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+        answer = tuple(answer.tolist())
     if isinstance(answer, str):
-        key = answer.strip()
-        if key not in ("", "エラー"):
+        key = "" if canonical_text(answer) == "" else normalise_answer(answer, ("エラー",), ERROR_SYNONYMS)
+        if key is None:
             # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
             fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
                  "prediction = (4, 5) のような数の組(タプル)で書いてください。"

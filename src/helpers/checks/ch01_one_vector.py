@@ -7,10 +7,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data import foods
-from ._base import as_number, call_learner, check_choice, fail, passed
+from ._base import as_number, call_learner, check_choice, fail, hidden_rng, passed
 
 
-def check_cosine(fn: Callable) -> None:
+def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
     cases = [
         (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
@@ -18,6 +18,9 @@ def check_cosine(fn: Callable) -> None:
         (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
     ]
+    if hidden:
+        rng = hidden_rng("cosine")
+        cases = [(rng.normal(size=3), rng.normal(size=3)), (rng.normal(size=2), rng.normal(size=2))]
     for a, b in cases:
         got = as_number(call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})"), "cosine")
         want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -34,7 +37,7 @@ def check_cosine(fn: Callable) -> None:
                  "長さは np.linalg.norm(a)、つまり平方根を取った値です。")
         fail(f"a={a}, b={b} のとき {want:.3f} になるはずが、{got:.3f} でした。"
              "式 cos = (a·b) / (|a| |b|) を見直しましょう。")
-    passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。")
+    passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
 def check_pudding_prediction(answer) -> None:

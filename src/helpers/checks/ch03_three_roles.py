@@ -8,7 +8,16 @@ import numpy as np
 
 from ..attention import softmax
 from ..data import party
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 03: the hint for each typical mistake in `party_weights(Q, K)`.
 PARTY_HINTS = {
@@ -19,6 +28,13 @@ PARTY_HINTS = {
     "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
                    "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
                    "j 行目の和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
+    "max_no_keepdims": "各行の最大値を引くところで keepdims=True が抜けています。S - S.max(axis=1) だと、"
+                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行目の最大値が引かれます。"
+                       "S - S.max(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに引けます"
+                       "(和で割るところも同じです)。",
+    "stable_unnormalised": "最大値を引いて np.exp を取るところまでは正しいのですが、そこで止まっています"
+                           "(各行の和が 1 になっていません)。最後に行の和"
+                           "(axis=1, keepdims=True)で割ります。",
     "whole": "表全体の和で割っています(全マスの合計が 1)。重みは「探す人ひとり(1 行)ごとに和が 1」"
              "なので、行の和(axis=1, keepdims=True)で割ります。",
     "axis0": "ソフトマックスを列の方向(axis=0)にかけています(各列の和が 1)。"
@@ -52,12 +68,19 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
             "transposed": softmax(S.T, axis=0),
             "scaled": softmax(S / np.sqrt(Q.shape[1]), axis=1),
         }
+        stable = np.exp(S - S.max(axis=1, keepdims=True))
+        variants["stable_unnormalised"] = stable
+        variants["stable_unnormalised:whole_max"] = e
         if S.shape[0] == S.shape[1]:
             variants["no_keepdims"] = raw / raw.sum(axis=1)
+            variants["no_keepdims:stable"] = stable / stable.sum(axis=1)
+            shifted = np.exp(S - S.max(axis=1))
+            variants["max_no_keepdims"] = shifted / shifted.sum(axis=1, keepdims=True)
+            variants["max_no_keepdims:both"] = shifted / shifted.sum(axis=1)
     return variants
 
 
-def check_party_weights(fn: Callable) -> None:
+def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
     guests = party()
     Q, K = guests.Q, guests.K
@@ -66,10 +89,17 @@ def check_party_weights(fn: Callable) -> None:
         ("探す人が 3 人、名札が 5 枚", Q[:3], K),
         ("得点が千を超える場合", Q * 200, K),
     ]
+    if hidden:
+        rng = hidden_rng("party_weights")
+        square, tall = rng.normal(size=(4, 3)), rng.normal(size=(6, 3))
+        cases = [("隠しテスト(4 人)", square, rng.normal(size=(4, 3))),
+                 ("隠しテスト(4 人が 6 枚の名札を見る)", square, tall),
+                 ("隠しテスト(得点が大きい場合)", square * 300, rng.normal(size=(4, 3)))]
     for label, q, k in cases:
         got = call_learner(fn, q.copy(), k.copy(), what="party_weights",
                            call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                           on_error="途中の形を print して確かめましょう。")
+                           on_error="途中の形を print して確かめましょう。行ごとの最大値を引く・"
+                                    "行の和で割るときは、keepdims=True で形を (n, 1) にします。")
         w = as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
@@ -85,14 +115,20 @@ def check_party_weights(fn: Callable) -> None:
             fail(f"{label}: 重みに inf か nan が混ざっています。{PARTY_HINTS['overflow']}")
         mistake = typical_mistake(w, variants)
         if mistake:
-            fail(f"{label}: {PARTY_HINTS[mistake]}")
+            fail(f"{label}: {PARTY_HINTS[mistake.split(':')[0]]}")
         if not np.allclose(w.sum(axis=1), 1.0):
             fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
                  "重みは、得点を行ごとにソフトマックスに通したものです。")
         fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行目は {np.round(want[0], 3)} の"
              f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
     passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
-           "探す人と名札の数が違っても、得点が大きくても大丈夫です。")
+           "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
+
+
+#: Other words a learner may use for the symmetry prediction's choices.
+SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "左右対称": "対称になる",
+                     "非対称": "対称にならない", "ならない": "対称にならない", "非対称になる": "対称にならない",
+                     "場合による": "人による"}
 
 
 def check_party_symmetry_prediction(answer) -> None:
@@ -114,5 +150,6 @@ def check_party_symmetry_prediction(answer) -> None:
             "人による": "参加者の好みや人数を変えても結論は同じです。S[i, j] と S[j, i] が "
                         "どちらも q_i · q_j になることを、式で確かめてみましょう。",
         },
+        SYMMETRY_SYNONYMS,
     )
 

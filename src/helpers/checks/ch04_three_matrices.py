@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data import foods
-from ._base import call_learner, check_choice, fail, passed, three_arrays
+from ._base import call_learner, check_choice, fail, hidden_rng, passed, three_arrays
 
 #: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
 QUESTION_MATRIX = np.array([[0.0, 0.5],
@@ -27,10 +27,15 @@ def _face_cases():
     return [square, wide]
 
 
-def check_three_faces(fn: Callable) -> None:
+def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
     names = ("q", "k", "v")
-    for x, *Ws in _face_cases():
+    cases = _face_cases()
+    if hidden:
+        rng = hidden_rng("three_faces")
+        cases = [(rng.normal(size=(1, 3)), *(rng.normal(size=(3, 4)) for _ in range(3))),
+                 (rng.normal(size=(1, 3)), *(rng.normal(size=(3, 3)) for _ in range(3)))]
+    for x, *Ws in cases:
         got = three_arrays(
             call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
                          on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
@@ -64,10 +69,10 @@ def check_three_faces(fn: Callable) -> None:
                      "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
             fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
                  f"{np.round(g, 3).tolist()} でした。")
-    passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。")
+    passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
-def check_question_matrix(W) -> None:
+def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
         fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
@@ -81,10 +86,12 @@ def check_question_matrix(W) -> None:
     if not np.all(np.isfinite(arr)):
         fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
     X = foods().vectors
+    if hidden:  # other foods than the chapter's five; the one shown in a hint is the third
+        X = np.round(hidden_rng("question_matrix").uniform(-2, 2, size=(6, 2)), 1)
     want = X @ QUESTION_MATRIX
     got = X @ arr
     if np.allclose(got, want):
-        passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。")
+        passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
         fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
@@ -106,11 +113,15 @@ _SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
 
 
 def _shape_answer(answer):
-    """'(5,3)', '5×3', '（5, 3）', (5, 3) or Q.shape → '(5, 3)'; anything else unchanged."""
+    """'(5,3)', '5×3', '（5, 3）', (5, 3), np.array([5, 3]) or Q.shape → '(5, 3)'; else unchanged."""
+    if isinstance(answer, np.ndarray):
+        answer = answer.tolist() if answer.ndim == 1 else answer.shape
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer
     ):
         return f"({int(answer[0])}, {int(answer[1])})"
+    if isinstance(answer, (tuple, list)):
+        return str(tuple(answer))  # e.g. (5, 3, 1): not one of the choices
     if isinstance(answer, str):
         text = unicodedata.normalize("NFKC", answer)
         text = re.sub(r"\s+", "", text).replace("X", "x")

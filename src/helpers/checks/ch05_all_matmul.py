@@ -6,7 +6,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import as_float_array, call_learner, check_choice, fail, passed, three_arrays
+from ._base import (
+    CheckFailed,
+    as_float_array,
+    call_learner,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    three_arrays,
+)
 
 
 def _cell_cases():
@@ -18,14 +27,93 @@ def _cell_cases():
     return [(square, (0, 2)), (square, (2, 1)), (tall, (1, 0)), (tall, (2, 1))]
 
 
-def check_matmul_cell(fn: Callable) -> None:
-    """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number."""
-    for (X, W), (i, j) in _cell_cases():
-        result = call_learner(
-            fn, X, W, i, j, what="cell", call=f"cell(X, W, {i}, {j})",
-            on_error="使うのは X の i 行め X[i, :] と W の j 列め W[:, j] です"
-                          "(X[:, i] や W[j] ではありません)。",
-        )
+class _Watched(np.ndarray):
+    """A learner's input that notes every matrix product taken with it (shapes of both sides).
+
+    Results come back as plain arrays, so only products that start from the input are seen.
+    """
+
+    products: list[tuple[tuple[int, ...], ...]]
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [np.asarray(i) if isinstance(i, _Watched) else i for i in inputs]
+        if ufunc is np.matmul and any(isinstance(i, _Watched) for i in inputs):
+            _Watched.products.append(tuple(np.shape(i) for i in plain))
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        plain = [np.asarray(a) if isinstance(a, _Watched) else a for a in args]
+        if func in (np.dot, np.inner, np.matmul, np.tensordot):
+            _Watched.products.append(tuple(np.shape(a) for a in plain[:2]))
+        return func(*plain, **kwargs)
+
+    def dot(self, other, *args, **kwargs):
+        return np.dot(self, other, *args, **kwargs)
+
+
+def _watched(X: np.ndarray) -> np.ndarray:
+    return X.copy().view(_Watched)
+
+
+def _cell_value(result) -> float:
+    got = as_float_array(result, "cell")
+    if got.size != 1:
+        fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
+    return float(got.reshape(-1)[0])
+
+
+def _cell_mistakes(X, W, i: int, j: int) -> dict[str, float]:
+    """The value each typical mistake gives for cell (i, j), where that mistake can be computed."""
+    n, d = X.shape
+    m = W.shape[1]
+    found: dict[str, float] = {}
+    found["row_off_by_one"] = float(X[i - 1, :] @ W[:, j])  # i = 0 reads the last row, as Python does
+    found["col_off_by_one"] = float(X[i, :] @ W[:, j - 1])
+    if d == m and j < d:
+        found["row_of_W"] = float(X[i, :] @ W[j, :])
+    if n == d and i < d:
+        found["column_of_X"] = float(X[:, i] @ W[:, j])
+    if j < n and i < m:
+        found["swapped"] = float(X[j, :] @ W[:, i])
+    return found
+
+
+#: Chapter 05: the hint for each typical mistake in `cell(X, W, i, j)`.
+CELL_HINTS = {
+    "row_off_by_one": "X の行が 1 つずれています(i-1 行めを使っています)。Python の番号は 0 から"
+                      "始まるので、i 行めはそのまま X[i, :] です。",
+    "col_off_by_one": "W の列が 1 つずれています(j-1 列めを使っています)。Python の番号は 0 から"
+                      "始まるので、j 列めはそのまま W[:, j] です。",
+    "row_of_W": "W の j 行め W[j, :] を使っています。行列の積で使うのは W の j 列め W[:, j] です。",
+    "column_of_X": "X の i 列め X[:, i] を使っています。使うのは X の i 行め X[i, :] です。",
+    "swapped": "i と j が入れ替わっています。マス (i, j) は X の i 行めと W の j 列めで決まります。",
+    "whole_product": "値は合っていますが、先に X @ W の全部のマスを計算してから 1 つ取り出しています。"
+                     "この練習では、X の i 行め X[i, :] と W の j 列め W[:, j] の 2 本だけから、"
+                     "そのマスを計算してください(ほかのマスは要らない、がこの節の要点です)。",
+}
+
+
+def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
+    computed from row i of X and column j of W only (not by taking the whole product)."""
+    wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
+    cases = _cell_cases()
+    if hidden:
+        rng = hidden_rng("matmul_cell")
+        pair = (rng.integers(-3, 4, size=(4, 5)).astype(float), rng.integers(-3, 4, size=(5, 3)).astype(float))
+        cases = [(pair, (3, 2)), (pair, (1, 0))]
+    for (X, W), (i, j) in cases:
+        _Watched.products = []
+        try:
+            result = call_learner(
+                fn, _watched(X), W.copy(), i, j, what="cell", call=f"cell(X, W, {i}, {j})",
+                on_error="使うのは X の i 行め X[i, :] と W の j 列め W[:, j] です"
+                         "(X[:, i] や W[j] ではありません)。",
+            )
+        except CheckFailed:
+            if wrong:  # a wrong index that crashes on a tall X: the cells before say which
+                break
+            raise
         got = as_float_array(result, "cell")
         want = float(X[i, :] @ W[:, j])
         if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
@@ -34,19 +122,27 @@ def check_matmul_cell(fn: Callable) -> None:
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
             fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
                  "数 1 つです。")
-        if got.size != 1:
-            fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
-        value = float(got.reshape(-1)[0])
-        if np.isclose(value, want):
-            continue
-        if X.shape[1] == W.shape[1] and np.isclose(value, X[i, :] @ W[j, :]):
-            fail("W の j 行め W[j, :] を使っています。行列の積で使うのは W の j 列め W[:, j] です。")
-        if X.shape[0] == W.shape[0] and np.isclose(value, X[:, i] @ W[:, j]):
-            fail("X の i 列め X[:, i] を使っています。使うのは X の i 行め X[i, :] です。")
-        if (j < X.shape[0] and i < W.shape[1]) and np.isclose(value, X[j, :] @ W[:, i]):
-            fail("i と j が入れ替わっています。マス (i, j) は X の i 行めと W の j 列めで決まります。")
+        value = _cell_value(result)
+        if not np.isclose(value, want):
+            wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j)))
+        elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
+            fail(CELL_HINTS["whole_product"])
+    if wrong:
+        # The mistake that explains every wrong cell and the most of them (one that cannot
+        # happen in a case is not ruled out there), so a coincidence in one case never names it.
+        support = {name: 0 for name in CELL_HINTS if name != "whole_product"}
+        for _, _, _, value, mistakes in wrong:
+            for name, v in mistakes.items():
+                if name in support and np.isclose(value, v):
+                    support[name] += 1
+                else:
+                    support.pop(name, None)
+        best = sorted(support.items(), key=lambda kv: -kv[1])
+        if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
+            fail(CELL_HINTS[best[0][0]])
+        i, j, want, value, _ = wrong[0]
         fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
-    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。")
+    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 
 def _fused_cases():
@@ -56,17 +152,33 @@ def _fused_cases():
     return X, Ws
 
 
-def check_fused_qkv(fn: Callable) -> None:
+def _fused_on_error(err: Exception) -> str:
+    """Where a crash of `fused_qkv` comes from, read off numpy's message."""
+    text = str(err)
+    if "equal division" in text:
+        return ("np.split で三等分できませんでした。分けるのは列の方向(axis=1)です。"
+                "axis=0(行、語の方向)で分けようとしていませんか?")
+    if "matmul" in text or "aligned" in text or "dimension" in text:
+        return ("X と掛けられる形になっていません。三つの W は横に(列の方向に)並べます: "
+                "np.hstack([W_Q, W_K, W_V]) で d_model × 3d_k です。縦に積む(np.vstack)と "
+                "3d_model × d_k になり、X と掛けられません。")
+    return ("np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV を np.split(..., 3, axis=1) で"
+            "列の方向に三等分します。途中の形を print して確かめましょう。")
+
+
+def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
-    result = call_learner(
-        fn, X, *Ws, what="fused_qkv", call="fused_qkv(X, W_Q, W_K, W_V)",
-        on_error="三つの W は横に(列の方向に)並べます: np.hstack([W_Q, W_K, W_V]) で "
-                      "d_model × 3d_k になります。縦に積む(np.vstack)と X と掛けられません。",
-    )
+    if hidden:
+        rng = hidden_rng("fused_qkv")
+        X, Ws = rng.normal(size=(6, 3)), [rng.normal(size=(3, 2)) for _ in range(3)]
+    _Watched.products = []
+    result = call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
+                          call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
     got = three_arrays(result, "fused_qkv")
     want = [X @ W for W in Ws]
     names = ("Q", "K", "V")
+    d_k = want[0].shape[1]
     for name, g, w in zip(names, got, want, strict=True):
         if g.shape == w.shape and np.allclose(g, w):
             continue
@@ -77,12 +189,25 @@ def check_fused_qkv(fn: Callable) -> None:
         if g.ndim == 2 and g.shape[1] == 3 * w.shape[1]:
             fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
                  "X @ W_QKV の結果を np.split(..., 3, axis=1) で列の方向に三等分します。")
+        if g.ndim == 2 and g.shape[0] == w.shape[0] and g.shape[1] != w.shape[1]:
+            fail(f"{name} の形が {g.shape} で、列の数が d_k = {d_k} ではありません。分ける位置が"
+                 f"ずれています。np.split(..., 3, axis=1) で三等分するか、位置を [{d_k}, {2 * d_k}] "
+                 "のように d_k ごとに指定します。")
         if g.shape != w.shape:
             fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × d_k)のはずです。"
                  "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
         fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
              "np.split で分けた順が同じか確かめましょう。")
-    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。")
+    with_X = len(_Watched.products)
+    if with_X > 1:
+        fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習では、三つの W を "
+             "np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV の一回の掛け算で三つの顔を出します。")
+    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
+
+
+#: Other words a learner may use for the order prediction's choices.
+ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない", "変化しない": "変わらない",
+                  "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
 
 
 def check_order_prediction(answer) -> None:
@@ -99,5 +224,6 @@ def check_order_prediction(answer) -> None:
             "ときどき変わる": "乱数が入るのでは、と思いましたか? 順番は乱数で決めても、各マスの計算"
                               "そのものは毎回同じ手順なので、結果は 1 ビットも変わりません。",
         },
+        ORDER_SYNONYMS,
     )
 

@@ -7,7 +7,16 @@ from collections.abc import Callable
 import numpy as np
 
 from ..attention import softmax
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    attention_pair,
+    check_attention_output,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
@@ -28,6 +37,9 @@ ATTENTION_HINTS = {
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
     "weights_as_output": "出力のところに重みをそのまま返しています。出力は、重みで中身を混ぜた "
                          "weights @ V(形は 語の数 × d_v)です。",
+    "transposed_output": "重みは合っていますが、出力が weights.T @ V(転置した重みで混ぜたもの)に"
+                         "なっています。i 行めの出力は、i 行めの重みで V の行を混ぜたもの、"
+                         "つまり weights @ V です(.T は要りません)。",
     "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です"
                   "(V @ weights や weights * V ではありません)。",
 }
@@ -61,29 +73,21 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
 
 
-def check_attention(fn: Callable) -> None:
+def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
-    for Q, K, V in _attention_cases():
-        result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what="my_attention",
-                              call="my_attention(Q, K, V)",
-                              on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
-                                       "print して確かめましょう。")
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
-                 f"{type(result).__name__} が返ってきました。")
-        out, w = (as_float_array(r, "my_attention") for r in result)
+    cases = _attention_cases()
+    if hidden:
+        rng = hidden_rng("attention")
+        cases = [(rng.normal(size=(5, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 4))),
+                 (rng.normal(size=(3, 9)), rng.normal(size=(3, 9)), rng.normal(size=(3, 2)))]
+    for Q, K, V in cases:
+        out, w = attention_pair(fn, Q, K, V, "my_attention")
         variants = attention_variants(Q, K, V)
         want_w = variants["right"]
         want_out = want_w @ V
         if same(out, want_out) and same(w, want_w):
             continue
-        if out.shape == want_w.shape and w.shape == want_out.shape:
-            fail(ATTENTION_HINTS["swapped"])
-        if same(out, want_w):
-            fail(ATTENTION_HINTS["weights_as_output"])
-        if same(w, want_w):
-            fail(f"{ATTENTION_HINTS['bad_output']} "
-                 f"形は {want_out.shape} のはずが {out.shape} でした。")
+        check_attention_output(out, w, want_out, want_w, V, ATTENTION_HINTS)
         mistake = typical_mistake(w, variants)
         if mistake:
             fail(ATTENTION_HINTS[mistake])
@@ -95,7 +99,12 @@ def check_attention(fn: Callable) -> None:
         fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
              f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
     passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
-           "でも合っています。")
+           "でも合っています。", quiet=hidden)
+
+
+#: Other words a learner may use for the identical-keys prediction's choices.
+IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "均等", "同じ": "均等", "1/n": "均等",
+                           "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
 def check_identical_keys_prediction(answer) -> None:
@@ -116,5 +125,6 @@ def check_identical_keys_prediction(answer) -> None:
                         "でも 1 つの行の中では全部同じ値です。ソフトマックスは行の中の"
                         "「差」だけを見るので、差がなければどの見出しにも同じ重みです。",
         },
+        IDENTICAL_KEYS_SYNONYMS,
     )
 

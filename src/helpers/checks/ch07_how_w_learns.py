@@ -6,7 +6,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import as_float_array, call_learner, check_choice, fail, passed, same, typical_mistake
+from ._base import (
+    as_float_array,
+    call_learner,
+    check_choice,
+    fail,
+    hidden_rng,
+    passed,
+    same,
+    typical_mistake,
+)
 
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
 GRADIENT_STEP_HINTS = {
@@ -49,9 +58,14 @@ def _gradient_step_cases():
     return [square, wide]
 
 
-def check_gradient_step(fn: Callable) -> None:
+def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
-    for W_Q, X, dQ, lr in _gradient_step_cases():
+    cases = _gradient_step_cases()
+    if hidden:
+        rng = hidden_rng("gradient_step")
+        cases = [(rng.normal(size=(3, 2)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2)), 0.05),
+                 (rng.normal(size=(3, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), 0.3)]
+    for W_Q, X, dQ, lr in cases:
         shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
         result = call_learner(
             fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q",
@@ -71,7 +85,13 @@ def check_gradient_step(fn: Callable) -> None:
                  f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
         fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行目は {variants['right'][0]} になるはずが "
              f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
-    passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。")
+    passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
+
+
+#: Other words a learner may use for the learning-rate prediction's choices.
+LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "爆発": "壊れる", "爆発する": "壊れる",
+                          "壊れた": "壊れる", "こわれる": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
+                          "はやくなる": "速くなる", "同じ": "変わらない", "変わらず": "変わらない"}
 
 
 def check_learning_rate_prediction(answer) -> None:
@@ -89,5 +109,6 @@ def check_learning_rate_prediction(answer) -> None:
             "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"
                       "次の一歩はさらに大きくなります。これが繰り返されると損失は爆発します。",
         },
+        LEARNING_RATE_SYNONYMS,
     )
 

@@ -19,6 +19,13 @@ from .ch07_how_w_learns import (
     plot_plane_map,
     plot_weight_matrix,
 )
+from .ch08_going_further import (
+    MASKED_LOOK,
+    hidden_cells,
+    plot_head_maps,
+    plot_masked_heatmap,
+    shade_masked,
+)
 from .common import finish_plane, plot_bars, plot_heatmap, plot_vectors
 from .matrices import plot_matmul_shapes, plot_plane_transform, plot_tiles
 
@@ -31,4 +38,5 @@ __all__ = [
     "plot_histograms",
     "W_ROW_LABELS", "PLANE_MARKERS", "plot_learning_curve", "outline_cells", "plot_weight_matrix",
     "plane_limits", "plot_plane_map", "plane_map_legend",
+    "MASKED_LOOK", "hidden_cells", "shade_masked", "plot_masked_heatmap", "plot_head_maps",
 ]

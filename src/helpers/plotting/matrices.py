@@ -203,11 +203,12 @@ def plot_plane_transform(
     ax = axes_or_new(ax)
     ticks = np.arange(-extent, extent + step / 2, step)
     for c in ticks:
-        # Lines of constant 1st coordinate are solid, of constant 2nd dashed: a turn shows.
+        # The image of lines of constant 1st coordinate is solid, of constant 2nd dashed: a turn
+        # shows. The original grid is all solid, as the key's 「元の方眼」 draws it.
         for seg, ls in ((np.array([[c, -extent], [c, extent]]), "-"),
                         (np.array([[-extent, c], [extent, c]]), "--")):
             if show_original:
-                ax.plot(seg[:, 0], seg[:, 1], color="#cccccc", lw=0.8, ls=ls, zorder=1)
+                ax.plot(seg[:, 0], seg[:, 1], color="#cccccc", lw=0.8, ls="-", zorder=1)
             img = seg @ W
             ax.plot(img[:, 0], img[:, 1], color=color, lw=0.9, ls=ls, alpha=0.5, zorder=2)
     square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)

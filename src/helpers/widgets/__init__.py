@@ -4,7 +4,15 @@ This module only re-exports. `_base` holds what every widget shares (`Explorable
 artists). Only notebooks import widgets; nothing else in `helpers` does.
 """
 
-from ._base import Explorable, LiveArrow, LiveBars, LiveHeatmap, canvas_png, slider
+from ._base import (
+    Explorable,
+    FrameExplorable,
+    LiveArrow,
+    LiveBars,
+    LiveHeatmap,
+    canvas_png,
+    slider,
+)
 from .ch00_introduction import attention_preview_explorer
 from .ch01_one_vector import similarity_explorer
 from .ch02_library_search import library_search_explorer
@@ -12,9 +20,11 @@ from .ch03_three_roles import party_explorer
 from .ch04_three_matrices import three_faces_explorer
 from .ch06_attention import scaling_explorer
 from .ch07_how_w_learns import training_explorer
+from .ch08_going_further import heads_explorer
 
 __all__ = [
-    "Explorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
+    "Explorable", "FrameExplorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
     "attention_preview_explorer", "similarity_explorer", "library_search_explorer",
     "party_explorer", "three_faces_explorer", "scaling_explorer", "training_explorer",
+    "heads_explorer",
 ]

@@ -209,6 +209,35 @@ class Explorable:
         return bundle, {"image/png": {"width": width, "height": height}}
 
 
+class FrameExplorable(Explorable):
+    """An Explorable with a few discrete control values, each drawn once and then looked up.
+
+    Moving the slider only swaps a ready PNG, so it responds at once however busy the figure.
+    """
+
+    _cache: dict | None = None
+
+    def redraw(self) -> None:
+        if self._cache is None:
+            self._cache = {}
+        key = tuple(sorted(self.values.items()))
+        if key not in self._cache:
+            state = self.render(self.values)
+            self._cache[key] = (state, canvas_png(self.canvas))
+        self.state, self.image.value = self._cache[key]
+
+    def precompute(self) -> FrameExplorable:
+        """Draw every frame in `static_frames` now (a slider over them then never waits)."""
+        current = self.values
+        for values in self.static_frames:
+            key = tuple(sorted({**current, **values}.items()))
+            if key not in self._cache:
+                state = self.render({**current, **values})
+                self._cache[key] = (state, canvas_png(self.canvas))
+        self.render(current)  # leave the figure as the controls say
+        return self
+
+
 class LiveBars:
     """A bar chart whose heights, value labels and highlighted bar change on every update."""
 

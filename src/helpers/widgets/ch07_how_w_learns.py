@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from .. import plotting
 from .._validate import HelpersError, HelpersTypeError
 from ..learning import NAMES, History
-from ._base import Explorable, LiveHeatmap, Update, canvas_png
+from ._base import Explorable, FrameExplorable, LiveHeatmap, Update
 
 __all__ = ["training_explorer"]
 
@@ -17,35 +17,6 @@ __all__ = ["training_explorer"]
 #: How the rows and columns of a 2×2 W are labelled: input component → output component.
 W_ROWS = ("甘さ", "辛さ")
 W_COLS = ("1", "2")
-
-
-class _FrameExplorable(Explorable):
-    """An Explorable with a few discrete control values, each drawn once and then looked up.
-
-    Moving the slider only swaps a ready PNG, so it responds at once however busy the figure.
-    """
-
-    _cache: dict | None = None
-
-    def redraw(self) -> None:
-        if self._cache is None:
-            self._cache = {}
-        key = tuple(sorted(self.values.items()))
-        if key not in self._cache:
-            state = self.render(self.values)
-            self._cache[key] = (state, canvas_png(self.canvas))
-        self.state, self.image.value = self._cache[key]
-
-    def precompute(self) -> _FrameExplorable:
-        """Draw every frame in `static_frames` now (a slider over them then never waits)."""
-        current = self.values
-        for values in self.static_frames:
-            key = tuple(sorted({**current, **values}.items()))
-            if key not in self._cache:
-                state = self.render({**current, **values})
-                self._cache[key] = (state, canvas_png(self.canvas))
-        self.render(current)  # leave the figure as the controls say
-        return self
 
 
 def _rounded(M: np.ndarray) -> np.ndarray:
@@ -110,7 +81,7 @@ def training_explorer(history: History) -> Explorable:
 
         return update
 
-    return _FrameExplorable(
+    return FrameExplorable(
         build,
         {"step": W.SelectionSlider(options=steps, value=steps[0], description="更新の回数",
                                    continuous_update=True, style={"description_width": "initial"})},

@@ -1,0 +1,72 @@
+"""Measure the smallest text in every figure the book's notebooks draw (book builds only).
+
+book/_ext/qkv_book.py installs this file as an IPython startup file for the kernels that execute
+the chapters while the book is built (it points IPYTHONDIR at a folder under book/_build/). It
+never runs in JupyterLab, under nbval or in the classroom tools.
+
+While a figure is drawn, it notes the font size, in pixels of the picture, of every visible piece
+of text (titles, tick labels, legends, the numbers in heatmap cells); when the picture's pixels are
+taken (`FigureCanvasAgg.buffer_rgba`, which both the inline figures and the frame sliders' frames
+go through), it appends one line to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels
+and the smallest size. The book extension looks each PNG up by the same hash, so every figure and
+every frame in the built book carries the size of its smallest text, and tests/test_book_reader.py
+can check how large that text is on a phone.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+_LOG = os.environ.get("QKV_FIGURE_TEXT_LOG")
+_ATTR = "_qkv_min_text_px"
+
+
+def pixel_key(rgba: np.ndarray) -> str:
+    """The same key book/_ext/qkv_book.py computes from a decoded PNG."""
+    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+    h, w = rgba.shape[:2]
+    return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
+
+
+if _LOG:
+    _text_draw = Text.draw
+    _figure_draw = Figure.draw
+    _buffer_rgba = FigureCanvasAgg.buffer_rgba
+
+    @functools.wraps(_text_draw)  # keeps _supports_rasterization
+    def _measuring_text_draw(self, renderer):
+        if self.get_visible() and self.get_text().strip():
+            fig = self.get_figure(root=True)
+            px = float(renderer.points_to_pixels(self.get_fontsize()))
+            if fig is not None and px > 0:
+                setattr(fig, _ATTR, min(getattr(fig, _ATTR, math.inf), px))
+        return _text_draw(self, renderer)
+
+    @functools.wraps(_figure_draw)
+    def _measuring_figure_draw(self, renderer):
+        # A full redraw starts afresh; texts blitted later (draw_artist) add to what it found.
+        setattr(self, _ATTR, math.inf)
+        return _figure_draw(self, renderer)
+
+    @functools.wraps(_buffer_rgba)
+    def _measuring_buffer_rgba(self):
+        buf = _buffer_rgba(self)
+        px = getattr(self.figure, _ATTR, math.inf)
+        if math.isfinite(px):
+            line = {"key": pixel_key(np.asarray(buf)), "min_text_px": round(px, 2)}
+            with open(_LOG, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(line) + "\n")
+        return buf
+
+    Text.draw = _measuring_text_draw
+    Figure.draw = _measuring_figure_draw
+    FigureCanvasAgg.buffer_rgba = _measuring_buffer_rgba

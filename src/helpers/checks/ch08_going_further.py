@@ -1,0 +1,211 @@
+"""Chapter 08's exercises: causal attention, and several heads cut from one fused matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..heads import causal_mask, masked_softmax
+from ._base import (
+    as_float_array,
+    attention_pair,
+    call_learner,
+    check_attention_output,
+    fail,
+    passed,
+    same,
+    typical_mistake,
+)
+
+#: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
+CAUSAL_HINTS = {
+    "no_mask": "マスクがかかっていません。得点に、対角より上が -inf、それ以外が 0 の行列を足してから"
+               "ソフトマックスにかけます(np.triu(np.full((n, n), -np.inf), k=1))。",
+    "lower": "隠す三角形が逆です。隠すのは対角より上(列の番号 > 行の番号、つまり後ろの語)です。"
+             "np.tril ではなく np.triu(..., k=1) を使います。",
+    "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
+                "1 行目がすべて -inf になり、NaN が出ます)。",
+    "nan": "重みに NaN が出ています。どこかの行がすべて -inf になっていませんか?"
+           "対角(自分自身)は隠さないので、np.triu(..., k=1) です。",
+    "mask_after": "ソフトマックスのあとでマスクを足しています(重みに -inf が残っています)。"
+                  "マスクは得点に足してから、ソフトマックスにかけます。",
+    "zeroed_after": "ソフトマックスのあとで上の三角を 0 にしています。これでは行の和が 1 になりません。"
+                    "マスク(-inf)を得点に足してからソフトマックスにかければ、残りの重みで和が 1 になります。",
+    "no_sqrt": "得点を √d_k で割り忘れています。Q @ K.T / np.sqrt(d_k) にマスクを足します。",
+    "transposed": "得点表が転置になっています。K @ Q.T ではなく Q @ K.T です"
+                  "(行 = 問い、列 = 見出し)。",
+    "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
+    "weights_as_output": "出力のところに重みをそのまま返しています。出力は weights @ V です。",
+    "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です。",
+}
+
+#: Chapter 08: the hint for each typical mistake in `multi_head(X, W_Q, W_K, W_V, W_O, h)`.
+MULTI_HEAD_HINTS = {
+    "no_W_O": "最後に W_O をかけ忘れています。つないだ各頭の出力(語の数 × h·d_v)に W_O をかけると、"
+              "語の数 × d_model に戻ります。",
+    "reshape_only": "Q.reshape(h, n, d_k) のように、いきなり (頭, 語, 列) の形にしていませんか。"
+                    "それでは数の切れ目がずれて、語と頭が混ざります。まず reshape(n, h, d_k) で"
+                    "各行を h 個に切り、それから transpose(1, 0, 2) で軸を入れ替えます"
+                    "(ループなら、頭 i は列 i·d_k から (i+1)·d_k の手前まで)。",
+    "merge_reshape_only": "頭に分けるところは合っていますが、つなぎ方が違います。各頭の出力を縦に"
+                          "(axis=0)つないでから形を変えたり、(頭, 語, 列) の配列をそのまま "
+                          "reshape(n, h·d_v) したりすると、一語の行に別の語の結果が入ります。"
+                          "横に(axis=1)つなぐか、先に transpose(1, 0, 2) で (語, 頭, 列) に"
+                          "戻してから reshape します。",
+    "no_sqrt": "得点を √d_k で割り忘れています。d_k は一つの頭の列の数(全体の列の数 / h)です。",
+    "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
+    "one_head": "h 個に分けずに、全体を一つの頭として計算しています。W_Q の列を h 等分して、"
+                "頭ごとに別々のアテンションをとります。",
+    "reversed": "頭をつなぐ順番が逆です。頭 0 の出力が左、頭 h−1 の出力が右になるように並べます。",
+}
+
+
+def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
+    n = Q.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    mask = causal_mask(n)
+    with np.errstate(invalid="ignore"):
+        diagonal = np.exp(S + np.triu(np.full((n, n), -np.inf), k=0))
+        diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
+    plain = masked_softmax(S)
+    return {
+        "right": masked_softmax(S, mask),
+        "no_mask": plain,
+        "lower": masked_softmax(S, mask.T),
+        "diagonal": diagonal,
+        "zeroed_after": plain * np.tril(np.ones((n, n))),
+        "no_sqrt": masked_softmax(Q @ K.T, mask),
+        "transposed": masked_softmax(K @ Q.T / np.sqrt(Q.shape[1]), mask),
+    }
+
+
+def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Square problems (a decoder looks at its own words): d_k = 4 tells √d_k from d_k."""
+    rng = np.random.default_rng(88 if hidden else 8)
+    sizes = ((6, 3, 2), (3, 4, 5)) if hidden else ((4, 4, 3), (5, 2, 2))
+    return [(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v)))
+            for n, d_k, d_v in sizes]
+
+
+def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
+    """Chapter 08: `fn(Q, K, V)` returns `(output, weights)` of causal scaled dot-product attention.
+
+    `hidden=True` uses problems the notebook never shows (the autograder's hidden test).
+    """
+    for Q, K, V in _causal_cases(hidden):
+        out, w = attention_pair(fn, Q, K, V, "causal_attention")
+        variants = _causal_variants(Q, K, V)
+        want_w = variants["right"]
+        want_out = want_w @ V
+        if same(out, want_out) and same(w, want_w):
+            continue
+        check_attention_output(out, w, want_out, want_w, V, CAUSAL_HINTS)
+        if w.shape != want_w.shape:
+            fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
+        if np.isneginf(w).any():
+            fail(CAUSAL_HINTS["mask_after"])
+        if np.isnan(w).any():
+            fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
+        mistake = typical_mistake(w, variants)
+        if mistake:
+            fail(CAUSAL_HINTS[mistake])
+        if np.any(np.triu(w, k=1) != 0):
+            fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
+        if not np.allclose(w.sum(axis=1), 1.0):
+            fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
+        fail(f"weights の 2 行目は {want_w[1]} になるはずが {w[1]} でした。"
+             "Q @ K.T / np.sqrt(d_k) にマスクを足し、行ごとにソフトマックス、の順に確かめましょう。")
+    if hidden:
+        passed("本文にない問題(語の数や d_k が違うもの)でも合っています。")
+    else:
+        passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行目は自分自身だけを見ています。")
+
+
+def _split(M: np.ndarray, h: int) -> np.ndarray:
+    n, width = M.shape
+    return M.reshape(n, h, width // h).transpose(1, 0, 2)
+
+
+def _merge(H: np.ndarray) -> np.ndarray:
+    h, n, d = H.shape
+    return H.transpose(1, 0, 2).reshape(n, h * d)
+
+
+def _heads(Qh, Kh, Vh, root) -> np.ndarray:
+    return _softmax_rows(Qh @ Kh.transpose(0, 2, 1) / root) @ Vh
+
+
+def _softmax_rows(S: np.ndarray) -> np.ndarray:
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
+    """The output of multi-head attention ("right") and of each typical mistake."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    n, d_k = Q.shape[0], Q.shape[1] // h
+    Qh, Kh, Vh = _split(Q, h), _split(K, h), _split(V, h)
+    H = _heads(Qh, Kh, Vh, np.sqrt(d_k))
+    wrong = [M.reshape(h, n, M.shape[1] // h) for M in (Q, K, V)]
+    H_wrong = _heads(*wrong, np.sqrt(d_k))
+    return {
+        "right": _merge(H) @ W_O,
+        "no_W_O": _merge(H),
+        "reshape_only": H_wrong.reshape(n, -1) @ W_O,
+        "reshape_then_merge": _merge(H_wrong) @ W_O,
+        "merge_reshape_only": H.reshape(n, -1) @ W_O,
+        "no_sqrt": _merge(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
+        "full_sqrt": _merge(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
+        "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
+        "reversed": _merge(H[::-1]) @ W_O,
+    }
+
+
+def _multi_head_cases(hidden: bool):
+    """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
+    rng = np.random.default_rng(99 if hidden else 9)
+    sizes = ((5, 4, 3, 2), (4, 3, 2, 3)) if hidden else ((4, 3, 2, 2), (5, 2, 3, 2))
+    cases = []
+    for n, d_model, h, d_k in sizes:
+        cases.append((rng.normal(size=(n, d_model)),
+                      *(rng.normal(size=(d_model, h * d_k)) for _ in range(3)),
+                      rng.normal(size=(h * d_k, d_model)), h))
+    return cases
+
+
+def check_multi_head(fn: Callable, hidden: bool = False) -> None:
+    """Chapter 08: `fn(X, W_Q, W_K, W_V, W_O, h)` returns the output (n × d_model) of h heads.
+
+    W_Q, W_K, W_V are fused (d_model × h·d_k, head i in columns i·d_k … (i+1)·d_k − 1).
+    `hidden=True` uses problems the notebook never shows (the autograder's hidden test).
+    """
+    for X, W_Q, W_K, W_V, W_O, h in _multi_head_cases(hidden):
+        d_k = W_Q.shape[1] // h
+        result = call_learner(
+            fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
+            call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
+            on_error=f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}(一つの頭の d_k = {d_k})"
+                     "のとき、途中の形を print して確かめましょう。各頭の出力(語の数 × d_v)は横に"
+                     "(axis=1)つないで 語の数 × h·d_v にし、それに W_O をかけます。")
+        out = as_float_array(result, "multi_head")
+        variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
+        want = variants["right"]
+        if same(out, want):
+            continue
+        mistake = typical_mistake(out, variants)
+        if mistake == "reshape_then_merge":
+            mistake = "reshape_only"
+        if mistake:
+            fail(MULTI_HEAD_HINTS[mistake])
+        if out.shape != want.shape:
+            fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
+                 "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
+        fail(f"X {X.shape}、h = {h} で、出力の 1 行目は {want[0]} になるはずが {out[0]} でした。"
+             "頭ごとに Q, K, V の列を切り出し、softmax(Q_i K_iᵀ / √d_k) V_i を計算して、"
+             "横につないでから W_O をかける、の順に確かめましょう。")
+    if hidden:
+        passed("本文にない問題(頭の数や d_k が違うもの)でも合っています。")
+    else:
+        passed("頭ごとのアテンションを横につなぎ、W_O で 語の数 × d_model に戻せています"
+               "(頭が 2 つでも 3 つでも)。")

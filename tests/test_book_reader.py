@@ -1,0 +1,377 @@
+"""The built book as its readers meet it: on a phone, on paper, in Japanese throughout.
+
+Like tests/test_book.py (whose fixtures these tests share), this reads the already built book
+(`make book`) in Debian Chromium from disk, with every request outside the book blocked.
+
+- A phone (390 px) and a tablet (800 px) open the table of contents and the page's headings.
+- On a phone no figure text is smaller than READABLE_PX CSS px. How it is measured: while the
+  book is built, book/scripts/figure_text_probe.py notes, for every picture the chapters draw, the
+  font size of its smallest text in the picture's own pixels (matplotlib knows it exactly); the
+  PNG carries that number (text chunk `qkv-min-text-px`). On the page, that size times the shown
+  width over the picture's natural width is the size the reader sees.
+- Whatever is wider than the column (figures, display maths) scrolls sideways and says so.
+- Printed, code wraps instead of running off the page, and a folded solution says where it is.
+- Every visible control has a Japanese name (and tooltip), and no page logs a warning.
+- Search: a table of queries and the first hit each must give.
+- 用語集: each entry links to the chapters that use the term; figure numbers stand apart.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+import pytest
+import test_book
+from PIL import Image
+from test_book import CHAPTERS, DOCS, HTML, html_path
+
+# The built book and the browser are test_book's fixtures, shared rather than written twice.
+book = test_book.book
+browser = test_book.browser
+
+READABLE_PX = 9  # book/_ext/qkv_book.py: the smallest figure text on a phone, in CSS px
+TOUCH_PX = 24  # WCAG 2.2 target size (minimum)
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 800, "height": 1100}
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def open_page(browser, rel: str, viewport: dict, *, touch: bool = False, media: str = "screen"):
+    """A fresh context and page at `viewport`; console messages of every type are kept."""
+    context = browser.new_context(viewport=viewport, locale="ja-JP", service_workers="block",
+                                  is_mobile=touch, has_touch=touch)
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+                  else r.abort())
+    context.set_default_timeout(90_000)  # a shared, busy machine can take long to lay a page out
+    page = context.new_page()
+    page.console = []
+    page.on("console", lambda m: page.console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: page.console.append(("pageerror", str(e))))
+    page.emulate_media(media=media)
+    path, _, query = rel.partition("?")
+    page.goto((HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else ""),
+              wait_until="load")
+    page.evaluate("""async () => {
+      for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+        await new Promise(r => setTimeout(r, 50));
+      if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+      await document.fonts.ready;
+      await new Promise(r => setTimeout(r, 100));  // qkv-book.js marks what overflows
+    }""")
+    return context, page
+
+
+@pytest.fixture
+def phone(book, browser):
+    opened = []
+
+    def get(rel: str, viewport: dict = PHONE, **kw):
+        context, page = open_page(browser, rel, viewport, touch=viewport["width"] < 992, **kw)
+        opened.append(context)
+        return page
+
+    yield get
+    for context in opened:
+        context.close()
+
+
+# ------------------------------------------------------------------------------- the menus
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390px", "800px"])
+def test_phone_menus_open(phone, viewport):
+    """☰ opens the book's contents, the list button the page's headings (pydata-sphinx-theme
+    issue 2451: with two `.primary-toggle` in the page the visible one opened nothing)."""
+    page = phone("notebooks/03_three_roles.html", viewport)
+    chapters = {Path(d).name for d in CHAPTERS}
+    for toggle, dialog in ((".primary-toggle", "#pst-primary-sidebar-modal"),
+                           (".secondary-toggle", "#pst-secondary-sidebar-modal")):
+        buttons = page.locator(toggle)
+        assert buttons.count() == 1, f"{toggle} がページに {buttons.count()} 個(1 個のはず)"
+        assert buttons.first.is_visible(), f"{viewport['width']} px で {toggle} が見えません"
+        buttons.first.tap()
+        modal = page.locator(dialog)
+        modal.wait_for(state="visible", timeout=3000)
+        assert modal.evaluate("d => d.open"), f"{toggle} を押しても {dialog} が開きません"
+        box = modal.bounding_box()
+        assert box and box["width"] > 200, f"開いた {dialog} の幅: {box}"
+        links = modal.locator("a[href]")
+        assert links.count() >= 3, f"{dialog} にリンクがありません"
+        if toggle == ".primary-toggle":
+            hrefs = modal.evaluate("d => [...d.querySelectorAll('a[href]')].map(a => a.href)")
+            found = {Path(unquote(urlsplit(h).path)).stem for h in hrefs}
+            assert chapters <= found, f"目次に出ない章: {sorted(chapters - found)}"
+        page.keyboard.press("Escape")
+        page.wait_for_function(f"() => !document.querySelector('{dialog}').open")
+    assert not [m for m in page.console if m[0] in ("error", "pageerror")], page.console
+
+
+# ------------------------------------------------------------------------- figures on a phone
+
+
+def png_of(src: str) -> Image.Image:
+    if src.startswith("data:"):
+        return Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
+    return Image.open(Path(unquote(urlsplit(src).path)))
+
+
+FIGURES = """() => [...document.querySelectorAll('.bd-article img')].map(img => {
+  const box = img.getBoundingClientRect();
+  const scroller = img.closest('.qkv-scroll');
+  const hint = scroller && scroller.nextElementSibling;
+  return {src: img.currentSrc || img.src, shown: box.width, natural: img.naturalWidth,
+          overflows: scroller ? scroller.scrollWidth - scroller.clientWidth > 1 : null,
+          marked: scroller ? scroller.classList.contains('qkv-overflowing') : null,
+          tab: scroller ? scroller.getAttribute('tabindex') : null,
+          label: scroller ? scroller.getAttribute('aria-label') : null,
+          hint: hint && hint.classList.contains('qkv-scroll-hint') ? hint.textContent : null};
+})"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_no_figure_text_is_unreadable_on_a_phone(phone, doc):
+    page = phone(f"{doc}.html")
+    figures = page.evaluate(FIGURES)
+    assert figures, f"{doc}: 図がありません"
+    sizes = []
+    for fig in figures:
+        with png_of(fig["src"]) as im:
+            measured = im.text.get("qkv-min-text-px")
+        where = fig["src"][:60]
+        assert measured, (f"{doc}: 図 {where} に文字の大きさの記録(qkv-min-text-px)がありません。"
+                          "book/scripts/figure_text_probe.py が本の書き出しで動いたか確かめてください。")
+        css_px = float(measured) * fig["shown"] / fig["natural"]
+        sizes.append(css_px)
+        assert css_px >= READABLE_PX - 0.05, (
+            f"{doc}: 図 {where} のいちばん小さい文字が {css_px:.1f} px"
+            f"(下限 {READABLE_PX} px、表示幅 {fig['shown']:.0f} / 元の幅 {fig['natural']})")
+        assert fig["overflows"] is not None, f"{doc}: 図 {where} が .qkv-scroll に入っていません"
+        if fig["overflows"]:
+            assert fig["marked"] and fig["hint"] and "スクロール" in fig["hint"], (
+                f"{doc}: 横にはみ出す図 {where} に、スクロールできるという印がありません")
+            assert fig["tab"] == "0" and JAPANESE.search(fig["label"] or ""), (
+                f"{doc}: 横にはみ出す図 {where} にキーボードで届かないか、名前がありません")
+    print(f"{doc}: 図 {len(sizes)} 枚、いちばん小さい文字 {min(sizes):.1f} px(390 px の画面)")
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+
+
+@pytest.mark.parametrize("doc", [d for d in CHAPTERS if "00_" in d or "02_" in d or "07_" in d])
+def test_frame_sliders_are_touch_targets(phone, doc):
+    page = phone(f"{doc}.html")
+    sliders = page.locator(".qkv-frames input[type=range]")
+    assert sliders.count() > 0, f"{doc}: コマ送りスライダーがありません"
+    for i in range(sliders.count()):
+        slider = sliders.nth(i)
+        slider.scroll_into_view_if_needed()
+        box = slider.bounding_box()
+        assert box["height"] >= TOUCH_PX and box["width"] >= 200, (
+            f"{doc}: スライダー {i} が {box['width']:.0f}×{box['height']:.0f} px"
+            f"(指で触れる的は高さ {TOUCH_PX} px 以上)")
+        top = int(slider.get_attribute("max"))
+        page.touchscreen.tap(box["x"] + box["width"] * 0.98, box["y"] + box["height"] / 2)
+        value = int(slider.input_value())
+        assert value == top, f"{doc}: スライダー {i} の右端を指で触れても {value}(最後のコマ {top})"
+
+
+@pytest.mark.parametrize("doc", ["notebooks/02_library_search", "notebooks/07_how_w_learns"])
+def test_wide_display_maths_says_it_scrolls(phone, doc):
+    """ch02's soft-lookup formula and ch07's aligned forward pass are wider than a phone."""
+    page = phone(f"{doc}.html")
+    maths = page.evaluate("""() => [...document.querySelectorAll('.bd-article div.math > mjx-container')]
+      .map(m => ({wide: m.scrollWidth - m.clientWidth > 1, marked: m.classList.contains('qkv-overflowing'),
+                  tab: m.getAttribute('tabindex'), label: m.getAttribute('aria-label'),
+                  hint: m.parentElement.nextElementSibling?.classList.contains('qkv-scroll-hint')
+                        ? m.parentElement.nextElementSibling.textContent : null,
+                  hintShown: !!m.parentElement.nextElementSibling?.offsetHeight}))""")
+    wide = [m for m in maths if m["wide"]]
+    assert wide, f"{doc}: 390 px の画面で幅の足りない数式が見つかりません(試験の前提が崩れました)"
+    for m in wide:
+        assert m["marked"] and m["hint"] and "スクロール" in m["hint"] and m["hintShown"], (
+            f"{doc}: 横にはみ出す数式に、スクロールできるという印がありません: {m}")
+        assert m["tab"] == "0" and JAPANESE.search(m["label"] or ""), m
+    scroller = page.locator(".bd-article div.math > mjx-container.qkv-overflowing").first
+    scroller.scroll_into_view_if_needed()
+    assert scroller.get_attribute("data-qkv-more") == "right"
+    scroller.evaluate("m => { m.scrollLeft = m.scrollWidth; m.dispatchEvent(new Event('scroll')); }")
+    page.wait_for_function("m => m.getAttribute('data-qkv-more') === 'left'",
+                           arg=scroller.element_handle())
+
+
+# ----------------------------------------------------------------------------------- on paper
+
+A4_SCREEN = {"width": 794, "height": 1123}  # an A4 page at 96 dpi, as Chromium prints it
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_print_wraps_code_and_says_where_solutions_are(phone, doc):
+    page = phone(f"{doc}.html", A4_SCREEN, media="print")
+    cut = page.evaluate("""() => [...document.querySelectorAll('.bd-article pre')]
+      .filter(p => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
+      .map(p => p.textContent.split('\\n').reduce((a, b) => a.length > b.length ? a : b).slice(0, 60))""")
+    assert not cut, f"{doc}: 印刷で右端が切れるコード: {cut}"
+    longest = page.evaluate("""() => Math.max(...[...document.querySelectorAll('.bd-article pre')]
+      .flatMap(p => p.textContent.split('\\n').map(l => l.length)))""")
+    print(f"{doc}: いちばん長いコードの行 {longest} 文字")
+    summaries = page.evaluate("""() => [...document.querySelectorAll('details.hide > summary')].map(s => ({
+      note: getComputedStyle(s, '::after').content,
+      titles: [...s.querySelectorAll('p')].filter(p => getComputedStyle(p).display !== 'none')
+                .map(p => p.textContent.trim())}))""")
+    assert summaries, f"{doc}: 折りたたんだ解答がありません"
+    notebook = f"{doc}.ipynb"
+    for s in summaries:
+        assert not s["titles"], f"{doc}: 印刷に押せない「{s['titles']}」が出ます"
+        assert "印刷では伏せ" in s["note"] and notebook in s["note"], (
+            f"{doc}: 印刷した解答の場所の説明がありません: {s['note']!r}")
+    pdf = page.pdf(format="A4", print_background=True)
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+
+
+# ------------------------------------------------------------------------ Japanese throughout
+
+CONTROL_ROLES = {"button", "textbox", "searchbox", "slider", "combobox", "checkbox", "radio",
+                 "switch", "menuitem", "tab", "spinbutton", "DisclosureTriangle"}
+
+
+def visible_controls(page) -> list[dict]:
+    """Every control the accessibility tree exposes (hidden ones are `ignored`), with its
+    computed name, plus links that are not words of the text (icons, ¶, menu items)."""
+    cdp = page.context.new_cdp_session(page)
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    found = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        role = node.get("role", {}).get("value", "")
+        name = node.get("name", {}).get("value", "")
+        if role in CONTROL_ROLES or (role == "link" and not JAPANESE.search(name)
+                                     and not re.search(r"[A-Za-z]{2}", name)):
+            found.append({"role": role, "name": name, "id": node.get("backendDOMNodeId")})
+    return found
+
+
+TOOLTIPS = """() => [...document.querySelectorAll(
+    'button, a.btn, a.headerlink, .dropdown-item, input, summary, [data-bs-toggle=tooltip], [data-tooltip]')]
+  .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+  .map(e => [e.getAttribute('data-bs-original-title') || e.getAttribute('title')
+             || e.getAttribute('data-tooltip') || e.getAttribute('placeholder') || '',
+             e.outerHTML.slice(0, 80)])
+  .filter(([t]) => t && /[A-Za-z]{3}/.test(t) && !/[\\u3040-\\u30ff\\u4e00-\\u9fff]/.test(t))"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, PHONE],
+                         ids=["1280px", "390px"])
+@pytest.mark.parametrize("doc", ["notebooks/02_library_search", "book/glossary", "search"])
+def test_every_control_is_named_in_japanese(phone, doc, viewport):
+    page = phone(f"{doc}.html", viewport)
+    controls = visible_controls(page)
+    if viewport["width"] < 992:  # the contents, in their dialog, count too
+        page.locator(".primary-toggle").tap()
+        page.locator("#pst-primary-sidebar-modal").wait_for(state="visible")
+        controls += visible_controls(page)
+    assert len(controls) >= 5, f"{doc}: 操作できる部品が見つかりません: {controls}"
+    english = [c for c in controls if not JAPANESE.search(c["name"])]
+    assert not english, f"{doc}({viewport['width']} px): 日本語の名前のない部品: {english}"
+    tooltips = page.evaluate(TOOLTIPS)
+    assert not tooltips, f"{doc}: 英語のツールチップ・説明: {tooltips}"
+
+
+@pytest.mark.parametrize("rel", [f"{d}.html" for d in DOCS] + ["search.html", "search.html?q=内積"])
+def test_no_page_logs_a_warning(phone, rel):
+    """MathJax's `unknownFamily` option logged "Invalid option" on every page."""
+    page = phone(rel, {"width": 1280, "height": 900})
+    page.wait_for_timeout(300)
+    noisy = [f"{kind}: {text}" for kind, text in page.console
+             if kind in ("warning", "error", "assert", "pageerror")]
+    assert not noisy, f"{rel}: コンソールへの警告・エラー: {noisy}"
+
+
+# ------------------------------------------------------------------------------------ search
+
+# query -> the first hit (page, and anchor when it is a 用語集 entry), and optionally the second.
+# The rule (book/_ext/search_scorer.js): a term the 用語集 defines leads to its entry; then the
+# pages that use the query most, a heading match above a mere mention; ties in reading order.
+SEARCH_TABLE = [
+    ("並列", "notebooks/05_all_matmul", None),
+    ("クエリ", "book/glossary#term-query", "notebooks/03_three_roles"),
+    ("softmax", "book/glossary#term-softmax", "notebooks/02_library_search"),
+    ("ソフトマックス", "book/glossary#term-softmax", None),
+    ("温度", "book/glossary#term-temperature", "notebooks/02_library_search"),
+    ("名札", "book/glossary", "notebooks/03_three_roles"),
+    ("勾配", "book/glossary#term-gradient", "notebooks/07_how_w_learns"),
+    ("交流会", "notebooks/03_three_roles", None),
+    ("図書館", "notebooks/02_library_search", None),
+    ("タイル", "book/glossary#term-tile-block", "notebooks/05_all_matmul"),
+    ("数値微分", "book/glossary#term-numerical-differentiation", "notebooks/07_how_w_learns"),
+    ("学習率", "book/glossary#term-learning-rate", "notebooks/07_how_w_learns"),
+]
+
+
+def hit(href: str) -> str:
+    parts = urlsplit(href)
+    doc = str(Path(unquote(parts.path)).relative_to(HTML).with_suffix(""))
+    return f"{doc}#{parts.fragment}" if parts.fragment else doc
+
+
+@pytest.mark.parametrize(("query", "first", "second"), SEARCH_TABLE,
+                         ids=[q for q, _, _ in SEARCH_TABLE])
+def test_search_ranks_the_expected_page_first(phone, query, first, second):
+    page = phone(f"search.html?q={query}", {"width": 1280, "height": 900})
+    page.wait_for_function(
+        "() => (document.querySelector('#search-results .search-summary')?.textContent ?? '')"
+        ".length > 0", timeout=15000)
+    hrefs = page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li a')]"
+                          ".map(a => a.href)")
+    hits = [hit(h) for h in hrefs]
+    print(f"「{query}」: {hits}")
+    assert hits, f"「{query}」で何も見つかりません"
+    assert hits[0] == first or (first == "book/glossary" and hits[0].startswith(first + "#")), (
+        f"「{query}」の一番めが {hits[0]}(期待 {first})。全体: {hits}")
+    if second:
+        assert len(hits) > 1 and hits[1] == second, (
+            f"「{query}」の二番めが {hits[1:2]}(期待 {second})。全体: {hits}")
+    if "#" in hits[0]:
+        fragment = hits[0].split("#", 1)[1]
+        target = html_path(hits[0].split("#", 1)[0]).read_text(encoding="utf-8")
+        assert f'id="{fragment}"' in target, f"「{query}」の行き先 #{fragment} がありません"
+
+
+# ------------------------------------------------------------------- 用語集 and figure numbers
+
+
+def test_glossary_entries_link_to_the_chapters_that_use_them(book):
+    text = html_path("book/glossary").read_text(encoding="utf-8")
+    entries = re.findall(r'<dt id="(term-[^"]+)">(.*?)</dt>\s*<dd>(.*?)</dd>', text, flags=re.S)
+    assert len(entries) >= 30, f"用語集の項目が {len(entries)} 個しか読めません"
+    missing = [re.sub(r"<[^>]+>", "", t).strip() for _, t, dd in entries if "出てくる章" not in dd]
+    assert not missing, f"「出てくる章」のない項目: {missing}"
+    linked = 0
+    for anchor, _term, dd in entries:
+        for href in re.findall(r'<p class="qkv-term-uses">(.*?)</p>', dd, flags=re.S):
+            for target in re.findall(r'href="([^"]+)"', href):
+                linked += 1
+                page, _, fragment = target.partition("#")
+                path = (html_path("book/glossary").parent / page).resolve()
+                assert path.is_file(), f"{anchor}: {target} がありません"
+                assert not fragment or f'id="{fragment}"' in path.read_text(encoding="utf-8"), (
+                    f"{anchor}: {target} の見出しがありません")
+    assert linked >= 60, f"章へのリンクが {linked} 本しかありません"
+    temperature = next(dd for a, _, dd in entries if a == "term-temperature")
+    assert "02_library_search.html#" in temperature and "06_attention.html#" in temperature
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_figure_numbers_stand_apart_and_captions_render_maths(book, doc):
+    text = html_path(doc).read_text(encoding="utf-8")
+    numbers = re.findall(r'<span class="caption-number">([^<]*)</span>', text)
+    assert numbers, f"{doc}: 図の番号がありません"
+    bad = [n for n in numbers if not re.fullmatch(r"図 \d+:\s*", n)]
+    assert not bad, f"{doc}: 図の番号がキャプションと続いて読めます: {bad}"
+    captions = [re.sub(r"<[^>]+>", "", re.sub(r'<span class="math[^"]*">.*?</span>', "", c))
+                for c in re.findall(r"<figcaption>(.*?)</figcaption>", text, flags=re.S)]
+    raw = [c.strip()[:80] for c in captions if re.search(r"\b[A-Za-z]_[A-Za-z{]", c)]
+    assert not raw, f"{doc}: 数式にならずに W_Q や d_model が出るキャプション: {raw}"

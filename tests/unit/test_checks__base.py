@@ -1,0 +1,182 @@
+"""helpers.checks._base: how every check calls the learner's code and names a mistake."""
+
+import numpy as np
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from helpers.checks import _base
+from helpers.checks._base import (
+    CheckFailed,
+    as_number,
+    call_learner,
+    check_choice,
+    fail,
+    normalise_answer,
+    passed,
+    same,
+    three_arrays,
+    typical_mistake,
+)
+
+
+def test_passed_and_fail_say_the_verdict(capsys):
+    passed("よくできました。")
+    assert capsys.readouterr().out == "✓ 正解です。よくできました。\n"
+    with pytest.raises(AssertionError, match="^✗ 違います$"):
+        fail("違います")
+
+
+def test_call_learner_returns_the_result():
+    assert call_learner(lambda a, b: a + b, 2, 3, what="add") == 5
+
+
+def test_call_learner_is_quiet_about_numpy_warnings(recwarn):
+    got = call_learner(lambda a: np.array([1.0]) / a, 0.0, what="divide")
+    assert np.isinf(got[0])
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def _stub(x):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    "fn, kwargs, words",
+    [
+        ("add", {}, "add には関数を渡して.*str"),
+        (_stub, {}, "add はまだ書かれていません"),
+        (lambda x: {}["k"], {}, r"add\(\.\.\.\) がエラーで止まりました\(KeyError.*print して"),
+        (lambda x: 1 / 0, {"call": "add(x)", "on_error": "割り算を見ましょう。"},
+         r"add\(x\) がエラーで止まりました\(ZeroDivisionError.*割り算を見ましょう。"),
+        (lambda x: None, {}, "何も返していません.*return"),
+    ],
+)
+def test_call_learner_turns_each_stumble_into_a_hint(fn, kwargs, words):
+    with pytest.raises(AssertionError, match=words):
+        call_learner(fn, 1.0, what="add", **kwargs)
+
+
+def test_as_number_wants_exactly_one_number():
+    assert as_number(np.array([[2.5]]), "f") == 2.5
+    with pytest.raises(AssertionError, match=r"数を 1 つ.*shape \(2,\)"):
+        as_number([1.0, 2.0], "f")
+    with pytest.raises(AssertionError, match="数の配列を返して"):
+        as_number("二", "f")
+
+
+def test_same_needs_the_shape_and_the_values():
+    assert same([1.0, 2.0], np.array([1.0, 2.0 + 1e-9]))
+    assert not same([1.0, 2.0], [[1.0, 2.0]])
+    assert not same([1.0, 2.0], [1.0, 2.1])
+
+
+def test_typical_mistake_names_the_first_match_but_never_right():
+    variants = {"right": np.ones(2), "half": np.full(2, 0.5), "also_half": np.full(2, 0.5)}
+    assert typical_mistake(np.full(2, 0.5), variants) == "half"
+    assert typical_mistake(np.ones(2), variants) is None
+    assert typical_mistake(np.zeros(2), variants) is None
+
+
+def test_check_choice(capsys):
+    hints = {"A": "A の説明", "B": "B ではありません"}
+    check_choice("A", "A", ("A", "B", "C"), hints)
+    assert capsys.readouterr().out == "✓ 正解です。A の説明\n"
+    with pytest.raises(AssertionError, match="B ではありません"):
+        check_choice("B", "A", ("A", "B", "C"), hints)
+    with pytest.raises(AssertionError, match="「C」ではありません"):
+        check_choice("C", "A", ("A", "B", "C"), hints)
+    with pytest.raises(AssertionError, match="選択肢にありません.*\"A\"、\"B\"、\"C\""):
+        check_choice("D", "A", ("A", "B", "C"), hints)
+    for empty in (None, ""):
+        with pytest.raises(AssertionError, match="まだ答えが入っていません"):
+            check_choice(empty, "A", ("A", "B", "C"), hints)
+
+
+def test_three_arrays():
+    q, k, v = three_arrays(([1], [2], [3]), "faces")
+    assert q.dtype == float and v.tolist() == [3.0]
+    with pytest.raises(AssertionError, match=r"faces は 3 つの配列を \(Q, K, V\) の順に.*tuple"):
+        three_arrays(([1], [2]), "faces")
+    with pytest.raises(AssertionError, match="数の配列"):
+        three_arrays(([1], "k", [3]), "faces")
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+def test_check_failed_is_an_assertion_error_that_renders_as_its_hint_only():
+    with pytest.raises(AssertionError) as info:
+        _base.fail("ヒント")
+    assert isinstance(info.value, CheckFailed)
+    assert info.value._render_traceback_() == ["✗ ヒント"]
+
+
+def test_ipython_shows_one_line_and_no_checker_code(capsys):
+    shell = InteractiveShell.instance()
+    shell.run_cell("from helpers.checks import check_pudding_prediction\n"
+                   "check_pudding_prediction('プリン')")
+    err = capsys.readouterr()
+    shown = (err.out + err.err).strip().splitlines()
+    assert len(shown) <= 3, shown
+    assert shown[-1].startswith("✗ "), shown
+    text = "\n".join(shown)
+    assert "check_choice" not in text and ".py" not in text and "Traceback" not in text
+
+
+CHOICES = ("速くなる", "変わらない", "壊れる")
+
+
+SYNONYMS = {"発散": "壊れる", "爆発する": "壊れる"}
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("壊れる", "壊れる"), ("壊れる　", "壊れる"), (" 壊れる ", "壊れる"), ("壊れる。", "壊れる"),
+    ("「壊れる」", "壊れる"), ("発散", "壊れる"), ("爆発する。", "壊れる"), ("変わらない\n", "変わらない"),
+    ("ｶﾜﾗﾅｲ", None), ("変わらない!", "変わらない"), ("こわれない", None), ("", None), (3, None),
+])
+def test_one_normaliser_for_every_typed_answer(typed, meant):
+    assert normalise_answer(typed, CHOICES, SYNONYMS) == meant
+
+
+def test_half_width_kana_are_read_as_full_width():
+    assert normalise_answer("ｹｰｷ", ("ケーキ", "プリン")) == "ケーキ"
+
+
+def test_an_invisible_space_is_shown_in_the_hint():
+    with pytest.raises(CheckFailed, match="'ケーキ\\\\u200b'|ケーキ\\u200b"):
+        check_choice("ケーキ\u200b", "ケーキ", ("ケーキ", "プリン"), {})
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (None, "まだ答えが入っていません"), ("  ", "まだ答えが入っていません"),
+    (np.array([1, 2]), "文字列で"), (5, "文字列で"), ("ラーメン", "選択肢にありません"),
+])
+def test_what_is_not_a_choice_gets_a_hint_and_never_crashes(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check_choice(answer, "ケーキ", ("ケーキ", "プリン"), {})
+
+
+def test_forgotten_return_is_named():
+    def no_return(a):
+        a + 1
+
+    with pytest.raises(CheckFailed, match="return を書き忘れて"):
+        call_learner(no_return, np.zeros(2), what="f")
+
+
+def test_changing_an_argument_in_place_is_named_with_its_name():
+    def in_place(W_Q, lr):
+        W_Q -= lr
+        return W_Q
+
+    with pytest.raises(CheckFailed, match="W_Q の中身を書き換えて"):
+        call_learner(in_place, np.ones((2, 2)), 0.5, what="update")
+
+
+def test_a_crash_becomes_a_hint_with_the_advice_for_it():
+    def crash(a):
+        raise ValueError("boom")
+
+    with pytest.raises(CheckFailed, match=r"ValueError: boom.*形を見て") as info:
+        call_learner(crash, 1, what="f", on_error=lambda err: "形を見て")
+    assert info.value.__cause__ is None or isinstance(info.value.__context__, ValueError)

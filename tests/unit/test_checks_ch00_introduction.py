@@ -1,0 +1,151 @@
+"""helpers.checks.ch00_introduction: chapter 00's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import helpers
+from helpers import checks
+from helpers.checks import (
+    FIRST_SOFTMAX_HINTS,
+    CheckFailed,
+    check_first_softmax,
+    check_matmul_shape_prediction,
+)
+
+
+def test_first_softmax_right(capsys):
+    check_first_softmax(lambda s: np.exp(s) / np.exp(s).sum())
+    check_first_softmax(helpers.softmax)
+    assert capsys.readouterr().out.count("✓ 正解です。") == 2
+
+
+FIRST_MISTAKES = {
+    "raw": lambda s: s,
+    "no_exp": lambda s: s / s.sum(),
+    "unnormalised": lambda s: np.exp(s),
+    "by_score_sum": lambda s: np.exp(s) / s.sum(),
+    "by_max": lambda s: np.exp(s) / np.exp(s).max(),
+}
+
+
+def test_every_first_softmax_hint_has_a_mistake():
+    assert set(FIRST_MISTAKES) == set(FIRST_SOFTMAX_HINTS)
+
+
+@pytest.mark.parametrize("mistake", sorted(FIRST_MISTAKES))
+def test_first_softmax_names_each_mistake(mistake):
+    with pytest.raises(AssertionError, match=re.escape(FIRST_SOFTMAX_HINTS[mistake])):
+        check_first_softmax(FIRST_MISTAKES[mistake])
+
+
+def test_first_softmax_other_failures():
+    def stub(scores):
+        raise NotImplementedError
+
+    with pytest.raises(AssertionError, match="まだ書かれていません"):
+        check_first_softmax(stub)
+    with pytest.raises(AssertionError, match="同じ shape"):
+        check_first_softmax(lambda s: np.exp(s).sum())
+    with pytest.raises(AssertionError, match="になるはずが"):
+        check_first_softmax(lambda s: np.full(s.shape, 1 / s.size))
+    with pytest.raises(AssertionError, match="エラーで止まりました.*KeyError"):
+        check_first_softmax(lambda s: {}["x"])
+    with pytest.raises(AssertionError, match="数の配列を返して"):
+        check_first_softmax(lambda s: "重み")
+    with pytest.raises(AssertionError, match="関数を渡して"):
+        check_first_softmax([0.5, 0.5])
+
+
+@pytest.mark.parametrize("answer", [(1, 3), [1, 3], (np.int64(1), np.int64(3))])
+def test_shape_prediction_right(answer, capsys):
+    check_matmul_shape_prediction(answer)
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [((1, 2), "W の列の数"), ((2, 3), "W の形そのもの"), ((3, 1), "行と列が逆"),
+     ((2, 2), "外側の数"), ("エラー", "かけ算はできます"), ((), "まだ答えが入っていません"),
+     ("", "まだ答えが入っていません"), ((5, 7), "行の数は x から"), (1.3, "整数の組"),
+     ((1.0, 3.0), "整数の組"), ((True, 3), "整数の組"),
+     # a string: the content may be right, the type is not, and the hint says which type
+     ("1,3", "文字列です.*引用符をつけずに.*タプル"), ("(1, 3)", "文字列です.*タプル"),
+     ("わからない", "文字列で書くのは.*エラー")],
+)
+def test_shape_prediction_hints(answer, words):
+    with pytest.raises(AssertionError, match=words):
+        check_matmul_shape_prediction(answer)
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+def right(scores):
+    e = np.exp(scores)
+    return e / e.sum()
+
+
+def stable(scores):
+    e = np.exp(scores - scores.max())
+    return e / e.sum()
+
+
+@pytest.mark.parametrize("fn", [right, stable, lambda s: list(right(s))])
+def test_right_softmax_passes(fn, capsys):
+    checks.check_first_softmax(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda s: s, "そのまま返して"),
+    (lambda s: s / s.sum(), "np.exp を取っていません"),
+    (lambda s: np.exp(s), "割るのを忘れて"),
+    (lambda s: np.exp(s) / s.sum(), "割る数が違います"),
+    (lambda s: np.exp(s - s.max()), "np.exp\\(scores - scores.max\\(\\)\\)"),
+    (lambda s: np.exp(s) / np.exp(s).max(), "最大値を引くのは"),
+    (lambda s: right(s)[None, :], "shape"),
+    (lambda s: None, "return を書き忘れて"),
+    (lambda s: s.sort(), "return を書き忘れて"),
+])
+def test_each_softmax_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_first_softmax(fn)
+
+
+def test_sorting_the_scores_in_place_is_named():
+    def in_place(scores):
+        scores -= scores.max()
+        e = np.exp(scores)
+        return e / e.sum()
+
+    with pytest.raises(CheckFailed, match="scores の中身を書き換えて"):
+        checks.check_first_softmax(in_place)
+
+
+@pytest.mark.parametrize("answer", [(1, 3), [1, 3], np.array([1, 3]), (np.int64(1), 3)])
+def test_shape_prediction_accepts(answer, capsys):
+    checks.check_matmul_shape_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "逆です"), ((2, 2), "内側の数"),
+    ("エラー", "かけ算はできます"), (" エラー。", "かけ算はできます"), ("エラー　", "かけ算はできます"),
+    ("(1, 3)", "文字列です"), ((4, 4), "ではありません"), ("", "まだ答えが"), (None, "整数の組"),
+    ((True, 3), "整数の組"),
+])
+def test_shape_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_matmul_shape_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_first_softmax(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_first_softmax(lambda s: np.exp(s), hidden=True)

@@ -1,0 +1,69 @@
+"""Chapter 01's checks, table-driven: accepted and rejected answers, and the hint of each mistake."""
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from helpers.checks import CheckFailed
+
+
+def right(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.mark.parametrize("fn", [right, lambda a, b: np.array([[right(a, b)]]),
+                                lambda a, b: np.dot(a, b) / np.sqrt(a @ a) / np.sqrt(b @ b)])
+def test_right_cosine_passes(fn, capsys):
+    checks.check_cosine(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+def crash(a, b):
+    return a @ b.reshape(1, 2)
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda a, b: float(a @ b), "内積そのもの"),
+    (lambda a, b: float(a @ b / np.linalg.norm(a)), "片方の長さ"),
+    (lambda a, b: float(a @ b / (a @ a * (b @ b))), "2 乗"),
+    (lambda a, b: 0.5, "見直しましょう"),
+    (lambda a, b: np.array([1.0, 2.0]), "数を 1 つ"),
+    (lambda a, b: "0.5", "文字列"),
+    (lambda a, b: None, "return を書き忘れて"),
+    (crash, "エラーで止まりました"),
+    ("cosine", "関数を渡して"),
+])
+def test_each_cosine_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_cosine(fn)
+
+
+def test_unwritten_stub_is_named():
+    def stub(a, b):
+        raise NotImplementedError
+
+    with pytest.raises(CheckFailed, match="まだ書かれていません"):
+        checks.check_cosine(stub)
+
+
+@pytest.mark.parametrize("answer", ["ケーキ", "ケーキ　", " ケーキ ", "ｹｰｷ", "ケーキ。", "「ケーキ」"])
+def test_pudding_prediction_accepts(answer, capsys):
+    checks.check_pudding_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("プリン", "コサイン類似度ならそう"), ("プリン　", "コサイン類似度ならそう"),
+    ("カレー", "見直して"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
+    (None, "まだ答えが"), (np.array(["ケーキ"]), "文字列で"),
+])
+def test_pudding_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_pudding_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_cosine(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_cosine(lambda a, b: float(a @ b), hidden=True)

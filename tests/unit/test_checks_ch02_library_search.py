@@ -1,0 +1,190 @@
+"""helpers.checks.ch02_library_search: chapter 02's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
+
+import re
+
+import numpy as np
+import pytest
+import reference
+
+import helpers
+from helpers import checks, softmax
+from helpers.checks import (
+    SOFT_LOOKUP_HINTS,
+    CheckFailed,
+    check_soft_lookup,
+    check_temperature_prediction,
+    soft_lookup_variants,
+)
+from helpers.checks.ch02_library_search import _soft_lookup_cases
+
+
+def right(q, K, V, temperature):
+    s = q @ K.T / temperature
+    e = np.exp(s - s.max())
+    return e / e.sum() @ V
+
+
+def test_check_soft_lookup_accepts_the_right_answer(capsys):
+    check_soft_lookup(right)
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+def test_check_soft_lookup_accepts_helpers_and_asks_for_a_row(capsys):
+    check_soft_lookup(lambda q, K, V, T: helpers.scaled_dot_product_attention(
+        q, K, V, scale=False, temperature=T)[0])
+    assert capsys.readouterr().out.count("✓ 正解です。") == 1
+    with pytest.raises(AssertionError, match="1×d_v の横一列"):
+        check_soft_lookup(lambda q, K, V, T: (helpers.softmax(q @ K.T, temperature=T) @ V).reshape(-1))
+
+
+MISTAKES = {
+    "weights": lambda q, K, V, T: reference.softmax(q @ K.T / T),
+    "keys": lambda q, K, V, T: reference.softmax(q @ K.T / T) @ K,
+    "axis0": lambda q, K, V, T: reference.softmax(q @ K.T / T, axis=0) @ V,
+    "raw": lambda q, K, V, T: (q @ K.T) @ V,
+    "no_exp": lambda q, K, V, T: (q @ K.T) / (q @ K.T).sum() @ V,
+    "unnormalised": lambda q, K, V, T: np.exp(q @ K.T / T) @ V,
+    "no_temperature": lambda q, K, V, T: reference.softmax(q @ K.T) @ V,
+    "times_temperature": lambda q, K, V, T: reference.softmax(q @ K.T * T) @ V,
+    "sqrt": lambda q, K, V, T: reference.softmax(q @ K.T / np.sqrt(K.shape[1]) / T) @ V,
+    "argmax": lambda q, K, V, T: V[np.argmax(q @ K.T)],
+}
+
+
+def test_every_variant_has_a_hint_and_a_mistake():
+    assert set(SOFT_LOOKUP_HINTS) == set(MISTAKES) == set(soft_lookup_variants(
+        *_soft_lookup_cases()[0]
+    )) - {"right"}
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_check_soft_lookup_names_each_mistake(mistake):
+    with pytest.raises(AssertionError, match=re.escape(SOFT_LOOKUP_HINTS[mistake])):
+        check_soft_lookup(MISTAKES[mistake])
+
+
+def test_soft_lookup_variants_differ_from_the_right_answer_in_some_case():
+    """Each mistake is caught by at least one case (temperature mistakes need T ≠ 1)."""
+    for name in SOFT_LOOKUP_HINTS:
+        caught = False
+        for case in _soft_lookup_cases():
+            v = soft_lookup_variants(*case)
+            wrong, good = v[name].reshape(-1), v["right"].reshape(-1)
+            caught |= wrong.shape != good.shape or not np.allclose(wrong, good)
+        assert caught, name
+
+
+def test_check_soft_lookup_not_written_yet():
+    def stub(q, K, V, temperature):
+        raise NotImplementedError
+
+    with pytest.raises(AssertionError, match="まだ書かれていません"):
+        check_soft_lookup(stub)
+
+
+def test_check_soft_lookup_crash_becomes_a_hint():
+    with pytest.raises(AssertionError, match="エラーで止まりました.*ValueError"):
+        check_soft_lookup(lambda q, K, V, T: helpers.softmax(q @ K.T) @ V.T)
+
+
+def test_check_soft_lookup_wrong_shape_and_wrong_numbers():
+    with pytest.raises(AssertionError, match="形は中身 1 冊ぶん"):
+        check_soft_lookup(lambda q, K, V, T: np.zeros((2, 7)))
+    with pytest.raises(AssertionError, match="になるはずが"):
+        check_soft_lookup(lambda q, K, V, T: right(q, K, V, T) + 0.5)
+    with pytest.raises(AssertionError, match="数の配列を返して"):
+        check_soft_lookup(lambda q, K, V, T: "答え")
+
+
+def test_temperature_prediction_right(capsys):
+    check_temperature_prediction("一冊", "平均")
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+@pytest.mark.parametrize(
+    "small, large, words",
+    [
+        ("平均", "平均", "small_T:温度を小さくすると"),
+        ("ゼロ", "平均", "small_T:重みの合計はいつでも 1"),
+        ("変わらない", "平均", "small_T:温度は得点を割る数"),
+        ("一冊", "一冊", "large_T:温度を大きくすると"),
+        ("一冊", "ゼロ", "large_T:重みの合計はいつでも 1"),
+        ("一冊", "変わらない", "large_T:温度は得点を割る数"),
+        ("", "平均", "small_T にまだ答え"),
+        ("一冊", None, "large_T にまだ答え"),
+        ("ひとつ", "平均", "選択肢にありません"),
+    ],
+)
+def test_temperature_prediction_hints(small, large, words):
+    with pytest.raises(AssertionError, match=words):
+        check_temperature_prediction(small, large)
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+def by_hand(q, K, V, temperature):
+    s = q @ K.T / temperature
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+
+def column_scores(q, K, V, temperature):
+    w = softmax(K @ q.T, temperature=temperature)
+    return w @ V
+
+
+@pytest.mark.parametrize("fn", [right, by_hand])
+def test_right_soft_lookup_passes(fn, capsys):
+    checks.check_soft_lookup(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda q, K, V, T: softmax(q @ K.T, temperature=T), "重み\\(ソフトマックスの結果\\)をそのまま"),
+    (lambda q, K, V, T: softmax(q @ K.T, temperature=T) @ K, "見出し K を混ぜて"),
+    (lambda q, K, V, T: (q @ K.T) @ V, "そのまま重みに"),
+    (lambda q, K, V, T: np.exp(q @ K.T / T) @ V, "合計で割り忘れて"),
+    (lambda q, K, V, T: softmax(q @ K.T) @ V, "温度 temperature が効いていません"),
+    (lambda q, K, V, T: softmax(q @ K.T * T) @ V, "温度を掛けて"),
+    (lambda q, K, V, T: V[int(np.argmax(q @ K.T))], "いちばん得点の高い本"),
+    (lambda q, K, V, T: right(q, K, V, T)[0], r"shape \(\d,\) で返ってきました"),
+    (lambda q, K, V, T: right(q, K, V, T).T, r"shape \(\d, 1\) で返ってきました"),
+    (column_scores, "K @ q.T だと n×1 の縦一列"),
+    (lambda q, K, V, T: None, "return を書き忘れて"),
+])
+def test_each_soft_lookup_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_soft_lookup(fn)
+
+
+@pytest.mark.parametrize("small, large", [
+    ("一冊", "平均"), ("一冊　", " 平均 "), ("1冊", "平均。"), ("集中", "均等"), ("一冊。", "平均になる"),
+])
+def test_temperature_prediction_accepts(small, large, capsys):
+    checks.check_temperature_prediction(small, large)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("small, large, hint", [
+    ("平均", "平均", "small_T:温度を小さくすると"),
+    ("一冊", "一冊", "large_T:温度を大きくすると"),
+    ("ゼロ", "平均", "small_T:重みの合計はいつでも 1"),
+    ("一冊", "変わらない。", "large_T:温度は得点を割る数"),
+    ("", "平均", "small_T にまだ答えが"),
+    ("一冊", "たくさん", "large_T の「たくさん」 は選択肢にありません"),
+    ("一冊", None, "large_T にまだ答えが"),
+])
+def test_temperature_prediction_rejects_with_hint(small, large, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_temperature_prediction(small, large)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_soft_lookup(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_soft_lookup(lambda q, K, V, T: softmax(q @ K.T) @ V, hidden=True)

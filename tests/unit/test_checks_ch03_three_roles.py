@@ -1,0 +1,189 @@
+"""helpers.checks.ch03_three_roles: chapter 03's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
+
+import re
+
+import numpy as np
+import pytest
+import reference
+
+import helpers
+from helpers import checks, softmax
+from helpers.checks import CheckFailed
+from helpers.data import party
+
+
+def right(Q, K):
+    return reference.softmax(Q @ K.T)
+
+
+def naive(Q, K):  # right, but without subtracting the max: overflows on huge scores
+    e = np.exp(Q @ K.T)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def softmax_cols(s):
+    return reference.softmax(s.T).T
+
+
+MISTAKES = {
+    "no_softmax": lambda Q, K: Q @ K.T,
+    "unnormalised": lambda Q, K: np.exp(Q @ K.T),
+    "no_keepdims": lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(axis=1),
+    "whole": lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(),
+    "axis0": lambda Q, K: softmax_cols(Q @ K.T),
+    "swapped": lambda Q, K: reference.softmax(K @ Q.T),
+    "transposed": lambda Q, K: softmax_cols(K @ Q.T),
+    "scaled": lambda Q, K: reference.softmax(Q @ K.T / np.sqrt(Q.shape[1])),
+}
+
+
+def test_check_party_weights_accepts_the_right_answer(capsys):
+    checks.check_party_weights(right)
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+def test_check_party_weights_accepts_helpers_softmax(capsys):
+    checks.check_party_weights(lambda Q, K: helpers.softmax(Q @ K.T, axis=-1))
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_check_party_weights_names_each_mistake(mistake):
+    with pytest.raises(AssertionError) as info:
+        checks.check_party_weights(MISTAKES[mistake])
+    message = str(info.value)
+    assert checks.PARTY_HINTS[mistake] in message
+    others = [h for name, h in checks.PARTY_HINTS.items() if name != mistake]
+    assert not any(h in message for h in others)
+
+
+def test_check_party_weights_variants_are_all_different():
+    p = party()
+    variants = checks.party_weight_variants(p.Q, p.K)
+    names = sorted(variants)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not np.allclose(variants[a], variants[b]), (a, b)
+    assert {v.split(":")[0] for v in variants} - {"right"} == set(checks.PARTY_HINTS) - {"overflow"}
+
+
+def test_check_party_weights_overflow_hint():
+    with np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError) as info:
+        checks.check_party_weights(naive)
+    assert checks.PARTY_HINTS["overflow"] in str(info.value)
+    assert "得点が千を超える" in str(info.value)
+
+
+def test_check_party_weights_swapped_on_a_rectangle_names_the_shape():
+    def swapped_rectangle(Q, K):  # right on a square, but K @ Q.T whenever it is not square
+        return right(Q, K) if Q.shape[0] == K.shape[0] else reference.softmax(K @ Q.T)
+
+    with pytest.raises(AssertionError) as info:
+        checks.check_party_weights(swapped_rectangle)
+    assert "(5, 3)" in str(info.value) and checks.PARTY_HINTS["swapped"] in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        ("not a function", "関数"),
+        (lambda Q, K: (_ for _ in ()).throw(NotImplementedError), "まだ書かれていません"),
+        (lambda Q, K: Q @ K, "エラーで止まりました"),
+        (lambda Q, K: "重み", "数の配列"),
+        (lambda Q, K: right(Q, K)[:, :2], "(探す人の数, 名札の数)"),
+        (lambda Q, K: right(Q, K) * 2, "各行の和が 1 になっていません"),
+        (lambda Q, K: right(Q, K)[:, ::-1], "値が違います"),
+    ],
+)
+def test_check_party_weights_other_failures(fn, words):
+    with pytest.raises(AssertionError, match=re.escape(words)):
+        checks.check_party_weights(fn)
+
+
+def test_symmetry_prediction_right(capsys):
+    checks.check_party_symmetry_prediction("対称になる")
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ("対称にならない", "内積は順番を入れ替えても"),
+        ("人による", "結論は同じ"),
+        ("", "まだ答えが入っていません"),
+        (None, "まだ答えが入っていません"),
+        ("たぶん", "選択肢にありません"),
+    ],
+)
+def test_symmetry_prediction_wrong(answer, words):
+    with pytest.raises(AssertionError, match=words):
+        checks.check_party_symmetry_prediction(answer)
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+def max_without_keepdims(Q, K):
+    S = Q @ K.T
+    e = np.exp(S - S.max(axis=1))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def stable_but_unnormalised(Q, K):
+    S = Q @ K.T
+    return np.exp(S - S.max(axis=1, keepdims=True))
+
+
+def stable_no_keepdims_on_sum(Q, K):
+    S = Q @ K.T
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1)
+
+
+@pytest.mark.parametrize("fn", [right, lambda Q, K: softmax(Q @ K.T, axis=1),
+                                lambda Q, K: softmax(Q @ K.T)])
+def test_right_party_weights_pass(fn, capsys):
+    checks.check_party_weights(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda Q, K: Q @ K.T, "そのまま返して"),
+    (lambda Q, K: np.exp(Q @ K.T), "np.exp を取ったところで止まって"),
+    (stable_but_unnormalised, "最大値を引いて np.exp を取るところまでは正しい"),
+    (max_without_keepdims, "最大値を引くところで keepdims=True が抜けて"),
+    (stable_no_keepdims_on_sum, "keepdims=True を忘れて"),
+    (lambda Q, K: softmax(Q @ K.T, axis=0), "列の方向"),
+    (lambda Q, K: softmax(K @ Q.T, axis=1), "Q と K が逆"),
+    (lambda Q, K: softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1), "√d_k"),
+    (lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(axis=1, keepdims=True), "inf か nan"),
+    (lambda Q, K: None, "return を書き忘れて"),
+])
+def test_each_party_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_party_weights(fn)
+
+
+@pytest.mark.parametrize("answer", ["対称になる", "対称になる。", " 対称になる　", "対称", "左右対称"])
+def test_symmetry_prediction_accepts(answer, capsys):
+    checks.check_party_symmetry_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("対称にならない", "内積は順番を入れ替えても"), ("非対称", "内積は順番を入れ替えても"),
+    ("人による", "結論は同じ"), ("わからない", "選択肢にありません"), ("", "まだ答えが"),
+])
+def test_symmetry_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_party_symmetry_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_party_weights(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_party_weights(max_without_keepdims, hidden=True)

@@ -1,0 +1,94 @@
+"""Chapter 04's checks, table-driven: accepted and rejected answers, and the hint of each mistake."""
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from helpers.checks import QUESTION_MATRIX, CheckFailed
+
+
+def faces(x, W_Q, W_K, W_V):
+    return x @ W_Q, x @ W_K, x @ W_V
+
+
+def crash(x, W_Q, W_K, W_V):
+    return W_Q @ x, W_K @ x, W_V @ x
+
+
+def test_right_faces_pass(capsys):
+    checks.check_three_faces(faces)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda x, a, b, c: (a @ x.T, b @ x.T, c @ x.T), "W @ x.T"),
+    (lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), "x @ W.T"),
+    (crash, "エラーで止まりました.*x @ W の順"),
+    (lambda x, a, b, c: (x * a, x * b, x * c), "成分ごとの掛け算"),
+    (lambda x, a, b, c: (x[0] @ a, x[0] @ b, x[0] @ c), "1 次元"),
+    (lambda x, a, b, c: (x @ b, x @ a, x @ c), "q のところに k"),
+    (lambda x, a, b, c: (x @ a, x @ b), "3 つの配列"),
+    (lambda x, a, b, c: (x @ a, x @ b, 2 * (x @ c)), "v の値が違います"),
+    (lambda x, a, b, c: (x @ a, x @ b, np.ones((2, 2))), "v の形が違います"),
+    (lambda x, a, b, c: None, "return を書き忘れて"),
+    ("three_faces", "関数を渡して"),
+])
+def test_each_faces_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_three_faces(fn)
+
+
+@pytest.mark.parametrize("W", [QUESTION_MATRIX, [[0, 0.5], [1, 0]], np.array([[0, 0.5], [1, 0]])])
+def test_right_question_matrix_passes(W, capsys):
+    checks.check_question_matrix(W)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("W, hint", [
+    (QUESTION_MATRIX.T, "転置"), (QUESTION_MATRIX[:, ::-1], "入れ替わって"),
+    ([[1.0, 0.0], [0.0, 0.5]], "逆です"), ([[0.0, 0.5, 0.0], [1.0, 0.0, 0.0]], r"\(2, 2\)"),
+    (None, "まだ W_mine"), ([[np.nan, 0], [1, 0]], "NaN"), ("W", "数の 2×2"),
+    ([[1.0, 1.0], [1.0, 1.0]], "カレー"),
+])
+def test_each_question_matrix_mistake_gets_its_hint(W, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_question_matrix(W)
+
+
+def test_transposed_hint_does_not_give_the_answer_away():
+    with pytest.raises(CheckFailed) as err:
+        checks.check_question_matrix(QUESTION_MATRIX.T)
+    assert "(0, 0.5)" not in str(err.value) and "(1, 0)" not in str(err.value)
+
+
+@pytest.mark.parametrize("answer", [
+    "(5, 3)", "(5,3)", "5×3", "5x3", "（５，３）", " (5, 3) ", "(5, 3)。", (5, 3), [5, 3],
+    np.array([5, 3]), np.zeros((5, 3)).shape,
+])
+def test_q_shape_prediction_accepts(answer, capsys):
+    checks.check_q_shape_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("(3, 5)", "逆です"), ((5, 2), "X の形"), ("2×3", "W_Q の形"), ("(1, 3)", "1 語ぶん"),
+    ("(4, 4)", "選択肢にありません"), ("", "まだ答えが"), (np.array([5, 2]), "X の形"),
+    (np.array([[5, 3]]), "選択肢にありません|文字列で"), ("5 行 3 列", "選択肢にありません"),
+    ((5, 3, 1), "選択肢にありません"),
+])
+def test_q_shape_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_q_shape_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_three_faces(faces, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_three_faces(lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), hidden=True)
+
+
+def test_hidden_question_matrix_test():
+    checks.check_question_matrix(QUESTION_MATRIX, hidden=True)
+    with pytest.raises(CheckFailed, match="転置"):
+        checks.check_question_matrix(QUESTION_MATRIX.T, hidden=True)

@@ -1,0 +1,130 @@
+"""Chapter 05's checks, table-driven: accepted and rejected answers, and the hint of each mistake."""
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from helpers.checks import CheckFailed
+
+
+def cell(X, W, i, j):
+    return X[i, :] @ W[:, j]
+
+
+def cell_by_loop(X, W, i, j):
+    total = 0.0
+    for t in range(X.shape[1]):
+        total += X[i, t] * W[t, j]
+    return total
+
+
+@pytest.mark.parametrize("fn", [cell, cell_by_loop, lambda X, W, i, j: float(np.dot(X[i], W[:, j])),
+                                lambda X, W, i, j: np.sum(X[i, :] * W[:, j])])
+def test_right_cell_passes(fn, capsys):
+    checks.check_matmul_cell(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda X, W, i, j: (X @ W)[i, j], "先に X @ W の全部のマスを計算して"),
+    (lambda X, W, i, j: np.dot(X, W)[i, j], "先に X @ W の全部のマスを計算して"),
+    (lambda X, W, i, j: str(X[i, :] @ W[:, j]), "文字列"),
+    (lambda X, W, i, j: "3.0", "文字列"),
+    (lambda X, W, i, j: X[i - 1, :] @ W[:, j], "X の行が 1 つずれて"),
+    (lambda X, W, i, j: X[i, :] @ W[:, j - 1], "W の列が 1 つずれて"),
+    (lambda X, W, i, j: X[i, :] @ W[j, :], r"W の j 行め W\[j, :\]"),
+    (lambda X, W, i, j: X[:, i] @ W[:, j], r"X の i 列め X\[:, i\]"),
+    (lambda X, W, i, j: X[j, :] @ W[:, i], "i と j が入れ替わって"),
+    (lambda X, W, i, j: X[i, :] * W[:, j], "足し合わせていません"),
+    (lambda X, W, i, j: X[i, :] @ W, "i 行め全体"),
+    (lambda X, W, i, j: 0.0, "内積は"),
+    (lambda X, W, i, j: X @ W, "数を 1 つ"),
+    (lambda X, W, i, j: None, "return を書き忘れて"),
+])
+def test_each_cell_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_matmul_cell(fn)
+
+
+def fused(X, W_Q, W_K, W_V):
+    Q, K, V = np.split(X @ np.hstack([W_Q, W_K, W_V]), 3, axis=1)
+    return Q, K, V
+
+
+def fused_by_index(X, W_Q, W_K, W_V):
+    d_k = W_Q.shape[1]
+    R = X @ np.concatenate([W_Q, W_K, W_V], axis=1)
+    return R[:, :d_k], R[:, d_k:2 * d_k], R[:, 2 * d_k:]
+
+
+def three_products(X, W_Q, W_K, W_V):
+    return X @ W_Q, X @ W_K, X @ W_V
+
+
+def split_rows(X, W_Q, W_K, W_V):
+    return tuple(np.split(X @ np.hstack([W_Q, W_K, W_V]), 3, axis=0))
+
+
+def split_wrong_place(X, W_Q, W_K, W_V):
+    return tuple(np.split(X @ np.hstack([W_Q, W_K, W_V]), [2, 5], axis=1))
+
+
+def stacked(X, W_Q, W_K, W_V):
+    return tuple(np.split(X @ np.vstack([W_Q, W_K, W_V]), 3, axis=1))
+
+
+@pytest.mark.parametrize("fn", [fused, fused_by_index])
+def test_right_fused_passes(fn, capsys):
+    checks.check_fused_qkv(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (three_products, "X との掛け算を 3 回"),
+    (split_rows, "axis=0\\(行、語の方向\\)"),
+    (split_wrong_place, "分ける位置が"),
+    (stacked, "np.vstack"),
+    (lambda X, a, b, c: X @ np.hstack([a, b, c]), "3 つの配列"),
+    (lambda X, a, b, c: tuple(np.split(X @ np.hstack([b, a, c]), 3, axis=1)), "Q のところに K"),
+    (lambda X, a, b, c: tuple(np.array_split(X @ np.hstack([a, b, c]), 3, axis=0)), "axis=1"),
+    (lambda X, a, b, c: (X @ np.hstack([a, b, c]),) * 3, "三つ分の列"),
+    (lambda X, a, b, c: (X @ a, X @ b, -(X @ c)), "V の値"),
+    (lambda X, a, b, c: None, "return を書き忘れて"),
+])
+def test_each_fused_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_fused_qkv(fn)
+
+
+def test_split_by_rows_is_not_called_vstack():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_fused_qkv(split_rows)
+    assert "vstack" not in str(info.value)
+
+
+@pytest.mark.parametrize("answer", ["変わらない", "変わらない。", "変わらない　", "同じ", " 変わらない "])
+def test_order_prediction_accepts(answer, capsys):
+    checks.check_order_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("変わる", "ほかのマスの結果は"), ("ときどき変わる", "乱数"), ("時々変わる", "乱数"),
+    ("たぶん", "選択肢にありません"), ("", "まだ答えが"),
+])
+def test_order_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_order_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_matmul_cell(cell, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_matmul_cell(lambda X, W, i, j: X[i - 1, :] @ W[:, j], hidden=True)
+
+
+def test_hidden_fused_test():
+    checks.check_fused_qkv(fused, hidden=True)
+    with pytest.raises(CheckFailed, match="3 回"):
+        checks.check_fused_qkv(three_products, hidden=True)

@@ -1,0 +1,235 @@
+"""helpers.checks.ch06_attention: chapter 06's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
+
+
+import numpy as np
+import pytest
+import reference
+
+import helpers
+from helpers import checks, softmax
+from helpers.checks import CheckFailed
+
+right = reference.attention
+
+
+def no_sqrt(Q, K, V):
+    w = reference.softmax(Q @ K.T)
+    return w @ V, w
+
+
+def by_d(Q, K, V):
+    w = reference.softmax(Q @ K.T / Q.shape[1])
+    return w @ V, w
+
+
+def axis0(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[1])
+    e = np.exp(s - s.max(axis=0, keepdims=True))
+    w = e / e.sum(axis=0, keepdims=True)
+    return w @ V, w
+
+
+def whole(Q, K, V):
+    e = np.exp(Q @ K.T / np.sqrt(Q.shape[1]))
+    w = e / e.sum()
+    return w @ V, w
+
+
+def transposed(Q, K, V):
+    w = reference.softmax(K @ Q.T / np.sqrt(Q.shape[1]))
+    return w @ V, w
+
+
+def no_softmax(Q, K, V):
+    w = Q @ K.T / np.sqrt(Q.shape[1])
+    return w @ V, w
+
+
+def unnormalised(Q, K, V):
+    w = np.exp(Q @ K.T / np.sqrt(Q.shape[1]))
+    return w @ V, w
+
+
+def other_unnormalised(Q, K, V):
+    w = 2 * reference.softmax(Q @ K.T / np.sqrt(Q.shape[1]))
+    return w @ V, w
+
+
+def swapped(Q, K, V):
+    out, w = right(Q, K, V)
+    return w, out
+
+
+def weights_twice(Q, K, V):
+    _, w = right(Q, K, V)
+    return w, w
+
+
+def v_times_weights(Q, K, V):
+    _, w = right(Q, K, V)
+    return w[:, : V.shape[1]] * V[: w.shape[0]], w
+
+
+@pytest.mark.parametrize(
+    "fn, hint",
+    [
+        (no_sqrt, "no_sqrt"),
+        (by_d, "by_d"),
+        (axis0, "axis0"),
+        (whole, "whole"),
+        (transposed, "transposed"),
+        (no_softmax, "no_softmax"),
+        (unnormalised, "unnormalised"),
+        (other_unnormalised, "not_normalised"),
+        (swapped, "swapped"),
+        (weights_twice, "weights_as_output"),
+        (v_times_weights, "bad_output"),
+    ],
+)
+def test_check_attention_names_each_mistake(fn, hint):
+    with pytest.raises(AssertionError) as info:
+        checks.check_attention(fn)
+    assert checks.ATTENTION_HINTS[hint] in str(info.value)
+    others = [h for name, h in checks.ATTENTION_HINTS.items() if name != hint]
+    assert not any(h in str(info.value) for h in others)
+
+
+def test_check_attention_hints_are_all_different():
+    hints = list(checks.ATTENTION_HINTS.values())
+    assert len(set(hints)) == len(hints)
+
+
+def test_check_attention_mistakes_are_distinguishable_on_the_test_data():
+    for Q, K, V in helpers.checks.ch06_attention._attention_cases():
+        variants = checks.attention_variants(Q, K, V)
+        names = list(variants)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                wa, wb = variants[a], variants[b]
+                assert wa.shape != wb.shape or not np.allclose(wa, wb, atol=1e-3), (a, b)
+        assert V.shape[1] != K.shape[0]  # weights and output never share a shape
+
+
+def test_check_attention_accepts_the_right_answer(capsys):
+    checks.check_attention(right)
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+def test_check_attention_accepts_the_helper():
+    checks.check_attention(helpers.scaled_dot_product_attention)
+
+
+def test_check_attention_accepts_lists():
+    def as_lists(Q, K, V):
+        out, w = right(Q, K, V)
+        return [out.tolist(), w.tolist()]
+
+    checks.check_attention(as_lists)
+
+
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (lambda Q, K, V: (_ for _ in ()).throw(NotImplementedError()), "まだ書かれていません"),
+        ("my_attention", "関数を渡して"),
+        (lambda Q, K, V: right(Q, K, V)[0], "2 つ"),
+        (lambda Q, K, V: (1, 2, 3), "2 つ"),
+        (lambda Q, K, V: ("a", "b"), "数の配列"),
+        (lambda Q, K, V: Q @ V.T, "エラーで止まりました"),
+        (lambda Q, K, V: (np.zeros((Q.shape[0], V.shape[1])), np.full((Q.shape[0], 2), 0.5)),
+         "weights の形"),
+        (lambda Q, K, V: (np.zeros((Q.shape[0], V.shape[1])),
+                          np.full((Q.shape[0], K.shape[0]), 1 / K.shape[0])), "1 行目"),
+    ],
+)
+def test_check_attention_other_stumbles(fn, words):
+    with pytest.raises(AssertionError, match=words):
+        checks.check_attention(fn)
+
+
+def test_check_attention_does_not_let_the_learner_change_the_inputs():
+    def scribble(Q, K, V):
+        Q *= 0
+        return right(Q, K, V)
+
+    with pytest.raises(AssertionError):
+        checks.check_attention(scribble)
+    checks.check_attention(right)  # the next check still sees the original problems
+
+
+def test_identical_keys_prediction(capsys):
+    checks.check_identical_keys_prediction("均等")
+    assert "1/n" in capsys.readouterr().out
+    hints = set()
+    for wrong in ("自分", "先頭", "問い次第"):
+        with pytest.raises(AssertionError) as info:
+            checks.check_identical_keys_prediction(wrong)
+        hints.add(str(info.value))
+    assert len(hints) == 3
+    for bad, words in ((None, "まだ答え"), ("", "まだ答え"), ("ケーキ", "選択肢にありません")):
+        with pytest.raises(AssertionError, match=words):
+            checks.check_identical_keys_prediction(bad)
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+@pytest.mark.parametrize("fn", [right, lambda Q, K, V: list(right(Q, K, V))])
+def test_right_attention_passes(fn, capsys):
+    checks.check_attention(fn)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+def with_weights(make_weights):
+    def attention(Q, K, V):
+        A = make_weights(Q, K)
+        return A @ V if A.shape[1] == V.shape[0] else V[: A.shape[0]], A
+    return attention
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (with_weights(lambda Q, K: softmax(Q @ K.T)), "√d_k で割り忘れて"),
+    (with_weights(lambda Q, K: softmax(Q @ K.T / Q.shape[1])), "d_k そのもので割って"),
+    (with_weights(lambda Q, K: softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=0)), "列の方向"),
+    (with_weights(lambda Q, K: np.exp(Q @ K.T / np.sqrt(Q.shape[1]))), "行の和"),
+    (lambda Q, K, V: right(Q, K, V)[::-1], "返す順番が逆"),
+    (lambda Q, K, V: (right(Q, K, V)[1], right(Q, K, V)[1]), "重みをそのまま"),
+    (lambda Q, K, V: (right(Q, K, V)[1].T @ V, right(Q, K, V)[1]), r"weights\.T @ V"),
+    (lambda Q, K, V: (2 * right(Q, K, V)[0], right(Q, K, V)[1]), "出力が違います"),
+    (lambda Q, K, V: right(Q, K, V)[0], "2 つを"),
+    (lambda Q, K, V: None, "return を書き忘れて"),
+])
+def test_each_attention_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_attention(fn)
+
+
+def test_same_shape_is_never_called_a_wrong_shape():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_attention(lambda Q, K, V: (2 * right(Q, K, V)[0], right(Q, K, V)[1]))
+    assert "のはずが" not in str(info.value)
+
+
+@pytest.mark.parametrize("answer", ["均等", " 均等 ", "均等。", "均等　", "一様", "均一"])
+def test_identical_keys_prediction_accepts(answer, capsys):
+    checks.check_identical_keys_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("自分", "第 1 章"), ("先頭", "argmax"), ("問い次第", "差"), ("全部", "選択肢にありません"),
+    ("", "まだ答えが"),
+])
+def test_identical_keys_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_identical_keys_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_attention(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_attention(with_weights(lambda Q, K: softmax(Q @ K.T)), hidden=True)

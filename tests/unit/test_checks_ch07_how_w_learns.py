@@ -1,0 +1,132 @@
+"""helpers.checks.ch07_how_w_learns: chapter 07's exercise checks.
+
+The right answer passes; each typical mistake gets its own hint.
+"""
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from helpers.checks import GRADIENT_STEP_HINTS, CheckFailed, gradient_step_variants
+
+
+def right_update(W_Q, X, dQ, lr):
+    return W_Q - lr * X.T @ dQ
+
+
+def test_check_gradient_step_accepts_the_right_answer(capsys):
+    checks.check_gradient_step(right_update)
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+
+
+def test_check_gradient_step_names_an_in_place_update():
+    def in_place(W_Q, X, dQ, lr):
+        W_Q -= lr * (X.T @ dQ)
+        return W_Q
+
+    with pytest.raises(AssertionError, match="W_Q の中身を書き換えて"):
+        checks.check_gradient_step(in_place)
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda W, X, dQ, lr: W + lr * X.T @ dQ, "sign"),
+    (lambda W, X, dQ, lr: W - X.T @ dQ, "no_lr"),
+    (lambda W, X, dQ, lr: W + X.T @ dQ, "sign_no_lr"),
+    (lambda W, X, dQ, lr: W - X.T @ dQ / lr, "by_lr"),
+    (lambda W, X, dQ, lr: W - lr * dQ.T @ X, "transposed"),
+    (lambda W, X, dQ, lr: -lr * X.T @ dQ, "step_only"),
+    (lambda W, X, dQ, lr: X.T @ dQ, "step_only"),
+])
+def test_check_gradient_step_names_each_mistake(fn, hint):
+    with pytest.raises(AssertionError) as err:
+        checks.check_gradient_step(fn)
+    assert GRADIENT_STEP_HINTS[hint] in str(err.value)
+
+
+def test_each_mistake_differs_from_the_right_answer():
+    rng = np.random.default_rng(7)
+    W, X, dQ = rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    variants = gradient_step_variants(W, X, dQ, 0.5)
+    right = variants.pop("right")
+    for name, wrong in variants.items():
+        assert not np.allclose(wrong, right), name
+
+
+def test_check_gradient_step_other_failures():
+    with pytest.raises(AssertionError, match="形を print"):
+        checks.check_gradient_step(lambda W, X, dQ, lr: W - lr * X @ dQ)  # shapes do not fit
+    with pytest.raises(AssertionError, match="NotImplementedError"):
+        def stub(W, X, dQ, lr):
+            raise NotImplementedError
+        checks.check_gradient_step(stub)
+    with pytest.raises(AssertionError, match="数の配列"):
+        checks.check_gradient_step(lambda W, X, dQ, lr: "W")
+    with pytest.raises(AssertionError, match="同じ shape"):
+        checks.check_gradient_step(lambda W, X, dQ, lr: np.zeros(3))
+    with pytest.raises(AssertionError, match="1 行目"):
+        checks.check_gradient_step(lambda W, X, dQ, lr: W - 0.3 * X.T @ dQ)
+
+
+def test_check_learning_rate_prediction(capsys):
+    checks.check_learning_rate_prediction("壊れる")
+    assert capsys.readouterr().out.startswith("✓ 正解です。")
+    for wrong, phrase in (("速くなる", "飛び越えて"), ("変わらない", "2 倍")):
+        with pytest.raises(AssertionError, match=phrase):
+            checks.check_learning_rate_prediction(wrong)
+    with pytest.raises(AssertionError, match="まだ答え"):
+        checks.check_learning_rate_prediction("")
+    with pytest.raises(AssertionError, match="選択肢"):
+        checks.check_learning_rate_prediction("遅くなる")
+
+
+# ---------------------------------------------------------------- table-driven (issue 11)
+
+
+def right(W_Q, X, dQ, lr):
+    return W_Q - lr * (X.T @ dQ)
+
+
+def in_place(W_Q, X, dQ, lr):
+    W_Q -= lr * (X.T @ dQ)
+    return W_Q
+
+
+def test_right_step_passes(capsys):
+    checks.check_gradient_step(right)
+    assert capsys.readouterr().out.startswith("✓ 正解です")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (lambda W, X, dQ, lr: W + lr * (X.T @ dQ), "勾配を足して"),
+    (lambda W, X, dQ, lr: W - X.T @ dQ, "学習率 lr を掛け忘れて"),
+    (lambda W, X, dQ, lr: W - (X.T @ dQ) / lr, "学習率で割って"),
+    (lambda W, X, dQ, lr: -lr * (X.T @ dQ), "動かす「量」だけ"),
+    (lambda W, X, dQ, lr: W - lr * (dQ.T @ X), "エラーで止まりました|転置"),
+    (in_place, "W_Q の中身を書き換えて"),
+    (lambda W, X, dQ, lr: None, "return を書き忘れて"),
+])
+def test_each_step_mistake_gets_its_hint(fn, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_gradient_step(fn)
+
+
+@pytest.mark.parametrize("answer", ["壊れる", "壊れる。", "壊れる　", "発散", "発散する", "爆発する", "爆発"])
+def test_learning_rate_prediction_accepts(answer, capsys):
+    checks.check_learning_rate_prediction(answer)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("速くなる", "とは限りません"), ("変わらない", "一歩の大きさそのもの"), ("同じ", "一歩の大きさそのもの"),
+    ("止まる", "選択肢にありません"), ("", "まだ答えが"),
+])
+def test_learning_rate_prediction_rejects_with_hint(answer, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        checks.check_learning_rate_prediction(answer)
+
+
+def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
+    checks.check_gradient_step(right, hidden=True)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(CheckFailed):
+        checks.check_gradient_step(lambda W, X, dQ, lr: W + lr * (X.T @ dQ), hidden=True)

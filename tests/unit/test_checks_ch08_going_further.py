@@ -1,0 +1,162 @@
+"""Chapter 08's checks: every typical mistake gets its own hint; right answers pass, hidden too."""
+
+import numpy as np
+import pytest
+
+from helpers import checks, softmax
+from helpers.checks.ch08_going_further import CAUSAL_HINTS, MULTI_HEAD_HINTS
+
+
+def _causal(mask_of, after=None, scale=True, order=lambda Q, K: Q @ K.T):
+    def fn(Q, K, V):
+        n, d_k = Q.shape
+        S = order(Q, K) / (np.sqrt(d_k) if scale else 1.0)
+        if after is None:
+            Z = S + mask_of(n)
+            with np.errstate(invalid="ignore"):
+                E = np.exp(Z - Z.max(axis=1, keepdims=True))
+                w = E / E.sum(axis=1, keepdims=True)
+        else:
+            w = after(softmax(S), n)
+        return w @ V, w
+    return fn
+
+
+def upper(n, k=1):
+    return np.triu(np.full((n, n), -np.inf), k=k)
+
+
+RIGHT_CAUSAL = _causal(upper)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_right_causal_attention_passes(hidden, capsys):
+    checks.check_causal_attention(RIGHT_CAUSAL, hidden=hidden)
+    assert capsys.readouterr().out.startswith("✓")
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (_causal(lambda n: np.zeros((n, n))), "no_mask"),
+    (_causal(lambda n: upper(n).T), "lower"),
+    (_causal(lambda n: upper(n, k=0)), "diagonal"),
+    (_causal(upper, after=lambda w, n: w + upper(n)), "mask_after"),
+    (_causal(upper, after=lambda w, n: w * np.tril(np.ones((n, n)))), "zeroed_after"),
+    (_causal(upper, scale=False), "no_sqrt"),
+    (_causal(upper, order=lambda Q, K: K @ Q.T), "transposed"),
+])
+@pytest.mark.parametrize("hidden", [False, True])
+def test_each_causal_mistake_gets_its_hint(fn, hint, hidden):
+    with pytest.raises(AssertionError) as err:
+        checks.check_causal_attention(fn, hidden=hidden)
+    assert str(err.value) == f"✗ {CAUSAL_HINTS[hint]}"
+
+
+def test_causal_output_mistakes():
+    def swapped(Q, K, V):
+        out, w = RIGHT_CAUSAL(Q, K, V)
+        return w, out
+
+    def weights_twice(Q, K, V):
+        _, w = RIGHT_CAUSAL(Q, K, V)
+        return w, w
+
+    def v_at_w(Q, K, V):
+        _, w = RIGHT_CAUSAL(Q, K, V)
+        return w * V.sum(), w
+
+    for fn, hint in ((swapped, "swapped"), (weights_twice, "weights_as_output"),
+                     (v_at_w, "bad_output")):
+        with pytest.raises(AssertionError) as err:
+            checks.check_causal_attention(fn)
+        assert str(err.value).startswith(f"✗ {CAUSAL_HINTS[hint]}")
+
+
+def test_causal_learner_crash_and_stub():
+    def stub(Q, K, V):
+        raise NotImplementedError
+
+    with pytest.raises(AssertionError, match="まだ書かれていません"):
+        checks.check_causal_attention(stub)
+    with pytest.raises(AssertionError, match="エラーで止まりました"):
+        checks.check_causal_attention(lambda Q, K, V: np.ones((2, 3)) @ Q)
+
+
+def _multi(split="right", merge="right", W_O=True, root="d_k", order=1):
+    def fn(X, W_Q, W_K, W_V, W_O_, h):
+        n = X.shape[0]
+        d_k = W_Q.shape[1] // h
+
+        def cut(M):
+            if split == "reshape":
+                return M.reshape(h, n, d_k)
+            return M.reshape(n, h, d_k).transpose(1, 0, 2)
+
+        Q, K, V = cut(X @ W_Q), cut(X @ W_K), cut(X @ W_V)
+        r = {"d_k": np.sqrt(d_k), "none": 1.0, "full": np.sqrt(h * d_k)}[root]
+        H = softmax(Q @ K.transpose(0, 2, 1) / r, axis=-1) @ V
+        H = H[::order]
+        if merge == "reshape":
+            C = H.reshape(n, h * d_k)
+        elif merge == "rows":
+            C = np.concatenate(list(H), axis=0).reshape(n, -1)
+        else:
+            C = np.concatenate(list(H), axis=1)
+        return C @ W_O_ if W_O else C
+    return fn
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_right_multi_head_passes(hidden, capsys):
+    checks.check_multi_head(_multi(), hidden=hidden)
+    assert capsys.readouterr().out.startswith("✓")
+
+
+def test_one_loop_version_passes_too(capsys):
+    def loop(X, W_Q, W_K, W_V, W_O, h):
+        d_k = W_Q.shape[1] // h
+        outs = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            A = softmax((X @ W_Q[:, c]) @ (X @ W_K[:, c]).T / np.sqrt(d_k))
+            outs.append(A @ (X @ W_V[:, c]))
+        return np.hstack(outs) @ W_O
+
+    checks.check_multi_head(loop)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn, hint", [
+    (_multi(W_O=False), "no_W_O"),
+    (_multi(split="reshape", merge="reshape"), "reshape_only"),
+    (_multi(split="reshape"), "reshape_only"),
+    (_multi(merge="reshape"), "merge_reshape_only"),
+    (_multi(merge="rows"), "merge_reshape_only"),
+    (_multi(root="none"), "no_sqrt"),
+    (_multi(root="full"), "full_sqrt"),
+    (_multi(order=-1), "reversed"),
+])
+@pytest.mark.parametrize("hidden", [False, True])
+def test_each_multi_head_mistake_gets_its_hint(fn, hint, hidden):
+    with pytest.raises(AssertionError) as err:
+        checks.check_multi_head(fn, hidden=hidden)
+    assert str(err.value) == f"✗ {MULTI_HEAD_HINTS[hint]}"
+
+
+def test_one_head_instead_of_h():
+    def one(X, W_Q, W_K, W_V, W_O, h):
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        return softmax(Q @ K.T / np.sqrt(Q.shape[1])) @ V @ W_O
+
+    with pytest.raises(AssertionError, match="一つの頭として"):
+        checks.check_multi_head(one)
+
+
+def test_concatenating_on_axis_0_crashes_with_a_hint_about_the_axis():
+    def axis0(X, W_Q, W_K, W_V, W_O, h):
+        d_k = W_Q.shape[1] // h
+        outs = [softmax((X @ W_Q[:, i * d_k:(i + 1) * d_k]) @ (X @ W_K[:, i * d_k:(i + 1) * d_k]).T)
+                @ (X @ W_V[:, i * d_k:(i + 1) * d_k]) for i in range(h)]
+        return np.concatenate(outs, axis=0) @ W_O
+
+    with pytest.raises(AssertionError, match="axis=1"):
+        checks.check_multi_head(axis0)

@@ -1,0 +1,62 @@
+"""helpers.plotting._base: colours of numbers on heatmaps, axis helpers, text sizes."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from helpers.plotting import plot_heatmap, plot_lines, plot_tiles
+from helpers.plotting._base import (
+    COL_TITLE,
+    ROW_TITLE,
+    axes_or_new,
+    check_text_size,
+    heatmap_axes,
+    heatmap_axes_of,
+    text_colors,
+)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), True, "大"])
+def test_text_sizes_must_be_positive_numbers(bad):
+    with pytest.raises((TypeError, ValueError), match="label_size"):
+        plot_tiles((6, 4), (4, 8), (3, 4), label_size=bad)
+    with pytest.raises((TypeError, ValueError), match="legend_size"):
+        plot_lines([1, 2], {"a": [1, 2]}, legend_size=bad)
+
+
+def test_text_colors_follow_the_cell_luminance():
+    fig, ax = plt.subplots()
+    image = ax.imshow(np.array([[0.0, 1.0]]), cmap="Blues", vmin=0.0, vmax=1.0)
+    np.testing.assert_array_equal(text_colors(image, [[0.0, 1.0]]), [["black", "white"]])
+    grey = ax.imshow(np.zeros((1, 2)), cmap="gray", vmin=0.0, vmax=1.0)
+    np.testing.assert_array_equal(text_colors(grey, [0.2, 0.8]), ["white", "black"])
+
+
+def test_check_text_size_accepts_positive_numbers():
+    check_text_size(12)
+    check_text_size(9.5, "legend_size")
+    with pytest.raises(ValueError, match="legend_size"):
+        check_text_size(-1, "legend_size")
+
+
+def test_heatmap_axes_of_needs_an_image():
+    ax = plot_heatmap(np.zeros((3, 4)), list("abc"), list("wxyz"))
+    assert heatmap_axes_of(ax) == (3, 4)
+    _, empty = plt.subplots()
+    with pytest.raises(ValueError, match="plot_heatmap"):
+        heatmap_axes_of(empty)
+
+
+def test_axes_or_new():
+    _, ax = plt.subplots()
+    assert axes_or_new(ax) is ax
+    assert axes_or_new(None) is not ax
+
+
+def test_heatmap_axes_put_the_looked_at_on_top():
+    _, ax = plt.subplots()
+    heatmap_axes(ax, ["r1", "r2"], list("abcde"))
+    assert ax.get_xlabel() == COL_TITLE and ax.get_ylabel() == ROW_TITLE
+    assert ax.xaxis.get_label_position() == "top"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["r1", "r2"]
+    assert ax.get_xticklabels()[0].get_rotation() == 45  # more than four columns

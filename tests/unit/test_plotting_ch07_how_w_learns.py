@@ -1,0 +1,83 @@
+"""helpers.plotting.ch07_how_w_learns: chapter 07's figures (ax in, ax out)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import helpers
+from helpers.plotting import outline_cells, plot_learning_curve, plot_weight_matrix
+
+
+def test_plot_learning_curve(history):
+    ax = plot_learning_curve(history.losses, title="損失")
+    assert ax.get_yscale() == "log"
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), history.losses)
+    ax = plot_learning_curve([1.0, -1.0], log=False, label="a")
+    assert ax.get_yscale() == "linear" and ax.get_legend() is not None
+    plt.close("all")
+
+
+def test_plot_learning_curve_bad_inputs():
+    with pytest.raises(ValueError, match="正の値"):
+        plot_learning_curve([1.0, 0.0])
+    with pytest.raises(ValueError, match="1 次元"):
+        plot_learning_curve(np.ones((2, 2)))
+    plt.close("all")
+
+
+def test_outline_cells_frames_one_cell_per_row():
+    ax = helpers.plotting.plot_heatmap(np.eye(3), list("abc"), list("abc"))
+    outline_cells(ax, [2, 0, 1])
+    frames = [p for p in ax.patches if not p.get_fill()]
+    assert sorted((p.get_x() + 0.5, p.get_y() + 0.5) for p in frames) == [
+        (0.0, 1.0), (1.0, 2.0), (2.0, 0.0)]
+    with pytest.raises(ValueError, match="行の数"):
+        outline_cells(ax, [0, 1])
+    with pytest.raises(ValueError, match="列の番号"):
+        outline_cells(ax, [0, 1, 3])
+    _, empty = plt.subplots()
+    with pytest.raises(ValueError, match="ヒートマップ"):
+        outline_cells(empty, [0])
+    plt.close("all")
+
+
+def test_plot_weight_matrix_reads_well():
+    ax = plot_weight_matrix(np.array([[-2.0, -0.001], [0.3, 2.0]]), "W_K", reach=2.0)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == ["-2.00", "0.00", "0.30", "2.00"]  # no "-0.00"
+    colors = [t.get_color() for t in ax.texts]
+    assert colors[0] == colors[3] == "white" and colors[1] == colors[2] == "black"
+    assert ax.title.get_color() == helpers.plotting.COLORS["K"]
+    with pytest.raises(ValueError, match="reach"):
+        plot_weight_matrix(np.eye(2), "W_Q", reach=0.0)
+    with pytest.raises(ValueError, match="2 次元"):
+        plot_weight_matrix(np.ones(3), "W_Q")
+    plt.close("all")
+
+
+def test_plane_limits_fit_everything():
+    W = np.array([[2.0, 0.0], [0.0, 0.5]])
+    lo, hi = helpers.plotting.plane_limits([W, np.eye(2)], [[1.0, 3.0]], margin=1.0)
+    assert (lo, hi) == (-3.0, 3.0)  # the point itself; its image is (2, 1.5)
+    lo, hi = helpers.plotting.plane_limits([np.diag([5.0, 1.0])], [[1.0, 1.0]], margin=1.0)
+    assert hi == 5.0
+    with pytest.raises(ValueError, match="2×2"):
+        helpers.plotting.plane_limits([np.eye(3)], [[1.0, 1.0]])
+
+
+def test_plot_plane_map_has_no_text_in_the_panel():
+    W = np.array([[-1.6, 0.0], [2.0, -0.3]])
+    pts = np.array([[2.0, 0.2], [0.3, 1.8]])
+    ax = helpers.plotting.plot_plane_map(W, "W_Q", points=pts, limits=(-4, 4), title="t")
+    assert [t.get_text() for t in ax.texts if t.get_text()] == []
+    assert len([t for t in ax.texts if not t.get_text()]) == 2  # the two basis arrows stay
+    offsets = np.vstack([c.get_offsets() for c in ax.collections if len(c.get_offsets()) == 1])
+    np.testing.assert_allclose(offsets, [pts[0], pts[0] @ W, pts[1], pts[1] @ W])
+    assert ax.get_xlim() == (-4, 4) and ax.get_ylim() == (-4, 4)
+    legend = helpers.plotting.plane_map_legend(ax.figure, ["ケーキ", "カレー"])
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["ケーキ", "カレー"]
+    with pytest.raises(ValueError, match="n×2"):
+        helpers.plotting.plot_plane_map(W, "W_Q", points=np.ones((5, 2)))
+    with pytest.raises(ValueError, match="ラベル"):
+        helpers.plotting.plane_map_legend(ax.figure, list("abcde"))
+    plt.close("all")

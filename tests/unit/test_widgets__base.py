@@ -1,0 +1,86 @@
+"""helpers.widgets._base: the Explorable machinery and the live artists, driven headlessly."""
+
+import ipywidgets as W
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+import helpers
+from helpers.widgets import Explorable, LiveBars, LiveHeatmap
+
+
+def _heatmap(**kwargs):
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    return ax, LiveHeatmap(ax, ["行1", "行2"], ["列1", "列2", "列3"], **kwargs)
+
+
+def test_live_heatmap_sets_cells_and_text_colours():
+    ax, hm = _heatmap(vmin=0.0, vmax=1.0)
+    m = np.array([[0.0, 0.5, 1.0], [0.2, 0.9, 0.1]])
+    hm.set(m)
+    np.testing.assert_array_equal(hm.image.get_array(), m)
+    assert hm.texts[(0, 1)].get_text() == "0.50"
+    assert hm.texts[(0, 2)].get_color() == "white"  # darkest blue
+    assert hm.texts[(0, 0)].get_color() == "black"
+    assert hm.image.get_animated() and all(t.get_animated() for t in hm.texts.values())
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["列1", "列2", "列3"]
+
+
+def test_live_heatmap_without_numbers():
+    _, hm = _heatmap(vmin=0.0, vmax=1.0, numbers=False, colorbar=False, fmt="{:.1f}")
+    assert hm.texts == {}
+    hm.set(np.ones((2, 3)))
+    np.testing.assert_array_equal(hm.image.get_array(), np.ones((2, 3)))
+
+
+def test_live_heatmap_bad_inputs():
+    with pytest.raises(ValueError, match="vmin は vmax より小さく"):
+        _heatmap(vmin=1.0, vmax=1.0)
+    _, hm = _heatmap(vmin=0.0, vmax=1.0)
+    with pytest.raises(ValueError, match=r"shape \(2, 3\).*shape \(3, 2\)"):
+        hm.set(np.zeros((3, 2)))
+
+
+def bars_explorer(calls=None):
+    """The smallest Explorable: one slider, two live bars; `calls` collects every update."""
+    calls = [] if calls is None else calls
+
+    def build(fig):
+        ax = fig.subplots()
+        bars = LiveBars(ax, ["a", "b"], (0, 2), title="テスト")
+
+        def update(v):
+            calls.append(v)
+            bars.set([v, 2 - v], highlight=0)
+            return {"v": v}
+
+        return update
+
+    return Explorable(build, {"v": W.FloatSlider(value=0.5, min=0, max=2)},
+                      static_frames=[{"v": 0.0}], frame_label=str, title="テスト")
+
+
+def test_live_mode_shows_an_ipywidget(monkeypatch):
+    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
+    bundle, metadata = bars_explorer()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "<テスト>"
+    assert set(metadata["image/png"]) == {"width", "height"}
+
+
+def test_update_must_not_need_a_full_redraw():
+    """Artists made in build() without animated=True stay in the cached background."""
+    calls = []
+    ex = bars_explorer(calls)
+    ex.controls["v"].value = 1.5
+    assert ex.state == {"v": 1.5}
+    assert calls[-1] == 1.5
+    assert ex.fig.get_layout_engine() is None or not ex.fig.get_layout_engine().adjust_compatible
+
+
+def test_explorable_refuses_no_frames():
+    with pytest.raises(ValueError, match="static_frames"):
+        Explorable(lambda fig: (lambda v: {}), {"v": W.FloatSlider()}, [], str, "x")
