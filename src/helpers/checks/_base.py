@@ -237,14 +237,15 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
         fail(f"{hints['bad_output']}{shape}")
 
 
-def wrong_attention_weights(fn: Callable, Q, K, V, what: str, want_w: np.ndarray,
+def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
                             hints: Mapping[str, str]) -> np.ndarray | None:
-    """Call the learner's attention `what(Q, K, V)` and compare it with the right weights `want_w`.
+    """Call the learner's attention `what(Q, K, V)`; compare it with the weights `variants["right"]`.
 
     None when its output and weights are both right; a mix-up of the output fails with its hint
     (`check_attention_output`); what is left is wrong weights, returned for the chapter's hints.
     """
     out, w = attention_pair(fn, Q, K, V, what)
+    want_w = variants["right"]
     want_out = want_w @ V
     if same(out, want_out) and same(w, want_w):
         return None

@@ -71,11 +71,11 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
     for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
-        want_w = variants["right"]
-        w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", want_w, ATTENTION_HINTS)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS)
         if w is None:
             continue
         _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)
+        want_w = variants["right"]
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
                        f"{w.shape} でした。")

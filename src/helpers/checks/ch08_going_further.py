@@ -86,10 +86,10 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     """
     for Q, K, V in _causal_cases(hidden):
         variants = _causal_variants(Q, K, V)
-        want_w = variants["right"]
-        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", want_w, CAUSAL_HINTS)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS)
         if w is None:
             continue
+        want_w = variants["right"]
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
         if np.isneginf(w).any():
