@@ -42,7 +42,8 @@ def hidden_cases(exercise: str, *cases: Sequence) -> list[tuple]:
     `hidden_rng(exercise)`, in order; a plain number in a case (a learning rate) stays as it is.
     `hidden_cases("x", ((1, 4), (6, 4), 0.7))` → `[(array 1×4, array 6×4, 0.7)]`."""
     rng = hidden_rng(exercise)
-    return [tuple(rng.normal(size=s) if isinstance(s, tuple) else s for s in case) for case in cases]
+    return [tuple(rng.normal(size=s) if isinstance(s, tuple) else s for s in case)
+            for case in cases]
 
 
 def fail(message: str) -> None:
@@ -239,7 +240,7 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
 
 def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
                             hints: Mapping[str, str]) -> np.ndarray | None:
-    """Call the learner's attention `what(Q, K, V)`; compare it with the weights `variants["right"]`.
+    """Call the learner's attention `what(Q, K, V)`; compare it with `variants["right"]`.
 
     None when its output and weights are both right; a mix-up of the output fails with its hint
     (`check_attention_output`); what is left is wrong weights, returned for the chapter's hints.

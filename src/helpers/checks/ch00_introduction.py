@@ -29,7 +29,8 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
         rng = _base.hidden_rng("first_softmax")
         cases = [np.round(rng.normal(size=5) * 2, 2), np.round(rng.normal(size=3), 2)]
     for s in cases:
-        got = _base.as_float_array(_base.call_learner(fn, s.copy(), what="to_weights", call=f"to_weights({s})"),
+        got = _base.as_float_array(_base.call_learner(fn, s.copy(), what="to_weights",
+                                                      call=f"to_weights({s})"),
                                    "to_weights")
         e = np.exp(s)
         want = e / e.sum()
@@ -69,7 +70,8 @@ def check_matmul_shape_prediction(answer) -> None:
     if isinstance(answer, np.ndarray) and answer.ndim == 1:
         answer = tuple(answer.tolist())
     if isinstance(answer, str):
-        key = "" if _base.canonical_text(answer) == "" else _base.normalise_answer(answer, ("エラー",), ERROR_SYNONYMS)
+        key = ("" if _base.canonical_text(answer) == ""
+               else _base.normalise_answer(answer, ("エラー",), ERROR_SYNONYMS))
         if key is None:
             # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
             _base.fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"

@@ -40,11 +40,12 @@ SOFT_LOOKUP_ON_ERROR = ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の
                         "なり、そのあとの weights @ V の形が合いません。途中の形を print して確かめましょう。")
 
 
-def _soft_lookup_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
-    """The book's catalog at two temperatures, and a random one where n, d_k, d_v all differ
-    (`hidden`: two random ones the notebook never shows)."""
+def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
+    """(q, K, V, temperature): the book's catalog at two temperatures, and a random one where n,
+    d_k, d_v all differ (`hidden`: two random ones the notebook never shows)."""
     if hidden:
-        return _base.hidden_cases("soft_lookup", ((1, 4), (6, 4), (6, 3), 0.7), ((1, 2), (3, 2), (3, 5), 3.0))
+        return _base.hidden_cases("soft_lookup", ((1, 4), (6, 4), (6, 3), 0.7),
+                                  ((1, 2), (3, 2), (3, 5), 3.0))
     cat = library_catalog()
     rng = np.random.default_rng(2)
     return [

@@ -45,7 +45,8 @@ def _gradient_step_cases(hidden: bool = False):
     """A square case (d_model = d_k = 2, like the chapter) and a rectangular one (d_k = 3);
     `hidden`: two the notebook never shows (d_model = 3)."""
     if hidden:
-        return _base.hidden_cases("gradient_step", ((3, 2), (5, 3), (5, 2), 0.05), ((3, 3), (2, 3), (2, 3), 0.3))
+        return _base.hidden_cases("gradient_step", ((3, 2), (5, 3), (5, 2), 0.05),
+                                  ((3, 3), (2, 3), (2, 3), 0.3))
     rng = np.random.default_rng(7)
     square = (rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), 0.5)
     wide = (rng.normal(size=(2, 3)), rng.normal(size=(3, 2)), rng.normal(size=(3, 3)), 0.1)
