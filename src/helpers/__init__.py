@@ -36,16 +36,27 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")
 
 
-def _inline_figures_without_tight_bbox() -> None:
-    """Our figures lay themselves out (constrained layout), so the inline backend's default
-    `bbox_inches="tight"`, which draws every figure twice, only costs time."""
+def _inline_figures_drawn_once() -> None:
+    """In a Jupyter kernel, let the inline backend draw each figure only to make its picture.
+
+    Two things would draw it once more: the backend's default `bbox_inches="tight"` (our figures
+    lay themselves out with constrained layout), and pyplot's post-execute hook, which redraws
+    every figure after every cell just before the inline backend draws it again for its PNG.
+    """
     try:
         from IPython import get_ipython
     except ImportError:  # plain Python: no inline backend to configure
         return
     shell = get_ipython()
     if shell is not None and hasattr(shell, "kernel"):  # a Jupyter kernel with inline figures
+        import matplotlib
+        import matplotlib.pyplot as plt
+
         shell.run_line_magic("config", "InlineBackend.print_figure_kwargs = {'bbox_inches': None}")
+        # Choosing the backend installs the hook; choose it now (pyplot would on the first
+        # figure), then take the hook out. Pictures still appear: the inline backend shows them.
+        plt.switch_backend(matplotlib.get_backend())
+        plt.uninstall_repl_displayhook()
 
 
 def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
@@ -53,6 +64,6 @@ def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
     from .plotting import apply_style
 
     apply_style()
-    _inline_figures_without_tight_bbox()
+    _inline_figures_drawn_once()
     np.set_printoptions(precision=3, suppress=True, floatmode="fixed", linewidth=100)
     return np.random.default_rng(seed)

@@ -33,3 +33,28 @@ def test_every_name_a_facade_exports_exists(facade):
     missing = [name for name in module.__all__ if not hasattr(module, name)]
     assert not missing, f"{facade}.__all__ names what it does not have: {missing}"
     assert len(set(module.__all__)) == len(module.__all__)
+
+
+DRAW_COUNT_CELLS = [
+    "import helpers\nhelpers.setup()",
+    "import matplotlib.pyplot as plt\n"
+    "draws = []\n"
+    "fig, ax = plt.subplots()\n"
+    "ax.set_title('一枚の図')\n"
+    "ax.plot([1, 2, 3])\n"
+    "fig.canvas.mpl_connect('draw_event', lambda event: draws.append(1))",
+    "print(len(draws))",
+]
+
+
+def test_in_a_kernel_each_figure_is_drawn_only_for_its_picture():
+    """Without setup() pyplot redraws every figure after each cell, before the inline backend
+    draws it for its PNG (constrained layout's measuring pass + the picture): 3 draws, not 2."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in DRAW_COUNT_CELLS])
+    NotebookClient(nb, kernel_name="python3", timeout=60).execute()
+    assert any(o.output_type == "display_data" and "image/png" in o.data
+               for o in nb.cells[1].outputs), "図が表示されていません"
+    assert nb.cells[2].outputs[0].text.strip() == "2"

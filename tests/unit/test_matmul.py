@@ -43,6 +43,10 @@ def test_ten_billion_tiles_are_refused_at_once():
         matmul.tile_map((100_000, 100_000), 1000)
 
 
-def test_the_guard_leaves_normal_sizes_alone():
-    assert len(matmul.tile_slices((1000, 1000), 1)) == 1_000_000
+def test_the_guard_leaves_normal_sizes_alone(monkeypatch):
+    assert len(matmul.tile_slices((1000, 1000), 10)) == 10_000
     assert matmul.tile_map((3, 4), 2).max() == 3
+    monkeypatch.setattr(matmul, "MAX_STEPS", 100)  # the boundary, without listing a million tiles
+    assert len(matmul.tile_slices((10, 10), 1)) == 100
+    with pytest.raises(HelpersError, match="タイルの並び"):
+        matmul.tile_slices((10, 11), 1)
