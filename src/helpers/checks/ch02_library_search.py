@@ -11,6 +11,7 @@ from ..data import library_catalog
 from ._base import (
     as_float_array,
     call_learner,
+    exercise,
     fail,
     hidden_rng,
     passed,
@@ -80,6 +81,7 @@ def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
     }
 
 
+@exercise
 def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
     cases = _soft_lookup_cases()
@@ -118,6 +120,7 @@ TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", 
                         "同じ": "変わらない", "変わらず": "変わらない"}
 
 
+@exercise
 def check_temperature_prediction(small, large) -> None:
     """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
     choices = ("一冊", "平均", "ゼロ", "変わらない")

@@ -12,6 +12,7 @@ from ._base import (
     as_float_array,
     call_learner,
     check_choice,
+    exercise,
     fail,
     hidden_rng,
     passed,
@@ -80,6 +81,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     return variants
 
 
+@exercise
 def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
     guests = party()
@@ -131,6 +133,7 @@ SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "
                      "場合による": "人による"}
 
 
+@exercise
 def check_party_symmetry_prediction(answer) -> None:
     """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
     Q = party().Q

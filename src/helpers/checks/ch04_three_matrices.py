@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data import foods
-from ._base import call_learner, check_choice, fail, hidden_rng, passed, three_arrays
+from ._base import call_learner, check_choice, exercise, fail, hidden_rng, passed, three_arrays
 
 #: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
 QUESTION_MATRIX = np.array([[0.0, 0.5],
@@ -27,6 +27,7 @@ def _face_cases():
     return [square, wide]
 
 
+@exercise
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
     names = ("q", "k", "v")
@@ -72,6 +73,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
+@exercise
 def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
@@ -131,6 +133,7 @@ def _shape_answer(answer):
     return answer
 
 
+@exercise
 def check_q_shape_prediction(answer) -> None:
     """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
 

@@ -11,6 +11,7 @@ from ._base import (
     attention_pair,
     check_attention_output,
     check_choice,
+    exercise,
     fail,
     hidden_rng,
     passed,
@@ -73,6 +74,7 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
 
 
+@exercise
 def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
     cases = _attention_cases()
@@ -107,6 +109,7 @@ IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "�
                            "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
+@exercise
 def check_identical_keys_prediction(answer) -> None:
     """Chapter 06 prediction: if every key is the same vector, what do the weights look like?"""
     check_choice(
