@@ -56,7 +56,9 @@ def open_page(browser, rel: str, viewport: dict, *, touch: bool = False, media: 
     page.goto((HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else ""),
               wait_until="load")
     page.evaluate("""async () => {
-      for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+      // Pages without maths (search, licences) load no MathJax: nothing to wait for there.
+      const maths = document.querySelector('script[src*="mathjax" i]') !== null;
+      for (let i = 0; maths && i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
         await new Promise(r => setTimeout(r, 50));
       if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
       await document.fonts.ready;

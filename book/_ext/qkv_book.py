@@ -676,6 +676,22 @@ def drop_widget_state(app: Sphinx, env: BuildEnvironment) -> list[str]:
     return []
 
 
+#: What the extension does at each Sphinx event, in the order Sphinx's build reaches them.
+HANDLERS = {
+    "config-inited": [japanese_search_placeholder],
+    "builder-inited": [install_figure_probe],
+    "env-updated": [drop_widget_state],
+    "doctree-read": [quantize_inline_pngs, strip_nbgrader_markers, reencode_output_images,
+                     collect_prose],
+    "env-purge-doc": [purge_prose],
+    "env-merge-info": [merge_prose],
+    "env-get-outdated": [glossary_outdated],
+    "doctree-resolved": [link_glossary_to_chapters, count_words],
+    "html-page-context": [write_search_data],
+    "build-finished": [copy_python_licenses, quantize_images, subset_icon_font],
+}
+
+
 def setup(app: Sphinx) -> dict:
     from myst_nb.sphinx_ import HideCodeCellNode
 
@@ -685,21 +701,8 @@ def setup(app: Sphinx) -> dict:
     app.add_js_file("qkv-book.js", priority=900)
     app.add_directive("shipped-assets", ShippedAssets)
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
-    app.connect("config-inited", japanese_search_placeholder)
-    app.connect("builder-inited", install_figure_probe)
-    app.connect("env-updated", drop_widget_state)
-    app.connect("doctree-read", quantize_inline_pngs)
-    app.connect("doctree-read", strip_nbgrader_markers)
-    app.connect("doctree-read", reencode_output_images)
-    app.connect("doctree-read", collect_prose)
-    app.connect("env-purge-doc", purge_prose)
-    app.connect("env-merge-info", merge_prose)
-    app.connect("env-get-outdated", glossary_outdated)
-    app.connect("doctree-resolved", link_glossary_to_chapters)
-    app.connect("doctree-resolved", count_words)
-    app.connect("html-page-context", write_search_data)
     app.add_css_file(ICON_CSS, priority=900)
-    app.connect("build-finished", copy_python_licenses)
-    app.connect("build-finished", quantize_images)
-    app.connect("build-finished", subset_icon_font)
+    for event, handlers in HANDLERS.items():
+        for handler in handlers:  # in this order
+            app.connect(event, handler)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

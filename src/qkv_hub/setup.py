@@ -101,17 +101,10 @@ def _run(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
     return done
 
 
-def _exists(name: str) -> bool:
+def _exists(name: str, lookup: Callable[[str], object] = pwd.getpwnam) -> bool:
+    """Whether the system knows the account `name` (or the group, with `lookup=grp.getgrnam`)."""
     try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True
-
-
-def _group_exists(name: str) -> bool:
-    try:
-        grp.getgrnam(name)
+        lookup(name)
     except KeyError:
         return False
     return True
@@ -133,7 +126,7 @@ def create_users(roster: Iterable[tuple[str, str]], classroom: Classroom = Class
         f"ユーザー {len(new)} 人({', '.join(new) or 'なし'})を作ります。"
         "ホームは本人だけが読めるようにします(0700)。")
     for group in (classroom.teachers_group, classroom.students_group):
-        if not _group_exists(group):
+        if not _exists(group, grp.getgrnam):
             _run(["groupadd", group])
     passwords = {}
     for role, name in roster:
@@ -192,10 +185,10 @@ def remove_users(names: Iterable[str], classroom: Classroom = Classroom(), *, lo
     _end_processes_of({pwd.getpwnam(n).pw_uid for n in names})
     for name in names:
         subprocess.run(["userdel", "--remove", name], capture_output=True)
-        if _group_exists(name):
+        if _exists(name, grp.getgrnam):
             subprocess.run(["groupdel", name], capture_output=True)
     for group in (classroom.teachers_group, classroom.students_group):
-        if _group_exists(group):
+        if _exists(group, grp.getgrnam):
             subprocess.run(["groupdel", group], capture_output=True)
 
 

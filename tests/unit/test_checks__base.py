@@ -81,6 +81,56 @@ def test_typical_mistake_names_the_first_match_but_never_right():
     assert typical_mistake(np.zeros(2), variants) is None
 
 
+def test_fail_on_typical_mistake_says_its_hint_after_what_came():
+    variants = {"right": np.ones(2), "half:rounded": np.full(2, 0.5)}
+    hints = {"half": "半分です。"}
+    with pytest.raises(AssertionError, match="^✗ 2 番目: 半分です。$"):
+        _base.fail_on_typical_mistake(np.full(2, 0.5), variants, hints, said="2 番目: ")
+    _base.fail_on_typical_mistake(np.zeros(2), variants, hints)  # no known mistake: no verdict
+
+
+def test_hidden_cases_draw_the_same_arrays_of_each_shape_and_keep_numbers():
+    first = _base.hidden_cases("ex", ((1, 4), (6, 4), 0.7), ((3,), 2.0))
+    again = _base.hidden_cases("ex", ((1, 4), (6, 4), 0.7), ((3,), 2.0))
+    assert [[np.shape(v) for v in case] for case in first] == [[(1, 4), (6, 4), ()], [(3,), ()]]
+    assert first[0][2] == 0.7 and first[1][1] == 2.0
+    for case, same_case in zip(first, again, strict=True):
+        for a, b in zip(case, same_case, strict=True):
+            assert np.array_equal(a, b)
+    other = _base.hidden_cases("other", ((1, 4),))
+    assert not np.allclose(other[0][0], first[0][0])
+
+
+def _attention_variants(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    return {"right": e / e.sum(axis=1, keepdims=True)}
+
+
+_MIX_UP_HINTS = {"swapped": "逆です。", "weights_as_output": "重みです。", "bad_output": "出力が違います。"}
+
+
+def test_wrong_attention_weights_is_none_when_right_and_the_weights_when_wrong():
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 5))
+    variants = _attention_variants(Q, K, V)
+    right = variants["right"]
+
+    def attention(Q, K, V):
+        return right @ V, right
+
+    assert _base.wrong_attention_weights(attention, Q, K, V, "f", variants, _MIX_UP_HINTS) is None
+    got = _base.wrong_attention_weights(lambda Q, K, V: (V[:3] * 0, right * 2), Q, K, V, "f",
+                                        variants, _MIX_UP_HINTS)
+    assert np.allclose(got, right * 2)
+    with pytest.raises(AssertionError, match="逆です"):
+        _base.wrong_attention_weights(lambda Q, K, V: (right, right @ V), Q, K, V, "f",
+                                      variants, _MIX_UP_HINTS)
+    with pytest.raises(AssertionError, match="出力が違います"):
+        _base.wrong_attention_weights(lambda Q, K, V: (right @ V + 1, right), Q, K, V, "f",
+                                      variants, _MIX_UP_HINTS)
+
+
 def test_check_choice(capsys):
     hints = {"A": "A の説明", "B": "B ではありません"}
     check_choice("A", "A", ("A", "B", "C"), hints)

@@ -53,6 +53,15 @@ def hidden_rng(exercise: str) -> np.random.Generator:
     return np.random.default_rng([len(exercise), *exercise.encode()])
 
 
+def hidden_cases(exercise: str, *cases: Sequence) -> list[tuple]:
+    """A hidden test's inputs: each case's shapes become standard-normal arrays drawn from
+    `hidden_rng(exercise)`, in order; a plain number in a case (a learning rate) stays as it is.
+    `hidden_cases("x", ((1, 4), (6, 4), 0.7))` → `[(array 1×4, array 6×4, 0.7)]`."""
+    rng = hidden_rng(exercise)
+    return [tuple(rng.normal(size=s) if isinstance(s, tuple) else s for s in case)
+            for case in cases]
+
+
 def fail(message: str, credit: float = 0.0) -> None:
     raise CheckFailed(f"✗ {message}", credit)
 
@@ -199,6 +208,14 @@ def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str 
     return None
 
 
+def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
+                            hints: Mapping[str, str], *, said: str = "") -> None:
+    """If `got` is one of the typical mistakes in `variants`, fail with its hint (`said` first)."""
+    mistake = typical_mistake(got, variants)
+    if mistake:
+        fail(f"{said}{hints[mistake]}")
+
+
 #: Marks a learner may type around an answer: quotes and brackets, and a closing 。 or .
 _WRAPPERS = "「」『』\"'“”‘’"
 _TRAILING = "。.、,!?"
@@ -296,3 +313,19 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
             fail(hints["transposed_output"], half)
         shape = "" if out.shape == want_out.shape else f" 形は {want_out.shape} のはずが {out.shape} でした。"
         fail(f"{hints['bad_output']}{shape}", half)
+
+
+def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
+                            hints: Mapping[str, str]) -> np.ndarray | None:
+    """Call the learner's attention `what(Q, K, V)`; compare it with `variants["right"]`.
+
+    None when its output and weights are both right; a mix-up of the output fails with its hint
+    (`check_attention_output`); what is left is wrong weights, returned for the chapter's hints.
+    """
+    out, w = attention_pair(fn, Q, K, V, what)
+    want_w = variants["right"]
+    want_out = want_w @ V
+    if same(out, want_out) and same(w, want_w):
+        return None
+    check_attention_output(out, w, want_out, want_w, V, hints)
+    return w

@@ -6,18 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import (
-    as_float_array,
-    call_learner,
-    canonical_text,
-    exercise,
-    fail,
-    hidden_rng,
-    normalise_answer,
-    passed,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
 FIRST_SOFTMAX_HINTS = {
@@ -33,32 +22,32 @@ FIRST_SOFTMAX_HINTS = {
 }
 
 
-@exercise
+@_base.exercise
 def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
     cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
     if hidden:
-        rng = hidden_rng("first_softmax")
+        rng = _base.hidden_rng("first_softmax")
         cases = [np.round(rng.normal(size=5) * 2, 2), np.round(rng.normal(size=3), 2)]
     for s in cases:
-        got = as_float_array(call_learner(fn, s.copy(), what="to_weights", call=f"to_weights({s})"),
-                             "to_weights")
+        got = _base.as_float_array(_base.call_learner(fn, s.copy(), what="to_weights",
+                                                      call=f"to_weights({s})"),
+                                   "to_weights")
         e = np.exp(s)
         want = e / e.sum()
-        if same(got, want):
+        if _base.same(got, want):
             continue
         with np.errstate(all="ignore"):
             wrong = {"raw": s, "no_exp": s / s.sum(), "unnormalised": e,
                      "by_score_sum": e / s.sum(), "by_max": e / e.max()}
-        mistake = typical_mistake(got, wrong)
-        if mistake:
-            fail(f"scores={s} で {got} が返りました。{FIRST_SOFTMAX_HINTS[mistake]}")
+        _base.fail_on_typical_mistake(got, wrong, FIRST_SOFTMAX_HINTS,
+                                      said=f"scores={s} で {got} が返りました。")
         if got.shape != want.shape:
-            fail(f"scores={s}(shape {s.shape})に対して、重みも同じ shape {want.shape} で返します。"
-                 f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
-        fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
-             "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
-    passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
+            _base.fail(f"scores={s}(shape {s.shape})に対して、重みも同じ shape {want.shape} で返します。"
+                       f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
+        _base.fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
+                   "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
+    _base.passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
 
 
 #: Other ways to write "it cannot be multiplied" in the shape prediction.
@@ -66,7 +55,7 @@ ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーに�
                   "かけられない": "エラー"}
 
 
-@exercise
+@_base.exercise
 def check_matmul_shape_prediction(answer) -> None:
     """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?"""
     hints = {
@@ -83,25 +72,26 @@ def check_matmul_shape_prediction(answer) -> None:
     if isinstance(answer, np.ndarray) and answer.ndim == 1:
         answer = tuple(answer.tolist())
     if isinstance(answer, str):
-        key = "" if canonical_text(answer) == "" else normalise_answer(answer, ("エラー",), ERROR_SYNONYMS)
+        key = ("" if _base.canonical_text(answer) == ""
+               else _base.normalise_answer(answer, ("エラー",), ERROR_SYNONYMS))
         if key is None:
             # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
-            fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
-                 "prediction = (4, 5) のような数の組(タプル)で書いてください。"
-                 "文字列で書くのは、かけ算できないと思ったときの \"エラー\" だけです。")
+            _base.fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
+                       "prediction = (4, 5) のような数の組(タプル)で書いてください。"
+                       "文字列で書くのは、かけ算できないと思ったときの \"エラー\" だけです。")
     elif isinstance(answer, (tuple, list)) and all(
         isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in answer
     ):
         key = str(tuple(int(a) for a in answer)) if answer else ""
     else:
-        fail(f"答えは (1, 2) のような整数の組(タプル)か、\"エラー\" で書いてください。"
-             f"{answer!r}({type(answer).__name__})が来ました。")
+        _base.fail(f"答えは (1, 2) のような整数の組(タプル)か、\"エラー\" で書いてください。"
+                   f"{answer!r}({type(answer).__name__})が来ました。")
     if key == "":
-        fail("まだ答えが入っていません。(行の数, 列の数) の組か \"エラー\" を書いてください。")
+        _base.fail("まだ答えが入っていません。(行の数, 列の数) の組か \"エラー\" を書いてください。")
     if key not in hints:
-        fail(f"{key} ではありません。(n×d) · (d×m) の結果は (n×m):行の数は x から、"
-             "列の数は W から来ます。")
+        _base.fail(f"{key} ではありません。(n×d) · (d×m) の結果は (n×m):行の数は x から、"
+                   "列の数は W から来ます。")
     if key != "(1, 3)":
-        fail(hints[key])
-    passed(hints[key])
+        _base.fail(hints[key])
+    _base.passed(hints[key])
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data import foods
-from ._base import as_number, call_learner, check_choice, exercise, fail, hidden_rng, passed
+from . import _base
 
 
-@exercise
+@_base.exercise
 def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
     cases = [
@@ -20,34 +20,34 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
     ]
     if hidden:
-        rng = hidden_rng("cosine")
-        cases = [(rng.normal(size=3), rng.normal(size=3)), (rng.normal(size=2), rng.normal(size=2))]
+        cases = _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
     for a, b in cases:
-        got = as_number(call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})"), "cosine")
+        got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})"),
+                              "cosine")
         want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
         if np.isclose(got, want, atol=1e-6):
             continue
         if np.isclose(got, a @ b):
-            fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
-                 "長さで割る(a の長さ × b の長さで割る)のを忘れていませんか?")
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
+                       "長さで割る(a の長さ × b の長さで割る)のを忘れていませんか?")
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
-            fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
-                 "両方の長さの積で割ります。")
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
+                       "両方の長さの積で割ります。")
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
-            fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
-                 "長さは np.linalg.norm(a)、つまり平方根を取った値です。")
-        fail(f"a={a}, b={b} のとき {want:.3f} になるはずが、{got:.3f} でした。"
-             "式 cos = (a·b) / (|a| |b|) を見直しましょう。")
-    passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
+                       "長さは np.linalg.norm(a)、つまり平方根を取った値です。")
+        _base.fail(f"a={a}, b={b} のとき {want:.3f} になるはずが、{got:.3f} でした。"
+                   "式 cos = (a·b) / (|a| |b|) を見直しましょう。")
+    _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
-@exercise
+@_base.exercise
 def check_pudding_prediction(answer) -> None:
     """Chapter 01 prediction: with Q = K = X and the plain dot product, whom does プリン pick?"""
     emb = foods()
     scores = emb["プリン"] @ emb.vectors.T
     correct = emb.words[int(np.argmax(scores))]
-    check_choice(
+    _base.check_choice(
         answer,
         correct,
         emb.words,

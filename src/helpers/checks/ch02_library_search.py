@@ -8,17 +8,7 @@ import numpy as np
 
 from ..attention import softmax
 from ..data import library_catalog
-from ._base import (
-    as_float_array,
-    call_learner,
-    exercise,
-    fail,
-    hidden_rng,
-    passed,
-    read_choice,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature)`.
 SOFT_LOOKUP_HINTS = {
@@ -50,8 +40,12 @@ SOFT_LOOKUP_ON_ERROR = ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の
                         "なり、そのあとの weights @ V の形が合いません。途中の形を print して確かめましょう。")
 
 
-def _soft_lookup_cases() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
-    """The book's catalog at two temperatures, and a random one where n, d_k, d_v all differ."""
+def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
+    """(q, K, V, temperature): the book's catalog at two temperatures, and a random one where n,
+    d_k, d_v all differ (`hidden`: two random ones the notebook never shows)."""
+    if hidden:
+        return _base.hidden_cases("soft_lookup", ((1, 4), (6, 4), (6, 3), 0.7),
+                                  ((1, 2), (3, 2), (3, 5), 3.0))
     cat = library_catalog()
     rng = np.random.default_rng(2)
     return [
@@ -81,37 +75,32 @@ def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
     }
 
 
-@exercise
+@_base.exercise
 def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
-    cases = _soft_lookup_cases()
-    if hidden:
-        rng = hidden_rng("soft_lookup")
-        cases = [(rng.normal(size=(1, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3)), 0.7),
-                 (rng.normal(size=(1, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 5)), 3.0)]
-    for q, K, V, T in cases:
+    for q, K, V, T in _soft_lookup_cases(hidden):
         call = f"soft_lookup(q, K, V, temperature={T})"
-        got = as_float_array(call_learner(fn, q.copy(), K.copy(), V.copy(), T, what="soft_lookup",
-                                          call=call, on_error=SOFT_LOOKUP_ON_ERROR), "soft_lookup")
+        got = _base.as_float_array(_base.call_learner(fn, q.copy(), K.copy(), V.copy(), T,
+                                                      what="soft_lookup", call=call,
+                                                      on_error=SOFT_LOOKUP_ON_ERROR), "soft_lookup")
         variants = soft_lookup_variants(q, K, V, T)
         want = variants["right"]
-        if same(got, want):
+        if _base.same(got, want):
             continue
         flat = got.reshape(-1)
-        if flat.size == want.size and same(flat, want.reshape(-1)):
-            fail(f"値は合っていますが、shape {got.shape} で返ってきました。問い q が 1×d_k の横一列"
-                 f"なので、答えも中身 1 冊ぶんと同じ 1×d_v の横一列 {want.shape} で返します"
-                 "(weights @ V のまま。[0] や .T、reshape は要りません)。")
-        mistake = typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()})
-        if mistake:
-            fail(f"{call} で {flat} が返りました。{SOFT_LOOKUP_HINTS[mistake]}")
+        if flat.size == want.size and _base.same(flat, want.reshape(-1)):
+            _base.fail(f"値は合っていますが、shape {got.shape} で返ってきました。問い q が 1×d_k の横一列"
+                       f"なので、答えも中身 1 冊ぶんと同じ 1×d_v の横一列 {want.shape} で返します"
+                       "(weights @ V のまま。[0] や .T、reshape は要りません)。")
+        _base.fail_on_typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()},
+                                      SOFT_LOOKUP_HINTS, said=f"{call} で {flat} が返りました。")
         if flat.size != want.size:
-            fail(f"答えの形は中身 1 冊ぶんと同じ (1, d_v) = {want.shape} のはずですが、"
-                 f"shape {got.shape} が返ってきました。")
-        fail(f"q={q}, temperature={T} のとき {want.reshape(-1)} になるはずが、{flat} でした。"
-             "得点 → ソフトマックス(温度で割る)→ 中身を混ぜる、の順に確かめましょう。")
-    passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
-           "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。", quiet=hidden)
+            _base.fail(f"答えの形は中身 1 冊ぶんと同じ (1, d_v) = {want.shape} のはずですが、"
+                       f"shape {got.shape} が返ってきました。")
+        _base.fail(f"q={q}, temperature={T} のとき {want.reshape(-1)} になるはずが、{flat} でした。"
+                   "得点 → ソフトマックス(温度で割る)→ 中身を混ぜる、の順に確かめましょう。")
+    _base.passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
+                 "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the temperature prediction's choices.
@@ -120,7 +109,7 @@ TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", 
                         "同じ": "変わらない", "変わらず": "変わらない"}
 
 
-@exercise
+@_base.exercise
 def check_temperature_prediction(small, large) -> None:
     """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
     choices = ("一冊", "平均", "ゼロ", "変わらない")
@@ -135,9 +124,9 @@ def check_temperature_prediction(small, large) -> None:
         ("large", "変わらない"): "温度は得点を割る数なので、変えると得点の差が変わり、重みも変わります。",
     }
     for which, answer, label in (("small", small, "small_T"), ("large", large, "large_T")):
-        choice = read_choice(answer, choices, TEMPERATURE_SYNONYMS, label=label)
+        choice = _base.read_choice(answer, choices, TEMPERATURE_SYNONYMS, label=label)
         if (which, choice) in hints:
-            fail(f"{label}:{hints[(which, choice)]}")
-    passed("温度 → 0 で重みは一番の本に集中し(答え = その本の中身)、温度 → 大で全部の本に "
-           "1/n ずつ(答え = 中身の平均)になります。")
+            _base.fail(f"{label}:{hints[(which, choice)]}")
+    _base.passed("温度 → 0 で重みは一番の本に集中し(答え = その本の中身)、温度 → 大で全部の本に "
+                 "1/n ずつ(答え = 中身の平均)になります。")
 

@@ -8,17 +8,7 @@ import numpy as np
 
 from ..attention import softmax
 from ..data import party
-from ._base import (
-    as_float_array,
-    call_learner,
-    check_choice,
-    exercise,
-    fail,
-    hidden_rng,
-    passed,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 03: the hint for each typical mistake in `party_weights(Q, K)`.
 PARTY_HINTS = {
@@ -81,7 +71,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     return variants
 
 
-@exercise
+@_base.exercise
 def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
     guests = party()
@@ -92,39 +82,37 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
         ("得点が千を超える場合", Q * 200, K),
     ]
     if hidden:
-        rng = hidden_rng("party_weights")
+        rng = _base.hidden_rng("party_weights")
         square, tall = rng.normal(size=(4, 3)), rng.normal(size=(6, 3))
         cases = [("隠しテスト(4 人)", square, rng.normal(size=(4, 3))),
                  ("隠しテスト(4 人が 6 枚の名札を見る)", square, tall),
                  ("隠しテスト(得点が大きい場合)", square * 300, rng.normal(size=(4, 3)))]
     for label, q, k in cases:
-        got = call_learner(fn, q.copy(), k.copy(), what="party_weights",
-                           call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                           on_error="途中の形を print して確かめましょう。行ごとの最大値を引く・"
-                                    "行の和で割るときは、keepdims=True で形を (n, 1) にします。")
-        w = as_float_array(got, "party_weights")
+        got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
+                                 call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
+                                 on_error="途中の形を print して確かめましょう。行ごとの最大値を引く・"
+                                          "行の和で割るときは、keepdims=True で形を (n, 1) にします。")
+        w = _base.as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
-        if same(w, want):
+        if _base.same(w, want):
             continue
         if w.shape == want.T.shape and w.shape != want.shape:
-            fail(f"{label}: 形が {w.shape} です。行 = 探す人 {q.shape[0]} 人、列 = 名札 {k.shape[0]} 枚で "
-                 f"{want.shape} のはずです。{PARTY_HINTS['swapped']}")
+            _base.fail(f"{label}: 形が {w.shape} です。行 = 探す人 {q.shape[0]} 人、列 = 名札 {k.shape[0]} 枚で "
+                       f"{want.shape} のはずです。{PARTY_HINTS['swapped']}")
         if w.shape != want.shape:
-            fail(f"{label}: 重みの表の形は (探す人の数, 名札の数) = {want.shape} のはずですが、"
-                 f"{w.shape} でした。")
+            _base.fail(f"{label}: 重みの表の形は (探す人の数, 名札の数) = {want.shape} のはずですが、"
+                       f"{w.shape} でした。")
         if not np.all(np.isfinite(w)):
-            fail(f"{label}: 重みに inf か nan が混ざっています。{PARTY_HINTS['overflow']}")
-        mistake = typical_mistake(w, variants)
-        if mistake:
-            fail(f"{label}: {PARTY_HINTS[mistake.split(':')[0]]}")
+            _base.fail(f"{label}: 重みに inf か nan が混ざっています。{PARTY_HINTS['overflow']}")
+        _base.fail_on_typical_mistake(w, variants, PARTY_HINTS, said=f"{label}: ")
         if not np.allclose(w.sum(axis=1), 1.0):
-            fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
-                 "重みは、得点を行ごとにソフトマックスに通したものです。")
-        fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行目は {np.round(want[0], 3)} の"
-             f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
-    passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
-           "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
+            _base.fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
+                       "重みは、得点を行ごとにソフトマックスに通したものです。")
+        _base.fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行目は {np.round(want[0], 3)} の"
+                   f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
+    _base.passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
+                 "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
 
 
 #: Other words a learner may use for the symmetry prediction's choices.
@@ -133,13 +121,13 @@ SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "
                      "場合による": "人による"}
 
 
-@exercise
+@_base.exercise
 def check_party_symmetry_prediction(answer) -> None:
     """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
     Q = party().Q
     S = Q @ Q.T
     correct = "対称になる" if np.allclose(S, S.T) else "対称にならない"
-    check_choice(
+    _base.check_choice(
         answer,
         correct,
         ("対称になる", "対称にならない", "人による"),

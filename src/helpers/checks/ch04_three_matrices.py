@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data import foods
-from ._base import call_learner, check_choice, exercise, fail, hidden_rng, passed, three_arrays
+from . import _base
 
 #: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
 QUESTION_MATRIX = np.array([[0.0, 0.5],
@@ -27,20 +27,19 @@ def _face_cases():
     return [square, wide]
 
 
-@exercise
+@_base.exercise
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
     names = ("q", "k", "v")
     cases = _face_cases()
     if hidden:
-        rng = hidden_rng("three_faces")
-        cases = [(rng.normal(size=(1, 3)), *(rng.normal(size=(3, 4)) for _ in range(3))),
-                 (rng.normal(size=(1, 3)), *(rng.normal(size=(3, 3)) for _ in range(3)))]
+        cases = _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
+                                   ((1, 3), (3, 3), (3, 3), (3, 3)))
     for x, *Ws in cases:
-        got = three_arrays(
-            call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
-                         on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
-                                  "(W @ x ではありません)。"),
+        got = _base.three_arrays(
+            _base.call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
+                               on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
+                                        "(W @ x ではありません)。"),
             "three_faces", "(q, k, v)",
         )
         want = [x @ W for W in Ws]
@@ -49,66 +48,66 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                 continue
             for other, w2 in zip(names, want, strict=True):
                 if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                    fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v)、"
-                         f"それぞれ W_Q, W_K, W_V を掛けたものです。")
+                    _base.fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v)、"
+                               f"それぞれ W_Q, W_K, W_V を掛けたものです。")
             if g.shape == w.reshape(-1).shape and np.allclose(g, w.reshape(-1)):
-                fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
-                     f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
-                     "x[0] ではなく x のまま x @ W を計算しましょう。")
+                _base.fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
+                           f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
+                           "x[0] ではなく x のまま x @ W を計算しましょう。")
             square = W.shape[0] == W.shape[1]
             if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
-                fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
-                     "この本は行ベクトルの流儀なので x @ W です。W が正方行列だと計算はできてしまいますが、"
-                     "値は W を転置して掛けたものになり、違ってきます。")
+                _base.fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
+                           "この本は行ベクトルの流儀なので x @ W です。W が正方行列だと計算はできてしまいますが、"
+                           "値は W を転置して掛けたものになり、違ってきます。")
             if square and g.shape == w.shape and np.allclose(g, x @ W.T):
-                fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
-                     "W を転置せずに、そのまま x @ W を掛けます。")
+                _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
+                           "W を転置せずに、そのまま x @ W を掛けます。")
             if g.shape == np.broadcast_shapes(x.shape, W.shape) and np.allclose(g, x * W):
-                fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
+                _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
             if g.shape != w.shape:
-                fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
-                     "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
-            fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
-                 f"{np.round(g, 3).tolist()} でした。")
-    passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
+                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
+                           "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
+            _base.fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
+                       f"{np.round(g, 3).tolist()} でした。")
+    _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
-@exercise
+@_base.exercise
 def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
-        fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
-             "2 行 2 列の数を書いてから実行しましょう(1 行めが甘さの行き先、2 行めが辛さの行き先)。")
+        _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
+                   "2 行 2 列の数を書いてから実行しましょう(1 行めが甘さの行き先、2 行めが辛さの行き先)。")
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
-        fail(f"W_Q は数の 2×2 の配列にしてください({type(W).__name__} が来ました)。")
+        _base.fail(f"W_Q は数の 2×2 の配列にしてください({type(W).__name__} が来ました)。")
     if arr.shape != (2, 2):
-        fail(f"W_Q の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
+        _base.fail(f"W_Q の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
     if not np.all(np.isfinite(arr)):
-        fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
+        _base.fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
     X = foods().vectors
     if hidden:  # other foods than the chapter's five; the one shown in a hint is the third
-        X = np.round(hidden_rng("question_matrix").uniform(-2, 2, size=(6, 2)), 1)
+        X = np.round(_base.hidden_rng("question_matrix").uniform(-2, 2, size=(6, 2)), 1)
     want = X @ QUESTION_MATRIX
     got = X @ arr
     if np.allclose(got, want):
-        passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
+        _base.passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
-        fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
-             "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の"
-             "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
+        _base.fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
+                   "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の"
+                   "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
-        fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
-             "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
+        _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
+                   "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
     if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
-        fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。逆です: 辛いもの好きほど"
-             "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
-             "q の 2 成分めには甘さの半分が入ります。")
-    fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
-         f"{np.round(got[2], 3).tolist()} でした。q₁ = 0·甘さ + 1·辛さ、q₂ = 0.5·甘さ + 0·辛さ を"
-         "行列の形に並べてみましょう。")
+        _base.fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。逆です: 辛いもの好きほど"
+                   "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
+                   "q の 2 成分めには甘さの半分が入ります。")
+    _base.fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
+               f"{np.round(got[2], 3).tolist()} でした。q₁ = 0·甘さ + 1·辛さ、q₂ = 0.5·甘さ + 0·辛さ を"
+               "行列の形に並べてみましょう。")
 
 
 _SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
@@ -133,13 +132,13 @@ def _shape_answer(answer):
     return answer
 
 
-@exercise
+@_base.exercise
 def check_q_shape_prediction(answer) -> None:
     """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
 
     Spaces, full-width characters, "5×3" and a tuple such as `(5, 3)` are all accepted.
     """
-    check_choice(
+    _base.check_choice(
         _shape_answer(answer),
         "(5, 3)",
         ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),

@@ -6,17 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import (
-    CheckFailed,
-    as_float_array,
-    call_learner,
-    check_choice,
-    exercise,
-    fail,
-    hidden_rng,
-    passed,
-    three_arrays,
-)
+from . import _base
 
 
 def _cell_cases():
@@ -57,9 +47,9 @@ def _watched(X: np.ndarray) -> np.ndarray:
 
 
 def _cell_value(result) -> float:
-    got = as_float_array(result, "cell")
+    got = _base.as_float_array(result, "cell")
     if got.size != 1:
-        fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
+        _base.fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
     return float(got.reshape(-1)[0])
 
 
@@ -94,41 +84,41 @@ CELL_HINTS = {
 }
 
 
-@exercise
+@_base.exercise
 def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
     computed from row i of X and column j of W only (not by taking the whole product)."""
     wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
     cases = _cell_cases()
     if hidden:
-        rng = hidden_rng("matmul_cell")
+        rng = _base.hidden_rng("matmul_cell")
         pair = (rng.integers(-3, 4, size=(4, 5)).astype(float), rng.integers(-3, 4, size=(5, 3)).astype(float))
         cases = [(pair, (3, 2)), (pair, (1, 0))]
     for (X, W), (i, j) in cases:
         _Watched.products = []
         try:
-            result = call_learner(
+            result = _base.call_learner(
                 fn, _watched(X), W.copy(), i, j, what="cell", call=f"cell(X, W, {i}, {j})",
                 on_error="使うのは X の i 行め X[i, :] と W の j 列め W[:, j] です"
                          "(X[:, i] や W[j] ではありません)。",
             )
-        except CheckFailed:
+        except _base.CheckFailed:
             if wrong:  # a wrong index that crashes on a tall X: the cells before say which
                 break
             raise
-        got = as_float_array(result, "cell")
+        got = _base.as_float_array(result, "cell")
         want = float(X[i, :] @ W[:, j])
         if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
-            fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, t]·W[t, j] を、"
-                 "t について全部足すと 1 つのマスの値になります(sum(...) か @)。")
+            _base.fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, t]·W[t, j] を、"
+                       "t について全部足すと 1 つのマスの値になります(sum(...) か @)。")
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
-            fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
-                 "数 1 つです。")
+            _base.fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
+                       "数 1 つです。")
         value = _cell_value(result)
         if not np.isclose(value, want):
             wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j)))
         elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
-            fail(CELL_HINTS["whole_product"])
+            _base.fail(CELL_HINTS["whole_product"])
     if wrong:
         # The mistake that explains every wrong cell and the most of them (one that cannot
         # happen in a case is not ruled out there), so a coincidence in one case never names it.
@@ -141,10 +131,10 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
                     support.pop(name, None)
         best = sorted(support.items(), key=lambda kv: -kv[1])
         if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
-            fail(CELL_HINTS[best[0][0]])
+            _base.fail(CELL_HINTS[best[0][0]])
         i, j, want, value, _ = wrong[0]
-        fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
-    passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
+        _base.fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
+    _base.passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 
 def _fused_cases():
@@ -168,17 +158,17 @@ def _fused_on_error(err: Exception) -> str:
             "列の方向に三等分します。途中の形を print して確かめましょう。")
 
 
-@exercise
+@_base.exercise
 def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
     if hidden:
-        rng = hidden_rng("fused_qkv")
+        rng = _base.hidden_rng("fused_qkv")
         X, Ws = rng.normal(size=(6, 3)), [rng.normal(size=(3, 2)) for _ in range(3)]
     _Watched.products = []
-    result = call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
-                          call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
-    got = three_arrays(result, "fused_qkv")
+    result = _base.call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
+                                call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
+    got = _base.three_arrays(result, "fused_qkv")
     want = [X @ W for W in Ws]
     names = ("Q", "K", "V")
     d_k = want[0].shape[1]
@@ -187,25 +177,25 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
             continue
         for other, w2 in zip(names, want, strict=True):
             if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
-                     "(Q, K, V) の順で返しましょう。")
+                _base.fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
+                           "(Q, K, V) の順で返しましょう。")
         if g.ndim == 2 and g.shape[1] == 3 * w.shape[1]:
-            fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
-                 "X @ W_QKV の結果を np.split(..., 3, axis=1) で列の方向に三等分します。")
+            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
+                       "X @ W_QKV の結果を np.split(..., 3, axis=1) で列の方向に三等分します。")
         if g.ndim == 2 and g.shape[0] == w.shape[0] and g.shape[1] != w.shape[1]:
-            fail(f"{name} の形が {g.shape} で、列の数が d_k = {d_k} ではありません。分ける位置が"
-                 f"ずれています。np.split(..., 3, axis=1) で三等分するか、位置を [{d_k}, {2 * d_k}] "
-                 "のように d_k ごとに指定します。")
+            _base.fail(f"{name} の形が {g.shape} で、列の数が d_k = {d_k} ではありません。分ける位置が"
+                       f"ずれています。np.split(..., 3, axis=1) で三等分するか、位置を [{d_k}, {2 * d_k}] "
+                       "のように d_k ごとに指定します。")
         if g.shape != w.shape:
-            fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × d_k)のはずです。"
-                 "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
-        fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
-             "np.split で分けた順が同じか確かめましょう。")
+            _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × d_k)のはずです。"
+                       "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
+        _base.fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
+                   "np.split で分けた順が同じか確かめましょう。")
     with_X = len(_Watched.products)
     if with_X > 1:
-        fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習では、三つの W を "
-             "np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV の一回の掛け算で三つの顔を出します。")
-    passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
+        _base.fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習では、三つの W を "
+                   "np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV の一回の掛け算で三つの顔を出します。")
+    _base.passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
 
 
 #: Other words a learner may use for the order prediction's choices.
@@ -213,10 +203,10 @@ ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない"
                   "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
 
 
-@exercise
+@_base.exercise
 def check_order_prediction(answer) -> None:
     """Chapter 05 prediction: does computing the cells of X @ W in another order change it?"""
-    check_choice(
+    _base.check_choice(
         answer,
         "変わらない",
         ("変わる", "変わらない", "ときどき変わる"),

@@ -7,17 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..attention import softmax
-from ._base import (
-    attention_pair,
-    check_attention_output,
-    check_choice,
-    exercise,
-    fail,
-    hidden_rng,
-    passed,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
@@ -46,12 +36,15 @@ ATTENTION_HINTS = {
 }
 
 
-def _attention_cases() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _attention_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Two small problems: a square one (4 words attend to 4) and a rectangular one (3 to 5).
 
     d_v differs from the number of keys, so weights (n_q × n_k) and output (n_q × d_v) never
-    share a shape, and d_k = 4 tells √d_k = 2 apart from d_k itself.
+    share a shape, and d_k = 4 tells √d_k = 2 apart from d_k itself. `hidden`: two problems the
+    notebook never shows (7 keys; d_k = 9).
     """
+    if hidden:
+        return _base.hidden_cases("attention", ((5, 3), (7, 3), (7, 4)), ((3, 9), (3, 9), (3, 2)))
     rng = np.random.default_rng(6)
     square = (rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 3)))
     wide = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)), rng.normal(size=(5, 2)))
@@ -74,34 +67,25 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
 
 
-@exercise
+@_base.exercise
 def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
-    cases = _attention_cases()
-    if hidden:
-        rng = hidden_rng("attention")
-        cases = [(rng.normal(size=(5, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 4))),
-                 (rng.normal(size=(3, 9)), rng.normal(size=(3, 9)), rng.normal(size=(3, 2)))]
-    for Q, K, V in cases:
-        out, w = attention_pair(fn, Q, K, V, "my_attention")
+    for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
-        want_w = variants["right"]
-        want_out = want_w @ V
-        if same(out, want_out) and same(w, want_w):
+        w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS)
+        if w is None:
             continue
-        check_attention_output(out, w, want_out, want_w, V, ATTENTION_HINTS)
-        mistake = typical_mistake(w, variants)
-        if mistake:
-            fail(ATTENTION_HINTS[mistake])
+        _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)
+        want_w = variants["right"]
         if w.shape != want_w.shape:
-            fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
-                 f"{w.shape} でした。")
+            _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
+                       f"{w.shape} でした。")
         if not np.allclose(w.sum(axis=-1), 1.0):
-            fail(ATTENTION_HINTS["not_normalised"])
-        fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
-             f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
-    passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
-           "でも合っています。", quiet=hidden)
+            _base.fail(ATTENTION_HINTS["not_normalised"])
+        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
+                   f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
+    _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
+                 "でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the identical-keys prediction's choices.
@@ -109,10 +93,10 @@ IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "�
                            "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
-@exercise
+@_base.exercise
 def check_identical_keys_prediction(answer) -> None:
     """Chapter 06 prediction: if every key is the same vector, what do the weights look like?"""
-    check_choice(
+    _base.check_choice(
         answer,
         "均等",
         ("均等", "自分", "先頭", "問い次第"),

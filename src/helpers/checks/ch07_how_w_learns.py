@@ -6,17 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._base import (
-    as_float_array,
-    call_learner,
-    check_choice,
-    exercise,
-    fail,
-    hidden_rng,
-    passed,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
 GRADIENT_STEP_HINTS = {
@@ -47,47 +37,44 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
     if G.shape == G.T.shape:
         variants["transposed"] = W_Q - lr * G.T
     for i, step in enumerate((-lr * G, lr * G, G, -G)):
-        variants[f"step_only_{i}"] = step
+        variants[f"step_only:{i}"] = step
     return variants
 
 
-def _gradient_step_cases():
-    """A square case (d_model = d_k = 2, like the chapter) and a rectangular one (d_k = 3)."""
+def _gradient_step_cases(hidden: bool = False):
+    """A square case (d_model = d_k = 2, like the chapter) and a rectangular one (d_k = 3);
+    `hidden`: two the notebook never shows (d_model = 3)."""
+    if hidden:
+        return _base.hidden_cases("gradient_step", ((3, 2), (5, 3), (5, 2), 0.05),
+                                  ((3, 3), (2, 3), (2, 3), 0.3))
     rng = np.random.default_rng(7)
     square = (rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), 0.5)
     wide = (rng.normal(size=(2, 3)), rng.normal(size=(3, 2)), rng.normal(size=(3, 3)), 0.1)
     return [square, wide]
 
 
-@exercise
+@_base.exercise
 def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
-    cases = _gradient_step_cases()
-    if hidden:
-        rng = hidden_rng("gradient_step")
-        cases = [(rng.normal(size=(3, 2)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2)), 0.05),
-                 (rng.normal(size=(3, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), 0.3)]
-    for W_Q, X, dQ, lr in cases:
+    for W_Q, X, dQ, lr in _gradient_step_cases(hidden):
         shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
-        result = call_learner(
+        result = _base.call_learner(
             fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q",
             call=f"{shapes} で update_W_Q",
             # most often a product whose shapes do not fit
             on_error="dW_Q = X.T @ dQ は (d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k の形に"
                      "なります。どちらに .T をつけるか、形を print して確かめましょう。")
-        got = as_float_array(result, "update_W_Q")
+        got = _base.as_float_array(result, "update_W_Q")
         variants = gradient_step_variants(W_Q, X, dQ, lr)
-        if same(got, variants["right"]):
+        if _base.same(got, variants["right"]):
             continue
-        mistake = typical_mistake(got, variants)
-        if mistake:
-            fail(GRADIENT_STEP_HINTS[mistake.rsplit("_", 1)[0] if mistake[-1].isdigit() else mistake])
+        _base.fail_on_typical_mistake(got, variants, GRADIENT_STEP_HINTS)
         if got.shape != W_Q.shape:
-            fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
-                 f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
-        fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行目は {variants['right'][0]} になるはずが "
-             f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
-    passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
+            _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
+                       f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
+        _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行目は {variants['right'][0]} になるはずが "
+                   f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
+    _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the learning-rate prediction's choices.
@@ -96,11 +83,11 @@ LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "�
                           "はやくなる": "速くなる", "同じ": "変わらない", "変わらず": "変わらない"}
 
 
-@exercise
+@_base.exercise
 def check_learning_rate_prediction(answer) -> None:
     """Chapter 07 prediction: what happens when the learning rate goes from 0.5 to 1.0?"""
     choices = ("速くなる", "変わらない", "壊れる")
-    check_choice(
+    _base.check_choice(
         answer,
         "壊れる",
         choices,

@@ -7,17 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..heads import causal_mask, masked_softmax
-from ._base import (
-    as_float_array,
-    attention_pair,
-    call_learner,
-    check_attention_output,
-    exercise,
-    fail,
-    passed,
-    same,
-    typical_mistake,
-)
+from . import _base
 
 #: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
 CAUSAL_HINTS = {
@@ -89,39 +79,35 @@ def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray
             for n, d_k, d_v in sizes]
 
 
-@exercise
+@_base.exercise
 def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     """Chapter 08: `fn(Q, K, V)` returns `(output, weights)` of causal scaled dot-product attention.
 
     `hidden=True` uses problems the notebook never shows (the autograder's hidden test).
     """
     for Q, K, V in _causal_cases(hidden):
-        out, w = attention_pair(fn, Q, K, V, "causal_attention")
         variants = _causal_variants(Q, K, V)
-        want_w = variants["right"]
-        want_out = want_w @ V
-        if same(out, want_out) and same(w, want_w):
+        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS)
+        if w is None:
             continue
-        check_attention_output(out, w, want_out, want_w, V, CAUSAL_HINTS)
+        want_w = variants["right"]
         if w.shape != want_w.shape:
-            fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
+            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
         if np.isneginf(w).any():
-            fail(CAUSAL_HINTS["mask_after"])
+            _base.fail(CAUSAL_HINTS["mask_after"])
         if np.isnan(w).any():
-            fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
-        mistake = typical_mistake(w, variants)
-        if mistake:
-            fail(CAUSAL_HINTS[mistake])
+            _base.fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
+        _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
         if np.any(np.triu(w, k=1) != 0):
-            fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
+            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
         if not np.allclose(w.sum(axis=1), 1.0):
-            fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
-        fail(f"weights の 2 行目は {want_w[1]} になるはずが {w[1]} でした。"
-             "Q @ K.T / np.sqrt(d_k) にマスクを足し、行ごとにソフトマックス、の順に確かめましょう。")
+            _base.fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
+        _base.fail(f"weights の 2 行目は {want_w[1]} になるはずが {w[1]} でした。"
+                   "Q @ K.T / np.sqrt(d_k) にマスクを足し、行ごとにソフトマックス、の順に確かめましょう。")
     if hidden:
-        passed("本文にない問題(語の数や d_k が違うもの)でも合っています。")
+        _base.passed("本文にない問題(語の数や d_k が違うもの)でも合っています。")
     else:
-        passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行目は自分自身だけを見ています。")
+        _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行目は自分自身だけを見ています。")
 
 
 def _split(M: np.ndarray, h: int) -> np.ndarray:
@@ -155,7 +141,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "right": _merge(H) @ W_O,
         "no_W_O": _merge(H),
         "reshape_only": H_wrong.reshape(n, -1) @ W_O,
-        "reshape_then_merge": _merge(H_wrong) @ W_O,
+        "reshape_only:merged": _merge(H_wrong) @ W_O,
         "merge_reshape_only": H.reshape(n, -1) @ W_O,
         "no_sqrt": _merge(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
         "full_sqrt": _merge(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
@@ -176,7 +162,7 @@ def _multi_head_cases(hidden: bool):
     return cases
 
 
-@exercise
+@_base.exercise
 def check_multi_head(fn: Callable, hidden: bool = False) -> None:
     """Chapter 08: `fn(X, W_Q, W_K, W_V, W_O, h)` returns the output (n × d_model) of h heads.
 
@@ -185,30 +171,26 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
     """
     for X, W_Q, W_K, W_V, W_O, h in _multi_head_cases(hidden):
         d_k = W_Q.shape[1] // h
-        result = call_learner(
+        result = _base.call_learner(
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
             on_error=f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}(一つの頭の d_k = {d_k})"
                      "のとき、途中の形を print して確かめましょう。各頭の出力(語の数 × d_v)は横に"
                      "(axis=1)つないで 語の数 × h·d_v にし、それに W_O をかけます。")
-        out = as_float_array(result, "multi_head")
+        out = _base.as_float_array(result, "multi_head")
         variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
         want = variants["right"]
-        if same(out, want):
+        if _base.same(out, want):
             continue
-        mistake = typical_mistake(out, variants)
-        if mistake == "reshape_then_merge":
-            mistake = "reshape_only"
-        if mistake:
-            fail(MULTI_HEAD_HINTS[mistake])
+        _base.fail_on_typical_mistake(out, variants, MULTI_HEAD_HINTS)
         if out.shape != want.shape:
-            fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
-                 "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
-        fail(f"X {X.shape}、h = {h} で、出力の 1 行目は {want[0]} になるはずが {out[0]} でした。"
-             "頭ごとに Q, K, V の列を切り出し、softmax(Q_i K_iᵀ / √d_k) V_i を計算して、"
-             "横につないでから W_O をかける、の順に確かめましょう。")
+            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
+                       "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
+        _base.fail(f"X {X.shape}、h = {h} で、出力の 1 行目は {want[0]} になるはずが {out[0]} でした。"
+                   "頭ごとに Q, K, V の列を切り出し、softmax(Q_i K_iᵀ / √d_k) V_i を計算して、"
+                   "横につないでから W_O をかける、の順に確かめましょう。")
     if hidden:
-        passed("本文にない問題(頭の数や d_k が違うもの)でも合っています。")
+        _base.passed("本文にない問題(頭の数や d_k が違うもの)でも合っています。")
     else:
-        passed("頭ごとのアテンションを横につなぎ、W_O で 語の数 × d_model に戻せています"
-               "(頭が 2 つでも 3 つでも)。")
+        _base.passed("頭ごとのアテンションを横につなぎ、W_O で 語の数 × d_model に戻せています"
+                     "(頭が 2 つでも 3 つでも)。")

@@ -4,15 +4,7 @@ This module only re-exports. `_base` holds what every widget shares (`Explorable
 artists). Only notebooks import widgets; nothing else in `helpers` does.
 """
 
-from ._base import (
-    Explorable,
-    FrameExplorable,
-    LiveArrow,
-    LiveBars,
-    LiveHeatmap,
-    canvas_png,
-    slider,
-)
+from ._base import Explorable, FrameExplorable, LiveArrow, LiveBars, LiveHeatmap, canvas_png, slider
 from .ch00_introduction import attention_preview_explorer
 from .ch01_one_vector import similarity_explorer
 from .ch02_library_search import library_search_explorer
