@@ -1,6 +1,7 @@
 """helpers.checks._base: how every check calls the learner's code and names a mistake."""
 
 import inspect
+import threading
 
 import numpy as np
 import pytest
@@ -309,6 +310,13 @@ def test_a_check_called_by_the_learners_function_notes_nothing(autograde, capsys
     checks.check_cosine(cosine)
     assert checks.score(2) == 0.0
     assert "これは内積そのもの" in capsys.readouterr().out
+
+
+def test_a_check_run_in_a_thread_notes_nothing(autograde):
+    passes = threading.Thread(target=checks.check_pudding_prediction, args=("ケーキ",))
+    passes.start()  # an answer cell's thread, passing checks while the grade cell runs
+    passes.join()
+    assert checks.score(1) == 0.0
 
 
 @pytest.mark.parametrize("name", EXERCISES)
