@@ -10,7 +10,11 @@ from chapter 01, with a hidden test that is a plain assert). Then these students
   (one mistake per exercise and student, so few notebooks are executed);
 - `loop`: chapter 01 with an infinite loop in the cosine function;
 - `tamper`: chapter 01 with wrong answers, one test cell replaced by `pass` and the other deleted;
-- `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden one;
+- `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden
+  one (the probe's plain assert: all or nothing);
+- some MISTAKES earn partial credit (`Mistake.earns`): a cosine written for 2-D vectors only is
+  right on every visible example and wrong on the hidden 3-D one (half the points); attention
+  that mixes K instead of V has the right weights and a wrong output (half the points);
 - `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): cannot be graded;
 - PATCHERS: chapter 01 with wrong answers and an answer cell that patches the checker or numpy;
 - `gone`: graded once, then its folder removed: the gradebook must forget it.
@@ -67,6 +71,13 @@ def my_attention(Q, K, V):
     weights = e / e.sum(axis={axis}, keepdims=True)
     return weights @ V, weights
 '''
+TWO_D_COSINE = '''\
+def cosine(a, b):
+    dot = a[0] * b[0] + a[1] * b[1]
+    return float(dot / (np.sqrt(a[0] ** 2 + a[1] ** 2) * np.sqrt(b[0] ** 2 + b[1] ** 2)))
+'''
+MIXES_KEYS = WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=-1).replace(
+    "return weights @ V", "return weights @ K")
 
 SOFT_LOOKUP_AXIS0 = '''\
 def soft_lookup(q, K, V, temperature):
@@ -101,6 +112,7 @@ class Mistake:
     defines: str  # text that identifies the solution cell, e.g. "def my_attention("
     source: str
     hint: str  # what helpers.checks must say about it; looked up lazily (see `expected`)
+    earns: float = 0.0  # the points of its test cell (partial credit; see book/teacher_guide.md)
 
     def expected(self) -> str:
         owner, _, key = self.hint.partition(":")
@@ -113,6 +125,8 @@ MISTAKES = [
     Mistake("01", "cosine_one_length", "def cosine(",
             "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
             "片方の長さでしか割っていないようです"),
+    Mistake("01", "cosine_two_d_only", "def cosine(", TWO_D_COSINE,
+            "式 cos = (a·b) / (|a| |b|) を見直しましょう", earns=1.0),
     Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
             "自分自身を選ぶと思いましたか"),
     Mistake("02", "softmax_wrong_axis", "def soft_lookup(", SOFT_LOOKUP_AXIS0, "SOFT_LOOKUP_HINTS:axis0"),
@@ -128,6 +142,7 @@ MISTAKES = [
     Mistake("06", "q_and_k_swapped", "def my_attention(",
             WRONG_ATTENTION.format(scores="K @ Q.T / np.sqrt(d_k)", axis=-1),
             "ATTENTION_HINTS:transposed"),
+    Mistake("06", "mixes_keys", "def my_attention(", MIXES_KEYS, "ATTENTION_HINTS:bad_output", earns=1.5),
 ]
 
 
@@ -360,6 +375,10 @@ def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
         for ours, theirs in zip(source.cells, kept, strict=True):
             if is_solution(theirs):  # may gain a first line naming the answer's variable
                 assert ours.source.endswith(theirs.source), chapter
+            elif theirs.metadata.get("nbgrader", {}).get("grade"):  # gains its score line, hidden
+                points = theirs.metadata["nbgrader"]["points"]
+                assert ours.source == (f"{theirs.source.rstrip()}\n### BEGIN HIDDEN TESTS\n"
+                                       f"helpers.checks.score({points:g})\n### END HIDDEN TESTS"), chapter
             else:
                 assert ours.source == theirs.source, chapter
         assert all(not c.get("outputs") for c in source.cells), chapter
@@ -475,7 +494,7 @@ def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
     assert sum(graded.values()) < points(course.source(chapter)), graded
     nb = course.autograded(student, chapter)
     test = grading_cell_after(nb, solution_cell(nb, mistake.defines))
-    assert graded[gid(test)] == 0.0, graded
+    assert graded[gid(test)] == mistake.earns, graded
     hint = mistake.expected()
     assert hint in output_text(test), output_text(test)[-500:]
     assert hint in visible_text(course.feedback(student, chapter))
@@ -561,6 +580,19 @@ def test_csv_tells_failed_from_missing_and_from_graded(course):
     assert float(rows[(ch01, "patch_numpy")]["score"]) == 0.0
 
 
+def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
+    with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
+        rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
+    ch01, ch06 = chapter_named("01"), chapter_named("06")
+    two_d, keys = course.mistakes["01", "cosine_two_d_only"], course.mistakes["06", "mixes_keys"]
+    assert course.scores(ch01)[two_d] == {"ex01_cosine_test": 1.0, "ex01_predict_test": 1.0}
+    assert course.scores(ch06)[keys] == {"ex06_attention_test": 1.5, "ex06_predict_test": 1.0}
+    assert float(rows[ch01, two_d]["score"]) == 2.0 and float(rows[ch06, keys]["score"]) == 2.5
+    page = visible_text(course.feedback(two_d, ch01))
+    assert "✓ 正解です。向きが同じなら 1" in page  # the visible examples passed...
+    assert "になるはずが" in page and "Score: 1.0 / 2.0" in page  # ...the hidden one did not
+
+
 def test_removed_submission_is_forgotten(course):
     assert "gone" not in course.scores(chapter_named("01"))
     assert not (course.root / "autograded" / "gone" / chapter_named("01")).exists()
@@ -589,11 +621,16 @@ def test_timeout_message_names_the_limit_in_force(tmp_path):
 
 
 def test_wrong_answer_in_feedback_is_the_hint_alone(course):
+    """While autograding a wrong answer is its ✗ line on stdout (no error, no traceback) and the
+    cell ends with its score, the number nbgrader reads."""
     student = course.mistakes["01", "cosine_no_division"]
     nb = course.autograded(student, chapter_named("01"))
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
-    error = next(o for o in test.outputs if o.output_type == "error")
-    assert len(error.traceback) <= 3 and error.traceback[0].startswith("✗"), error.traceback
+    assert [o.output_type for o in test.outputs] == ["stream", "execute_result"], test.outputs
+    assert test.outputs[0].name == "stdout"
+    lines = test.outputs[0].text.splitlines()
+    assert len(lines) == 2 and all(line.startswith("✗ ") for line in lines), lines  # visible, hidden
+    assert test.outputs[1].data["text/plain"] == "0.0"
     page = visible_text(course.feedback(student, chapter_named("01")))
     assert "site-packages" not in page and "most recent call last" not in page
     assert "_base.py" not in page and "check_cosine(fn" not in page
@@ -606,7 +643,10 @@ def test_tamper_scan_passes_ordinary_answers_and_flags_patches():
                 "prediction = 'ケーキ'", "def f(W, X, dQ, lr):\n    W = W.copy()\n    W -= lr * X.T @ dQ\n"
                 "    W[0, 0] += 0\n    return W", "from helpers import softmax\nimport numpy as np"]
     assert all(scan_source(code) == [] for code in ordinary)
-    for code in [*PATCHERS.values(), "setattr(np, 'isclose', print)", "import sys\nsys.modules.clear()",
+    assert scan_source("score = 3\nmodel.score(score)") == []  # a learner's own name is fine
+    for code in [*PATCHERS.values(), "helpers.checks.score(2)", "from helpers.checks import score",
+                 "helpers.checks._base._records.clear()", "import helpers.checks._base as b",
+                 "setattr(np, 'isclose', print)", "import sys\nsys.modules.clear()",
                  "get_ipython().events", "%load_ext foo", "def print(*a):\n    pass", "np = None",
                  "c = helpers.checks\nc.check_cosine = None", "import builtins", "exec('1')"]:
         assert scan_source(code), code
@@ -694,3 +734,25 @@ def test_answer_variable_is_named_only_where_the_stub_would_hide_it():
     assert out.cells[0].source == f"# 答えは変数 small, large に入れます。\n{sources[0]}"
     assert [c.source for c in out.cells[1:]] == sources[1:]
     assert [c.source for c in nb.cells] == sources  # the input is left alone
+
+
+def test_teacher_guide_lists_every_graded_exercise_with_its_points():
+    """book/teacher_guide.md's partial-credit table is the notebooks' grade cells, row for row:
+    chapter, grade_id, points, and 「コード」 (hidden tests: half the points each) or 「予想」 (no part)."""
+    guide = (ROOT / "book" / "teacher_guide.md").read_text("utf-8")
+    table = guide.split("<!-- grading-table: begin -->")[1].split("<!-- grading-table: end -->")[0]
+    rows = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in table.strip().splitlines()[2:]]
+    listed = [(r[0], r[1].strip("`"), float(r[2]), r[3]) for r in rows]
+    graded = []
+    for chapter in CHAPTERS:
+        for cell in read(NOTEBOOKS / f"{chapter}.ipynb").cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                kind = "コード" if classroom.marked_regions(cell.source, classroom.HIDDEN_TEST_MARKERS) else "予想"
+                graded.append((chapter[:2], meta["grade_id"], float(meta["points"]), kind))
+    assert listed == graded
+    for row in rows:
+        assert (row[5] == "なし" or row[5].startswith("なし(")) == (row[3] == "予想"), row
+        if row[3] == "コード":
+            assert f"{float(row[2]) / 2:g} 点ずつ" in row[5], row  # visible and hidden: half each

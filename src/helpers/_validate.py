@@ -32,8 +32,12 @@ class _ShortTraceback:
     """
 
     def _render_traceback_(self) -> list[str]:
+        return [self._one_line()]
+
+    def _one_line(self) -> str:
+        """The line shown: the built-in kind in red, then the message (a subclass may say less)."""
         kind = next(c.__name__ for c in type(self).__mro__ if c.__module__ == "builtins")
-        return [f"\x1b[0;31m{kind}\x1b[0m: {self}"]
+        return f"\x1b[0;31m{kind}\x1b[0m: {self}"
 
 
 class HelpersError(_ShortTraceback, ValueError):

@@ -67,6 +67,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "HIDDEN_TEST_MARKERS",
     "READER_ONLY_TAG",
+    "SCORE_CALL",
     "SOLUTION_MARKERS",
     "ClassroomError",
     "FeedbackWithoutHiddenTests",
@@ -95,6 +96,8 @@ BOOK_ONLY_TAGS = frozenset({"hide-input", "hide-cell", "hide-output"})
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
 SOLUTION_MARKERS = ("BEGIN SOLUTION", "END SOLUTION")
 HIDDEN_TEST_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+#: The last line of every grade cell in source/: its partial credit, which nbgrader reads.
+SCORE_CALL = "helpers.checks.score({points:g})"
 CODE_STUB = "# ここに答えを書きます\nraise NotImplementedError()"
 TIMEOUT_MESSAGE = "このセルは {timeout} 秒たっても終わらなかったので、採点のときに止めました(この問題は 0 点)。"
 TIMEOUT_ADVICE = "終わらないループ(while True など)がないか確かめましょう。"
@@ -175,6 +178,22 @@ class NameTheAnswers(Preprocessor):
         return cell, resources
 
 
+class ScoreGradeCells(Preprocessor):
+    """End every code grade cell with its partial credit, in hidden tests (never in the release):
+    `helpers.checks.score(points)` shows points × the mean credit of the cell's checks, which
+    nbgrader takes as the cell's score (see `helpers.checks._base`)."""
+
+    enabled = True
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = _nbgrader_meta(cell)
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            begin, end = HIDDEN_TEST_MARKERS
+            cell.source = (f"{cell.source.rstrip()}\n### {begin}\n"
+                           f"{SCORE_CALL.format(points=float(meta['points']))}\n### {end}")
+        return cell, resources
+
+
 def _assigned_names(code: str) -> list[str]:
     """Names bound by top-level assignments in `code` (empty if it is not valid Python)."""
     try:
@@ -197,7 +216,8 @@ def student_source(nb):
     Drops the `reader-only` cells (the self-learner's stub: in the release, nbgrader turns the
     solution cell itself into the stub), all outputs, the book-only folding of the exercise cells,
     and jupytext's pairing (a paired .md next to the source would be copied into the release);
-    names the variable a prediction cell must set (NameTheAnswers). Solutions stay: removing them
+    names the variable a prediction cell must set (NameTheAnswers); ends each grade cell with its
+    score line in hidden tests (ScoreGradeCells). Solutions and hidden tests stay: removing them
     is nbgrader's job.
     """
     nb = copy.deepcopy(nb)
@@ -207,6 +227,7 @@ def student_source(nb):
         ClearOutputPreprocessor(),
         ShowExerciseCells(),
         NameTheAnswers(),
+        ScoreGradeCells(),
     )
     for step in steps:
         nb, resources = step.preprocess(nb, resources)

@@ -10,8 +10,9 @@ the submission no marks and lists it in the teacher's report (see book/teacher_g
 What counts: assigning to or deleting an attribute of a module the grading relies on (or of any
 name bound from it), binding one of those names to something else, `setattr`/`delattr`/`exec`/
 `eval`/`compile`/`__import__`/`globals()`/`vars()`, `importlib.reload`, touching `sys.modules`,
-`builtins`, `__builtins__` or `get_ipython()`, and IPython magics or shell escapes. Ordinary
-answers never need any of these.
+`builtins`, `__builtins__` or `get_ipython()`, IPython magics or shell escapes, and reaching the
+grade cells' partial-credit record (`helpers.checks.score`, `_records`, `_base`): calling `score`
+or filling its record from an answer cell. Ordinary answers never need any of these.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ FORBIDDEN_CALLS = frozenset({"setattr", "delattr", "exec", "eval", "compile", "_
 FORBIDDEN_ATTRIBUTES = frozenset({"modules", "__dict__", "__code__", "__globals__", "__builtins__",
                                   "__class__", "__setattr__", "run_line_magic", "run_cell_magic",
                                   "user_ns", "events"})
+#: The partial-credit record of `helpers.checks` and what reads it: the grade cells' business only.
+GRADING_RECORD = frozenset({"score", "_records", "_base", "_note", "_cell", "_running"})
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,8 @@ class _Scan(ast.NodeVisitor):
                 self.protected.add(bound)
             if alias.name.split(".")[0] in {"builtins", "importlib", "ctypes", "gc", "inspect"}:
                 self.flag(node, f"{alias.name} を import しています(採点の仕組みに手が届くモジュール)")
+            if GRADING_RECORD & set(alias.name.split(".")):
+                self.flag(node, f"{alias.name} を import しています(部分点の記録は採点のセルだけが使います)")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -143,6 +148,9 @@ class _Scan(ast.NodeVisitor):
                 self.protected.add(bound)
         if module.split(".")[0] in {"builtins", "importlib", "ctypes", "gc", "inspect"}:
             self.flag(node, f"{module} から import しています(採点の仕組みに手が届くモジュール)")
+        if module.split(".")[0] in PROTECTED_MODULES and (
+                GRADING_RECORD & ({a.name for a in node.names} | set(module.split(".")))):
+            self.flag(node, f"from {module} import で部分点の記録に触れています(採点のセルだけが使います)")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -155,6 +163,8 @@ class _Scan(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in FORBIDDEN_ATTRIBUTES:
             self.flag(node, f"{ast.unparse(node)} に触れています(採点の仕組みの内側)")
+        elif node.attr in GRADING_RECORD and _root_name(node) in self.protected:
+            self.flag(node, f"{ast.unparse(node)} に触れています(部分点の記録は採点のセルだけが使います)")
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:

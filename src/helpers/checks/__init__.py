@@ -2,10 +2,11 @@
 
 This module only re-exports: each chapter's checks live in its `chNN_<notebook>` module, and
 `_base` holds what they share (the ✓/✗ lines, calling the learner's function, matching a wrong
-answer to its typical mistake). Notebooks call `helpers.checks.check_*`.
+answer to its typical mistake, partial credit). Notebooks call `helpers.checks.check_*`; the
+classroom's grade cells end with `helpers.checks.score(points)` (see `_base`).
 """
 
-from ._base import CheckFailed, check_choice, fail, normalise_answer, passed
+from ._base import CheckFailed, check_choice, fail, normalise_answer, passed, score
 from .ch00_introduction import (
     FIRST_SOFTMAX_HINTS,
     check_first_softmax,
@@ -52,7 +53,7 @@ from .ch08_going_further import (
 )
 
 __all__ = [
-    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer",
+    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "check_cosine", "check_pudding_prediction",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",

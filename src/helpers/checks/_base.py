@@ -6,23 +6,40 @@ A check prints one line starting with ✓ when the answer is right, and otherwis
 knows what to fix. IPython, and therefore JupyterLab, nbclient, nbval and nbgrader's feedback, asks
 an exception for `_render_traceback_()` before printing a traceback: `CheckFailed` answers with its
 hint alone, so a wrong answer is one ✗ line with no checker code and no path of the machine.
+
+Partial credit (nbgrader): every public check is an `@exercise`, which notes a credit in [0, 1]
+for the cell it runs in (1 right, 0 wrong, or the `credit` a `fail` gives, e.g. ½ for attention
+weights that are right with a wrong output). Only while nbgrader autogrades
+(NBGRADER_EXECUTION=autograde) does a wrong answer print its ✗ line on stdout instead of raising,
+so that the cell runs on to its last line, `score(points)`, which `qkv_classroom build` puts in the
+hidden tests of every grade cell: points × the mean credit of that cell's checks, the number
+nbgrader reads as the cell's partial credit. Anywhere else nothing changes: a wrong answer raises.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import os
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .._validate import _ShortTraceback
 
-class CheckFailed(AssertionError):
-    """A wrong answer. Rendered by IPython as its ✗ hint only (no traceback)."""
 
-    def _render_traceback_(self) -> list[str]:
-        return [str(self)]
+class CheckFailed(_ShortTraceback, AssertionError):
+    """A wrong answer, worth `credit` (0 to 1) of the exercise. IPython shows its ✗ hint only."""
+
+    def __init__(self, message: str, credit: float = 0.0) -> None:
+        super().__init__(message)
+        self.credit = credit
+
+    def _one_line(self) -> str:
+        return str(self)  # the ✗ hint says it all: no exception name in front
 
 
 def passed(message: str, *, quiet: bool = False) -> None:
@@ -46,8 +63,68 @@ def hidden_cases(exercise: str, *cases: Sequence) -> list[tuple]:
             for case in cases]
 
 
-def fail(message: str) -> None:
-    raise CheckFailed(f"✗ {message}")
+def fail(message: str, credit: float = 0.0) -> None:
+    raise CheckFailed(f"✗ {message}", credit)
+
+
+#: Credits noted by the checks of the cell that ran one last ({IPython execution count: [credit]}).
+_records: dict[int | None, list[float]] = {}
+_running = False  # a check is running: one called from inside it (the learner's code) notes nothing
+
+
+def autograding() -> bool:
+    """True while `nbgrader autograde` runs the notebook (not while it validates one)."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
+
+
+def _cell() -> int | None:
+    """The execution count of the running cell (None outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python
+        return None
+    shell = get_ipython()
+    return None if shell is None else shell.execution_count
+
+
+def _note(credit: float) -> None:
+    cell = _cell()
+    if cell not in _records:
+        _records.clear()  # only the running cell's checks count
+    _records.setdefault(cell, []).append(credit)
+
+
+def exercise(check: Callable) -> Callable:
+    """A public check: notes its credit for `score`; under autograding a wrong answer prints its
+    ✗ line (stdout) and the cell goes on, anywhere else it raises `CheckFailed` as usual."""
+
+    @functools.wraps(check)
+    def run(*args, **kwargs):
+        global _running
+        if _running or threading.current_thread() is not threading.main_thread():
+            return check(*args, **kwargs)  # from the learner's code: inside a check, or a thread
+        _running = True
+        try:
+            check(*args, **kwargs)
+        except CheckFailed as wrong:
+            _note(wrong.credit)
+            if not autograding():
+                raise
+            print(wrong)
+        else:
+            _note(1.0)
+        finally:
+            _running = False
+
+    return run
+
+
+def score(points: float) -> float:
+    """What a grade cell earns: `points` × the mean credit of the checks run in this cell (0 if
+    none ran), to 0.01. The last line of every grade cell's hidden tests; nbgrader takes the
+    number a grade cell outputs as its partial credit."""
+    credits = _records.pop(_cell(), [])
+    return round(points * sum(credits) / len(credits), 2) if credits else 0.0
 
 
 def _parameter_names(fn: Callable) -> list[str]:
@@ -225,17 +302,18 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
     """Fail with the hint for a mix-up of the output: the pair swapped, the weights returned as
     the output, the weights transposed before mixing (`transposed_output`, if `hints` has it),
     or right weights with a wrong output (`hints` has "swapped", "weights_as_output",
-    "bad_output")."""
+    "bad_output"). Right weights with a wrong output earn half the credit."""
     if out.shape == want_w.shape and w.shape == want_out.shape:
         fail(hints["swapped"])
+    half = 0.5 if same(w, want_w) else 0.0  # right weights, wrong output: half the credit
     if same(out, want_w):
-        fail(hints["weights_as_output"])
-    if same(w, want_w):
+        fail(hints["weights_as_output"], half)
+    if half:
         square = want_w.shape[0] == want_w.shape[1]
         if "transposed_output" in hints and square and same(out, want_w.T @ V):
-            fail(hints["transposed_output"])
+            fail(hints["transposed_output"], half)
         shape = "" if out.shape == want_out.shape else f" 形は {want_out.shape} のはずが {out.shape} でした。"
-        fail(f"{hints['bad_output']}{shape}")
+        fail(f"{hints['bad_output']}{shape}", half)
 
 
 def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],

@@ -22,6 +22,7 @@ FIRST_SOFTMAX_HINTS = {
 }
 
 
+@_base.exercise
 def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
     cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
@@ -54,6 +55,7 @@ ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーに�
                   "かけられない": "エラー"}
 
 
+@_base.exercise
 def check_matmul_shape_prediction(answer) -> None:
     """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?"""
     hints = {

@@ -10,6 +10,7 @@ from ..data import foods
 from . import _base
 
 
+@_base.exercise
 def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
     cases = [
@@ -40,6 +41,7 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
+@_base.exercise
 def check_pudding_prediction(answer) -> None:
     """Chapter 01 prediction: with Q = K = X and the plain dot product, whom does プリン pick?"""
     emb = foods()

@@ -75,6 +75,7 @@ def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
     }
 
 
+@_base.exercise
 def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
     for q, K, V, T in _soft_lookup_cases(hidden):
@@ -108,6 +109,7 @@ TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", 
                         "同じ": "変わらない", "変わらず": "変わらない"}
 
 
+@_base.exercise
 def check_temperature_prediction(small, large) -> None:
     """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
     choices = ("一冊", "平均", "ゼロ", "変わらない")

@@ -71,6 +71,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     return variants
 
 
+@_base.exercise
 def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
     guests = party()
@@ -120,6 +121,7 @@ SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "
                      "場合による": "人による"}
 
 
+@_base.exercise
 def check_party_symmetry_prediction(answer) -> None:
     """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
     Q = party().Q

@@ -27,6 +27,7 @@ def _face_cases():
     return [square, wide]
 
 
+@_base.exercise
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
     names = ("q", "k", "v")
@@ -71,6 +72,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
+@_base.exercise
 def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
@@ -130,6 +132,7 @@ def _shape_answer(answer):
     return answer
 
 
+@_base.exercise
 def check_q_shape_prediction(answer) -> None:
     """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
 

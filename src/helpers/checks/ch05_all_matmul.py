@@ -84,6 +84,7 @@ CELL_HINTS = {
 }
 
 
+@_base.exercise
 def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
     computed from row i of X and column j of W only (not by taking the whole product)."""
@@ -157,6 +158,7 @@ def _fused_on_error(err: Exception) -> str:
             "列の方向に三等分します。途中の形を print して確かめましょう。")
 
 
+@_base.exercise
 def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
@@ -201,6 +203,7 @@ ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない"
                   "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
 
 
+@_base.exercise
 def check_order_prediction(answer) -> None:
     """Chapter 05 prediction: does computing the cells of X @ W in another order change it?"""
     _base.check_choice(

@@ -67,6 +67,7 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
 
 
+@_base.exercise
 def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
     for Q, K, V in _attention_cases(hidden):
@@ -92,6 +93,7 @@ IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "�
                            "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
+@_base.exercise
 def check_identical_keys_prediction(answer) -> None:
     """Chapter 06 prediction: if every key is the same vector, what do the weights look like?"""
     _base.check_choice(

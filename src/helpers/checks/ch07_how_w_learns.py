@@ -53,6 +53,7 @@ def _gradient_step_cases(hidden: bool = False):
     return [square, wide]
 
 
+@_base.exercise
 def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
     for W_Q, X, dQ, lr in _gradient_step_cases(hidden):
@@ -82,6 +83,7 @@ LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "�
                           "はやくなる": "速くなる", "同じ": "変わらない", "変わらず": "変わらない"}
 
 
+@_base.exercise
 def check_learning_rate_prediction(answer) -> None:
     """Chapter 07 prediction: what happens when the learning rate goes from 0.5 to 1.0?"""
     choices = ("速くなる", "変わらない", "壊れる")

@@ -79,6 +79,7 @@ def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray
             for n, d_k, d_v in sizes]
 
 
+@_base.exercise
 def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     """Chapter 08: `fn(Q, K, V)` returns `(output, weights)` of causal scaled dot-product attention.
 
@@ -161,6 +162,7 @@ def _multi_head_cases(hidden: bool):
     return cases
 
 
+@_base.exercise
 def check_multi_head(fn: Callable, hidden: bool = False) -> None:
     """Chapter 08: `fn(X, W_Q, W_K, W_V, W_O, h)` returns the output (n × d_model) of h heads.
 
