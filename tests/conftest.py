@@ -62,14 +62,17 @@ def history(task, start, saved_steps):
 # ------------------------------------------------------------------ one session on all cores
 #
 # `make test` runs pytest-xdist with `--dist loadfile`: every file (a test module, or one
-# notebook's nbval cells, which must run in order on one kernel) goes whole to one worker. Two
-# additions, so that both cores finish together and the browser tests see a fresh book:
+# notebook's nbval cells, which must run in order on one kernel) goes whole to one worker.
+# Additions, so that both cores finish together and the browser tests see this session's book:
 # - the heavy units are queued first (with --no-loadscope-reorder the queue keeps this order): the
 #   classroom round trip (one worker, most of the run), then the book (its build, then the
-#   browser tests), then the notebooks (nbval), then the quick test modules, which fill the gaps;
-# - the book build joins the browser tests' unit, so the same worker builds the book, then reads it.
+#   browser tests), then the notebooks (nbval), then the quick test modules, and last the
+#   reader's browser tests, which fill both cores at the end;
+# - the book build joins the browser tests' unit, so the same worker builds the book, then reads it;
+# - the reader's browser tests are one unit per test function, so both workers share them. Any
+#   browser test waits until this session's build is done (test_book.book), or skips if it failed.
 
-BOOK_BUILD, BOOK_TESTS = "test_book_build.py", "test_book.py"
+BOOK_BUILD, BOOK_TESTS, READER_TESTS = "test_book_build.py", "test_book.py", "test_book_reader.py"
 HEAVY_FIRST = ("test_classroom.py", BOOK_BUILD, BOOK_TESTS)
 
 
@@ -82,13 +85,16 @@ def pytest_collection_modifyitems(items):
         name = _file_of(item.nodeid).rsplit("/", 1)[-1]
         if name in HEAVY_FIRST:
             return HEAVY_FIRST.index(name)
+        if name == READER_TESTS:
+            return len(HEAVY_FIRST) + 2
         return len(HEAVY_FIRST) + (0 if name.endswith(".ipynb") else 1)
 
     items.sort(key=rank)  # stable: within a file, and within each rank, collection order
 
 
-class _BookWithItsBuild:
-    """xdist scheduler plugin: loadfile, with the book build in the browser tests' unit."""
+class _BookScheduling:
+    """xdist scheduler plugin: loadfile, except that the book build joins the browser tests'
+    unit, and each test function of the reader's browser tests is a unit of its own."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config, log):
@@ -99,26 +105,15 @@ class _BookWithItsBuild:
         class Scheduling(LoadFileScheduling):
             def _split_scope(self, nodeid):
                 scope = super()._split_scope(nodeid)
-                return scope[: -len(BOOK_BUILD)] + BOOK_TESTS if scope.endswith(BOOK_BUILD) else scope
+                if scope.endswith(BOOK_BUILD):
+                    return scope[: -len(BOOK_BUILD)] + BOOK_TESTS
+                if scope.endswith(READER_TESTS):
+                    return nodeid.split("[", 1)[0]  # file::function, with all its parameters
+                return scope
 
         return Scheduling(config, log)
 
 
 def pytest_configure(config):
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_BookWithItsBuild(), "qkv-book-with-its-build")
-
-
-# A failed book build is one failure, not one more per browser test of a missing book.
-_book_build_failed = False
-
-
-def pytest_runtest_logreport(report):
-    global _book_build_failed
-    if report.failed and _file_of(report.nodeid).endswith(BOOK_BUILD):
-        _book_build_failed = True
-
-
-def pytest_runtest_setup(item):
-    if _book_build_failed and _file_of(item.nodeid).endswith(BOOK_TESTS):
-        pytest.skip(f"本の書き出しが失敗したので、ブラウザでの検査は行いません({BOOK_BUILD} を参照)")
+        config.pluginmanager.register(_BookScheduling(), "qkv-book-scheduling")

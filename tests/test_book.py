@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
@@ -79,8 +80,27 @@ def notebook(doc: str) -> dict:
 # ---------------------------------------------------------------------------------- fixtures
 
 
+def wait_for_this_sessions_build(session: str, timeout: float = 1800) -> None:
+    """Block until test_book_build (on any worker) has built the book for `session`."""
+    from test_book_build import BUILT_MARK
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        mark = BUILT_MARK.read_text(encoding="utf-8").split() if BUILT_MARK.exists() else []
+        if mark[:1] == [session]:
+            if mark[1:] != ["ok"]:
+                pytest.skip("本の書き出しが失敗したので、ブラウザでの検査は行いません"
+                            "(test_book_build.py を参照)")
+            return
+        time.sleep(0.5)
+    pytest.fail(f"本の書き出しが {timeout:.0f} 秒たっても終わりません", pytrace=False)
+
+
 @pytest.fixture(scope="module")
-def book() -> Path:
+def book(request, testrun_uid) -> Path:
+    if any(item.nodeid.split("::")[0].endswith("test_book_build.py")
+           for item in request.session.items):
+        wait_for_this_sessions_build(testrun_uid)  # the session builds it: not an older one
     if not (HTML / "index.html").exists():
         pytest.fail(
             f"書き出した本がありません: {HTML / 'index.html'}\n"

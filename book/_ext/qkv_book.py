@@ -543,6 +543,14 @@ def merge_prose(app: Sphinx, env: BuildEnvironment, docnames, other: BuildEnviro
     env.qkv_prose.update(getattr(other, "qkv_prose", {}))
 
 
+def depend_on_helpers(app: Sphinx, doctree: nodes.document) -> None:
+    """A chapter's outputs come from src/helpers too: when a helper changes, the next build
+    executes the chapters again instead of keeping pictures drawn by the old code."""
+    if CHAPTER_DOC.match(app.env.docname):
+        for path in sorted((BOOK.parent / "src" / "helpers").rglob("*.py")):
+            app.env.note_dependency(str(path))
+
+
 def glossary_outdated(app: Sphinx, env: BuildEnvironment, added, changed, removed) -> list[str]:
     """A changed chapter changes where terms are used, so the glossary is rewritten too."""
     touched = set(added) | set(changed) | set(removed)
@@ -681,7 +689,7 @@ HANDLERS = {
     "config-inited": [japanese_search_placeholder],
     "builder-inited": [install_figure_probe],
     "env-updated": [drop_widget_state],
-    "doctree-read": [quantize_inline_pngs, strip_nbgrader_markers, reencode_output_images,
+    "doctree-read": [depend_on_helpers, quantize_inline_pngs, strip_nbgrader_markers, reencode_output_images,
                      collect_prose],
     "env-purge-doc": [purge_prose],
     "env-merge-info": [merge_prose],
