@@ -8,13 +8,15 @@ that is not `file:` or `data:` blocked and counted. Checked: no external request
 error, every image loaded, math typeset, internal links resolve, prev/next follow the toc, frame
 sliders respond, solutions stay collapsed until clicked, images have real alt text, Japanese is
 drawn with the shipped web font, Japanese search finds compounds, each page with everything it
-loads stays under 3 MB. A full-page screenshot of each page is saved under pytest's tmp dir.
+loads stays under 3 MB. With QKV_SCREENSHOTS=<folder> a full-page screenshot of each page is
+saved there, to look at (off by default: each takes longer than loading the page).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -126,8 +128,12 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def shots(tmp_path_factory, request) -> Path:
-    folder = tmp_path_factory.mktemp("book-screenshots")
+def shots(request) -> Path | None:
+    if not os.environ.get("QKV_SCREENSHOTS"):
+        yield None
+        return
+    folder = Path(os.environ["QKV_SCREENSHOTS"]).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
     yield folder
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and any(folder.iterdir()):
@@ -167,7 +173,7 @@ async () => {
 """
 
 
-def open_page(browser, rel: str, shots: Path) -> Loaded:
+def open_page(browser, rel: str, shots: Path | None) -> Loaded:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
                                   service_workers="block")
     page = context.new_page()
@@ -193,9 +199,10 @@ def open_page(browser, rel: str, shots: Path) -> Loaded:
     page.goto(url, wait_until="load")
     page.evaluate(WAIT_FOR_MATHJAX)
     page.evaluate("document.fonts.ready.then(() => true)")
-    loaded.screenshot = shots / (re.sub(r"[/?=&%:]+", "_", rel) + ".png")
-    page.screenshot(path=str(loaded.screenshot), full_page=True)
-    print(f"screenshot: {loaded.screenshot}")
+    if shots is not None:
+        loaded.screenshot = shots / (re.sub(r"[/?=&%:]+", "_", rel) + ".png")
+        page.screenshot(path=str(loaded.screenshot), full_page=True)
+        print(f"screenshot: {loaded.screenshot}")
     return loaded
 
 
