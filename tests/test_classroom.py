@@ -271,7 +271,10 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
 
     ch01 = chapter_named("01")
     loop = copy.deepcopy(sources[ch01])
-    solution_cell(loop, "def cosine(").source = "def cosine(a, b):\n    while True:\n        pass\n"
+    # A loop that never ends, but sleeps: the timeout stops it the same way (the kernel is
+    # interrupted), without taking a core from the other tests for TIMEOUT seconds.
+    solution_cell(loop, "def cosine(").source = (
+        "def cosine(a, b):\n    import time\n    while True:\n        time.sleep(0.05)\n")
     submit("loop", ch01, loop)
 
     tamper = copy.deepcopy(sources[ch01])
