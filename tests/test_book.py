@@ -188,8 +188,9 @@ def open_page(browser, rel: str, shots: Path | None) -> Loaded:
             r.abort()
 
     context.route("**/*", route)
+    # Warnings count too: MathJax's `unknownFamily` option once logged "Invalid option" on every page.
     page.on("console", lambda m: loaded.errors.append(f"console.{m.type}: {m.text}")
-            if m.type in ("error", "assert") else None)
+            if m.type in ("error", "assert", "warning") else None)
     page.on("pageerror", lambda e: loaded.errors.append(f"pageerror: {e}"))
     page.on("request", lambda r: loaded.local.append(r.url) if r.url.startswith("file:") else None)
     page.on("requestfailed", lambda r: loaded.failed.append(f"{r.url}: {r.failure}")
@@ -264,11 +265,11 @@ def test_no_page_points_at_a_remote_script_or_stylesheet(book):
 # ------------------------------------------------------------------------------ every page
 
 
-@pytest.mark.parametrize("rel", [f"{d}.html" for d in DOCS] + ["search.html"])
+@pytest.mark.parametrize("rel", [f"{d}.html" for d in DOCS] + ["search.html", "search.html?q=内積"])
 def test_page_is_self_contained_and_clean(pages, rel):
     loaded = pages(rel)
     assert not loaded.external, f"{rel}: 本の外への要求 {len(loaded.external)} 件: {loaded.external}"
-    assert not loaded.errors, f"{rel}: コンソールのエラー: {loaded.errors}"
+    assert not loaded.errors, f"{rel}: コンソールへの警告・エラー: {loaded.errors}"
     assert not loaded.failed, f"{rel}: 読み込めなかったファイル: {loaded.failed}"
     missing = [str(p) for p in loaded.local_files() if not p.is_file()]
     assert not missing, f"{rel}: 存在しないファイルを読みに行っています: {missing}"
