@@ -698,6 +698,11 @@ def test_export_writes_grades_csv(course):
 def test_grading_prints_a_line_per_chapter(course):
     for chapter in course.chapters:
         assert any(f"{chapter}: " in line and "人を採点しました" in line for line in course.grade_log)
+    # Two at a time (the fixture's jobs=2), a line as each chapter ends: [1/9], [2/9], … in order.
+    n = len(course.chapters)
+    assert "同時に採点します" in course.grade_log[0]
+    counted = [line.split("]", 1)[0] + "]" for line in course.grade_log if "人を採点しました" in line]
+    assert counted == [f"[{i}/{n}]" for i in range(1, n + 1)], counted
 
 
 def test_nbgrader_command_line_uses_the_course_config(course):

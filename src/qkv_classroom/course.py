@@ -691,13 +691,16 @@ def autograde(root: str | Path = "classroom", chapters: Iterable[str] | None = N
 
     if jobs > 1 and len(todo) > 1:
         # One process per chapter at a time: the chapters share nothing but the gradebook.
+        log(f"{len(todo)} 章を {jobs} つずつ同時に採点します(終わった章から 1 行ずつ表示します)")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork" if sys.platform == "linux" else "spawn")) as pool:
             futures = {pool.submit(_grade_chapter, root, chapter, only): chapter for chapter in todo}
-            results = {futures[f]: f.result() for f in as_completed(futures)}
-        for i, chapter in enumerate(todo, 1):
-            done, seconds = results[chapter]
-            outcomes += done
-            report(i, chapter, done, seconds)
+            results = {}
+            for i, future in enumerate(as_completed(futures), 1):  # as each chapter finishes
+                chapter = futures[future]
+                results[chapter] = future.result()
+                report(i, chapter, *results[chapter])
+        for chapter in todo:  # the reports list chapters in reading order
+            outcomes += results[chapter][0]
     else:
         for i, chapter in enumerate(todo, 1):
             done, seconds = _grade_chapter(root, chapter, only)
