@@ -24,12 +24,13 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+import chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "book" / "jupyter_config"
 #: The config the Makefile's `lab` target uses (nbgrader's authoring UI off) and `lab-teacher`.
 LEARNER_CONFIG_PATH = f"{CONFIG / 'learner'}{os.pathsep}{CONFIG}"
 TEACHER_CONFIG_PATH = str(CONFIG)
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -137,11 +138,13 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def browser():
-    """Headless Debian chromium through Playwright (Playwright's own download fails here)."""
+    """Headless Chrome/Chromium through Playwright: the one `make test` found or installed
+    (tests/chromium.py; `QKV_CHROMIUM` chooses). Raises chromium.Missing when there is none."""
     from playwright.sync_api import sync_playwright
 
+    executable = chromium.find().path
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
             yield b
         finally:

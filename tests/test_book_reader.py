@@ -1,7 +1,7 @@
 """The built book as its readers meet it: on a phone, on paper, in Japanese throughout.
 
 Like tests/test_book.py (whose fixtures these tests share), this reads the already built book
-(`make book`) in Debian Chromium from disk, with every request outside the book blocked.
+(`make book`) in headless Chrome/Chromium (tests/chromium.py) from disk, with every request outside the book blocked.
 
 - A phone (390 px) and a tablet (800 px) open the table of contents and the page's headings.
 - On a phone no figure text is smaller than READABLE_PX CSS px. How it is measured: while the
@@ -135,9 +135,7 @@ FIGURES = """() => [...document.querySelectorAll('.bd-article img')].map(img => 
 })"""
 
 
-@pytest.mark.parametrize("doc", CHAPTERS)
-def test_no_figure_text_is_unreadable_on_a_phone(phone, doc):
-    page = phone(f"{doc}.html")
+def check_figure_text_on_a_phone(page, doc: str) -> None:
     figures = page.evaluate(FIGURES)
     assert figures, f"{doc}: 図がありません"
     sizes = []
@@ -163,9 +161,13 @@ def test_no_figure_text_is_unreadable_on_a_phone(phone, doc):
     assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
 
 
-@pytest.mark.parametrize("doc", [d for d in CHAPTERS if "00_" in d or "02_" in d or "07_" in d])
-def test_frame_sliders_are_touch_targets(phone, doc):
-    page = phone(f"{doc}.html")
+#: The chapters whose frame sliders (ch00, ch02, ch07) and display maths (ch02's soft lookup,
+#: ch07's aligned forward pass: wider than a phone) the phone checks as well.
+FRAME_SLIDERS = {"notebooks/00_introduction", "notebooks/02_library_search", "notebooks/07_how_w_learns"}
+WIDE_MATHS = {"notebooks/02_library_search", "notebooks/07_how_w_learns"}
+
+
+def check_frame_sliders_are_touch_targets(page, doc: str) -> None:
     sliders = page.locator(".qkv-frames input[type=range]")
     assert sliders.count() > 0, f"{doc}: コマ送りスライダーがありません"
     for i in range(sliders.count()):
@@ -181,10 +183,7 @@ def test_frame_sliders_are_touch_targets(phone, doc):
         assert value == top, f"{doc}: スライダー {i} の右端を指で触れても {value}(最後のコマ {top})"
 
 
-@pytest.mark.parametrize("doc", ["notebooks/02_library_search", "notebooks/07_how_w_learns"])
-def test_wide_display_maths_says_it_scrolls(phone, doc):
-    """ch02's soft-lookup formula and ch07's aligned forward pass are wider than a phone."""
-    page = phone(f"{doc}.html")
+def check_wide_display_maths_says_it_scrolls(page, doc: str) -> None:
     maths = page.evaluate("""() => [...document.querySelectorAll('.bd-article div.math > mjx-container')]
       .map(m => ({wide: m.scrollWidth - m.clientWidth > 1, marked: m.classList.contains('qkv-overflowing'),
                   tab: m.getAttribute('tabindex'), label: m.getAttribute('aria-label'),
@@ -210,9 +209,7 @@ def test_wide_display_maths_says_it_scrolls(phone, doc):
 A4_SCREEN = {"width": 794, "height": 1123}  # an A4 page at 96 dpi, as Chromium prints it
 
 
-@pytest.mark.parametrize("doc", CHAPTERS)
-def test_print_wraps_code_and_says_where_solutions_are(phone, doc):
-    page = phone(f"{doc}.html", A4_SCREEN, media="print")
+def check_print(page, doc: str) -> None:
     cut = page.evaluate("""() => [...document.querySelectorAll('.bd-article pre')]
       .filter(p => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
       .map(p => p.textContent.split('\\n').reduce((a, b) => a.length > b.length ? a : b).slice(0, 60))""")
@@ -232,6 +229,28 @@ def test_print_wraps_code_and_says_where_solutions_are(phone, doc):
             f"{doc}: 印刷した解答の場所の説明がありません: {s['note']!r}")
     pdf = page.pdf(format="A4", print_background=True)
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
+    """On a 390 px phone no figure text is too small to read, frame sliders are touch targets
+    and wide maths says it scrolls; printed on A4, code wraps and a folded solution says where
+    it is. One page load serves all (a load is the costly part): the phone's checks first, then
+    the same page at A4 width with print styles."""
+    page = phone(f"{doc}.html")
+    with subtests.test("figures on a phone"):
+        check_figure_text_on_a_phone(page, doc)
+    if doc in FRAME_SLIDERS:
+        with subtests.test("frame sliders by touch"):
+            check_frame_sliders_are_touch_targets(page, doc)
+    if doc in WIDE_MATHS:
+        with subtests.test("wide maths on a phone"):
+            check_wide_display_maths_says_it_scrolls(page, doc)
+    page.set_viewport_size(A4_SCREEN)
+    page.emulate_media(media="print")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
+    with subtests.test("printed"):
+        check_print(page, doc)
 
 
 # ------------------------------------------------------------------------ Japanese throughout
@@ -310,27 +329,40 @@ def hit(href: str) -> str:
     return f"{doc}#{parts.fragment}" if parts.fragment else doc
 
 
-@pytest.mark.parametrize(("query", "first", "second"), SEARCH_TABLE,
-                         ids=[q for q, _, _ in SEARCH_TABLE])
-def test_search_ranks_the_expected_page_first(phone, query, first, second):
-    page = phone(f"search.html?q={query}", {"width": 1280, "height": 900})
+def search_hits(page, query: str, first_load: bool) -> list[str]:
+    """The result links for `query`: from the page's own ?q= on its first load, afterwards as
+    if the search form had been sent again (the ranking reads ?q=, book/_ext/search_scorer.js),
+    without loading the page again: the URL's query replaced, then Sphinx's own search run."""
+    if not first_load:
+        page.evaluate("""q => {
+          history.replaceState(null, '', '?q=' + encodeURIComponent(q));
+          document.getElementById('search-results').replaceChildren();
+          Search.performSearch(q);
+        }""", query)
     page.wait_for_function(
         "() => (document.querySelector('#search-results .search-summary')?.textContent ?? '')"
         ".length > 0", timeout=15000)
     hrefs = page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li a')]"
                           ".map(a => a.href)")
-    hits = [hit(h) for h in hrefs]
-    print(f"「{query}」: {hits}")
-    assert hits, f"「{query}」で何も見つかりません"
-    assert hits[0] == first or (first == "book/glossary" and hits[0].startswith(first + "#")), (
-        f"「{query}」の一番めが {hits[0]}(期待 {first})。全体: {hits}")
-    if second:
-        assert len(hits) > 1 and hits[1] == second, (
-            f"「{query}」の二番めが {hits[1:2]}(期待 {second})。全体: {hits}")
-    if "#" in hits[0]:
-        fragment = hits[0].split("#", 1)[1]
-        target = html_path(hits[0].split("#", 1)[0]).read_text(encoding="utf-8")
-        assert f'id="{fragment}"' in target, f"「{query}」の行き先 #{fragment} がありません"
+    return [hit(h) for h in hrefs]
+
+
+def test_search_ranks_the_expected_page_first(phone, subtests):
+    page = phone(f"search.html?q={SEARCH_TABLE[0][0]}", {"width": 1280, "height": 900})
+    for n, (query, first, second) in enumerate(SEARCH_TABLE):
+        with subtests.test(query=query):
+            hits = search_hits(page, query, first_load=n == 0)
+            print(f"「{query}」: {hits}")
+            assert hits, f"「{query}」で何も見つかりません"
+            assert hits[0] == first or (first == "book/glossary" and hits[0].startswith(first + "#")), (
+                f"「{query}」の一番めが {hits[0]}(期待 {first})。全体: {hits}")
+            if second:
+                assert len(hits) > 1 and hits[1] == second, (
+                    f"「{query}」の二番めが {hits[1:2]}(期待 {second})。全体: {hits}")
+            if "#" in hits[0]:
+                fragment = hits[0].split("#", 1)[1]
+                target = html_path(hits[0].split("#", 1)[0]).read_text(encoding="utf-8")
+                assert f'id="{fragment}"' in target, f"「{query}」の行き先 #{fragment} がありません"
 
 
 # ------------------------------------------------------------------- 用語集 and figure numbers

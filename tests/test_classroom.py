@@ -1,23 +1,26 @@
 """The classroom round trip, with the real nbgrader: build, submit, autograde, feedback, export.
 
 One course folder is built per session in a temporary directory (never the repo's classroom/)
-from every chapter that has exercises, plus a small probe chapter with a hidden test (made here
-from chapter 01, with a hidden test that is a plain assert). Then these students hand in:
+from every chapter that has exercises, plus a small probe chapter (made here from chapter 01: its
+setup cell and its two exercises, with a hidden test that is a plain assert added to the cosine
+test). The submissions that misbehave go to the probe: what they test is the grading, not the
+chapter, and the probe runs in a third of chapter 01's time. Then these students hand in:
 
 - `teacher`: the source notebook, solutions included, for every chapter;
 - `untouched`: the release notebook as distributed, for every chapter;
 - `wrong1`, `wrong2`, ...: a chapter's solutions with the typical mistakes of MISTAKES swapped in
   (one mistake per exercise and student, so few notebooks are executed);
-- `loop`: chapter 01 with an infinite loop in the cosine function;
-- `tamper`: chapter 01 with wrong answers, one test cell replaced by `pass` and the other deleted;
+- `loop`: the probe with an infinite loop in the cosine function;
+- `tamper`: the probe with wrong answers, one test cell replaced by `pass` and the other deleted;
 - `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden
   one (the probe's plain assert: all or nothing);
 - some MISTAKES earn partial credit (`Mistake.earns`): a cosine written for 2-D vectors only is
   right on every visible example and wrong on the hidden 3-D one (half the points); attention
   that mixes K instead of V has the right weights and a wrong output (half the points);
-- `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): cannot be graded;
-- PATCHERS: chapter 01 with wrong answers and an answer cell that patches the checker or numpy;
-- `gone`: graded once, then its folder removed: the gradebook must forget it.
+- `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): the probe,
+  which cannot be graded;
+- PATCHERS: the probe with wrong answers and an answer cell that patches the checker or numpy;
+- `gone` (the probe): graded once, then its folder removed: the gradebook must forget it.
 
 Everything is autograded once; the tests read the gradebook, the autograded notebooks, the
 feedback HTML and the CSV export.
@@ -197,13 +200,13 @@ def visible_text(page: str) -> str:
 
 
 def make_probe(folder: Path) -> Path:
-    """Chapter 01's setup cell and cosine exercise, with a hidden test in the test cell."""
+    """Chapter 01's setup cell and its two exercises, with a hidden test in the cosine's test."""
     nb = read(folder / f"{chapter_named('01')}.ipynb")
     setup = next(c for c in nb.cells if c.cell_type == "code")
-    solution = next(c for c in nb.cells if gid(c) == "ex01_cosine")
-    test = copy.deepcopy(next(c for c in nb.cells if gid(c) == "ex01_cosine_test"))
+    cells = {gid(c): c for c in nb.cells if gid(c)}
+    test = copy.deepcopy(cells["ex01_cosine_test"])
     test.source = test.source.rstrip("\n") + "\n" + HIDDEN_TEST
-    nb.cells = [setup, solution, test]
+    nb.cells = [setup, cells["ex01_predict"], cells["ex01_predict_test"], cells["ex01_cosine"], test]
     path = folder / f"{PROBE}.ipynb"
     write(nb, path)
     return path
@@ -269,40 +272,40 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
     for (student, chapter), nb in wrong.items():
         submit(student, chapter, nb)
 
-    ch01 = chapter_named("01")
-    loop = copy.deepcopy(sources[ch01])
+    probe = PROBE  # chapter 01's exercises, without the rest of the chapter to run
+    loop = copy.deepcopy(sources[probe])
     # A loop that never ends, but sleeps: the timeout stops it the same way (the kernel is
     # interrupted), without taking a core from the other tests for TIMEOUT seconds.
     solution_cell(loop, "def cosine(").source = (
         "def cosine(a, b):\n    import time\n    while True:\n        time.sleep(0.05)\n")
-    submit("loop", ch01, loop)
+    submit("loop", probe, loop)
 
-    tamper = copy.deepcopy(sources[ch01])
+    tamper = copy.deepcopy(sources[probe])
     cosine = solution_cell(tamper, "def cosine(")
     cosine.source = "def cosine(a, b):\n    return float(a @ b)\n"
     grading_cell_after(tamper, cosine).source = "pass"
     predict = solution_cell(tamper, "prediction =")
     predict.source = 'prediction = "カレー"\n'
     tamper.cells.remove(grading_cell_after(tamper, predict))
-    submit("tamper", ch01, tamper)
+    submit("tamper", probe, tamper)
 
     # Submissions that cannot be graded, or that try to change what grades them (issue 11).
-    folder = classroom.submission_path(root, "broken", ch01)
+    folder = classroom.submission_path(root, "broken", probe)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    folder.write_text(nbformat.writes(sources[ch01])[:500], encoding="utf-8")  # truncated JSON
-    misnamed = classroom.submission_path(root, "misnamed", ch01)
-    write(sources[ch01], misnamed.with_name(f"{ch01} (1).ipynb"))
-    dies = copy.deepcopy(sources[ch01])
+    folder.write_text(nbformat.writes(sources[probe])[:500], encoding="utf-8")  # truncated JSON
+    misnamed = classroom.submission_path(root, "misnamed", probe)
+    write(sources[probe], misnamed.with_name(f"{probe} (1).ipynb"))
+    dies = copy.deepcopy(sources[probe])
     solution_cell(dies, "prediction =").source = 'import os\nos._exit(1)\nprediction = "ケーキ"\n'
-    submit("dies", ch01, dies)
+    submit("dies", probe, dies)
     for student, patch in PATCHERS.items():
-        nb = copy.deepcopy(sources[ch01])
+        nb = copy.deepcopy(sources[probe])
         solution_cell(nb, "prediction =").source = 'prediction = "カレー"\n'
         solution_cell(nb, "def cosine(").source = (
             "def cosine(a, b):\n    return float(a @ b)\n\n" + patch)
-        submit(student, ch01, nb)
-    gone = copy.deepcopy(sources[ch01])
-    submit("gone", ch01, gone)  # graded once, then removed before the real run (see `course`)
+        submit(student, probe, nb)
+    gone = copy.deepcopy(sources[probe])
+    submit("gone", probe, gone)  # graded once, then removed before the real run (see `course`)
 
     hardcoder = copy.deepcopy(sources[PROBE])
     solution_cell(hardcoder, "def cosine(").source = HARDCODED_COSINE
@@ -329,7 +332,7 @@ def course(tmp_path_factory) -> Course:
     faulthandler.dump_traceback_later(900, exit=True)
     try:
         # "gone" is graded alone first, then its folder is removed: the real run must forget it.
-        classroom.autograde(root, [chapter_named("01")], only=["gone"], log=lambda _: None)
+        classroom.autograde(root, [PROBE], only=["gone"], log=lambda _: None)
         shutil.rmtree(root / "submitted" / "gone")
         # Two chapters at a time, as `make grade` does: the other core is free once its tests end.
         classroom.autograde(root, jobs=2, log=grade_log.append)
@@ -504,7 +507,7 @@ def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
 
 
 def test_infinite_loop_is_stopped_and_graded(course):
-    chapter = chapter_named("01")
+    chapter = PROBE
     graded = course.scores(chapter)["loop"]
     assert graded == {"ex01_cosine_test": 0.0, "ex01_predict_test": 1.0}  # later cells still ran
     nb = course.autograded("loop", chapter)
@@ -514,7 +517,7 @@ def test_infinite_loop_is_stopped_and_graded(course):
 
 
 def test_edited_or_deleted_test_cells_are_restored(course):
-    chapter = chapter_named("01")
+    chapter = PROBE
     teacher = {gid(c): c.source for c in course.source(chapter).cells if gid(c)}
     nb = course.autograded("tamper", chapter)
     restored = {gid(c): c for c in nb.cells if gid(c)}
@@ -526,11 +529,9 @@ def test_edited_or_deleted_test_cells_are_restored(course):
 
 
 def test_hidden_tests_are_run_when_grading(course):
-    assert course.scores(PROBE) == {
-        "teacher": {"ex01_cosine_test": 2.0},
-        "untouched": {"ex01_cosine_test": 0.0},
-        "hardcoder": {"ex01_cosine_test": 0.0},
-    }
+    scores = course.scores(PROBE)
+    assert {s: scores[s]["ex01_cosine_test"] for s in ("teacher", "untouched", "hardcoder")} == {
+        "teacher": 2.0, "untouched": 0.0, "hardcoder": 0.0}
     test = next(c for c in course.autograded("hardcoder", PROBE).cells if gid(c) == "ex01_cosine_test")
     assert "BEGIN HIDDEN TESTS" in test.source  # nbgrader put the hidden test back to grade
 
@@ -546,17 +547,17 @@ def grading_rows(course) -> dict[tuple[str, str], dict]:
     ("dies", "採点の途中で止まりました"),
 ])
 def test_a_submission_that_cannot_be_graded_gets_zero_and_its_reason(course, student, reason):
-    row = grading_rows(course)[student, chapter_named("01")]
+    row = grading_rows(course)[student, PROBE]
     assert row["status"] == "failed" and float(row["score"]) == 0.0, row
     assert reason in row["reason"], row["reason"]
     assert "/tmp" not in row["reason"] and str(course.root) not in row["reason"]
-    assert student not in course.scores(chapter_named("01"))
+    assert student not in course.scores(PROBE)
     report = (course.root / "reports" / "report.md").read_text("utf-8")
-    assert f"| {student} | {chapter_named('01')} | 採点できず |" in report
+    assert f"| {student} | {PROBE} | 採点できず |" in report
 
 
 def test_one_bad_submission_never_stops_the_others(course):
-    # every chapter after 01 was still graded for everyone, and fed back
+    # every other chapter was still graded for everyone, and fed back
     for chapter in course.chapters:
         assert course.scores(chapter)["teacher"], chapter
         assert (course.root / "feedback" / "teacher" / chapter / f"{chapter}.html").exists()
@@ -564,7 +565,7 @@ def test_one_bad_submission_never_stops_the_others(course):
 
 @pytest.mark.parametrize("student", sorted(PATCHERS))
 def test_patching_what_grades_earns_no_marks_and_is_flagged(course, student):
-    chapter = chapter_named("01")
+    chapter = PROBE
     assert sum(course.scores(chapter)[student].values()) == 0.0
     row = grading_rows(course)[student, chapter]
     assert row["status"] == "flagged" and "セル" in row["reason"], row
@@ -575,12 +576,12 @@ def test_patching_what_grades_earns_no_marks_and_is_flagged(course, student):
 def test_csv_tells_failed_from_missing_and_from_graded(course):
     with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
-    ch01, ch02 = chapter_named("01"), chapter_named("02")
-    assert rows[(ch01, "broken")]["status"] == "failed"
-    assert rows[(ch01, "teacher")]["status"] == "graded"
-    assert rows[(ch02, "loop")]["status"] == "missing"  # loop handed in chapter 01 only
-    assert rows[(ch01, "patch_numpy")]["status"] == "flagged"
-    assert float(rows[(ch01, "patch_numpy")]["score"]) == 0.0
+    ch02 = chapter_named("02")
+    assert rows[(PROBE, "broken")]["status"] == "failed"
+    assert rows[(PROBE, "teacher")]["status"] == "graded"
+    assert rows[(ch02, "loop")]["status"] == "missing"  # loop handed in the probe only
+    assert rows[(PROBE, "patch_numpy")]["status"] == "flagged"
+    assert float(rows[(PROBE, "patch_numpy")]["score"]) == 0.0
 
 
 def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
@@ -597,9 +598,9 @@ def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
 
 
 def test_removed_submission_is_forgotten(course):
-    assert "gone" not in course.scores(chapter_named("01"))
-    assert not (course.root / "autograded" / "gone" / chapter_named("01")).exists()
-    assert ("gone", chapter_named("01")) not in grading_rows(course)
+    assert "gone" not in course.scores(PROBE)
+    assert not (course.root / "autograded" / "gone" / PROBE).exists()
+    assert ("gone", PROBE) not in grading_rows(course)
 
 
 def test_summary_per_student_across_chapters(course):
@@ -607,7 +608,7 @@ def test_summary_per_student_across_chapters(course):
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
     teacher = rows["teacher"]
     assert float(teacher["total"]) == sum(points(course.source(c)) for c in course.chapters) > 0
-    assert rows["broken"][chapter_named("01")] == "failed"
+    assert rows["broken"][PROBE] == "failed"
     assert rows["loop"][chapter_named("02")] == "missing"
 
 

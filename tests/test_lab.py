@@ -1,7 +1,7 @@
 """JupyterLab as a learner meets it (`make lab`) and as a teacher does (`make lab-teacher`).
 
 A real JupyterLab runs on a copy of `notebooks/` (free port, token, timeout, always stopped;
-see `lab_server.py`); headless Debian chromium opens a chapter in it.
+see `lab_server.py`); headless Chrome/Chromium (tests/chromium.py) opens a chapter in it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import shutil
 import time
 from pathlib import Path
 
+import chromium
 import lab_server
 import nbformat
 import pytest
@@ -100,10 +101,11 @@ def _nbgrader_ui(page) -> dict[str, bool]:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not lab_server.CHROMIUM.exists():
-        pytest.fail(f"{lab_server.CHROMIUM} がありません(apt-get install chromium)。", pytrace=False)
-    with lab_server.browser() as b:
-        yield b
+    try:
+        with lab_server.browser() as b:
+            yield b
+    except chromium.Missing as missing:  # the same one line as `make test`'s browser step
+        pytest.fail(str(missing), pytrace=False)
 
 
 def test_learner_lab(browser, tmp_path):

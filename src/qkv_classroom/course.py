@@ -692,8 +692,12 @@ def autograde(root: str | Path = "classroom", chapters: Iterable[str] | None = N
     if jobs > 1 and len(todo) > 1:
         # One process per chapter at a time: the chapters share nothing but the gradebook.
         log(f"{len(todo)} 章を {jobs} つずつ同時に採点します(終わった章から 1 行ずつ表示します)")
+        # The chapters with the most submissions start first, so that none of them is left
+        # running alone at the end while the other processes have nothing to do.
+        biggest_first = sorted(todo, key=lambda chapter: -len(_students_of(root, chapter)))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork" if sys.platform == "linux" else "spawn")) as pool:
-            futures = {pool.submit(_grade_chapter, root, chapter, only): chapter for chapter in todo}
+            futures = {pool.submit(_grade_chapter, root, chapter, only): chapter
+                       for chapter in biggest_first}
             results = {}
             for i, future in enumerate(as_completed(futures), 1):  # as each chapter finishes
                 chapter = futures[future]
