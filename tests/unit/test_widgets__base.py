@@ -84,3 +84,27 @@ def test_update_must_not_need_a_full_redraw():
 def test_explorable_refuses_no_frames():
     with pytest.raises(ValueError, match="static_frames"):
         Explorable(lambda fig: (lambda v: {}), {"v": W.FloatSlider()}, [], str, "x")
+
+
+@pytest.mark.parametrize("size", [(3.0, 2.0), (9.6, 6.0)], ids=["small", "chapter07"])
+@pytest.mark.parametrize("level", [1, 9])
+def test_canvas_png_is_the_canvas_pixel_for_pixel(size, level):
+    """The live widgets' own PNG writer (level 1) and PIL's (level 9) give back every pixel."""
+    import io
+
+    from PIL import Image
+
+    from helpers.widgets._base import canvas_png
+
+    fig = Figure(figsize=size, dpi=97)  # an odd size: rows that do not fill a whole block
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.imshow(np.random.default_rng(0).random((40, 60)), cmap="RdBu_r")
+    ax.set_title("日本語の題 $W_Q$")
+    canvas.draw()
+    png = canvas_png(canvas, level)
+    with Image.open(io.BytesIO(png)) as im:
+        decoded = np.asarray(im.convert("RGB"))
+    expected = np.asarray(canvas.buffer_rgba())[..., :3]
+    assert decoded.shape == expected.shape
+    np.testing.assert_array_equal(decoded, expected)
