@@ -18,11 +18,13 @@ hidden from every query with -inf (a padding mask), so one batched pass serves a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_array, as_matrix, integer, number
+from . import _validate
+from ._validate import HelpersError, HelpersTypeError, as_array, as_matrix, integer, number
 from .data import Embedding
 from .learning import palate_task
 
@@ -41,6 +43,9 @@ __all__ = [
     "train_heads",
 ]
 
+#: The most updates `train_heads` takes: about a minute on a laptop (the chapter uses 1500).
+MAX_STEPS = 200_000
+
 #: The two kinds of looking the toy task asks for, in the order of the target's halves.
 LOOKUPS = ("同じ味の一番", "反対の味の一番")
 
@@ -52,6 +57,7 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     n = integer(n, "n(語の数)", lo=1)
+    _validate.guard_size((n, n), "因果マスク")
     return np.triu(np.full((n, n), -np.inf), k=1)
 
 
@@ -63,15 +69,14 @@ def masked_softmax(scores, mask=None) -> np.ndarray:
     """
     s = as_matrix(scores, "scores")
     if mask is not None:
-        m = np.asarray(mask, dtype=float)
+        # Finite numbers and -inf (hidden) only; as_array says so in Japanese for NaN or +inf.
+        m = as_array(mask, "mask", allow_neg_inf=True)
         if m.shape != s.shape:
-            raise ValueError(f"mask は scores と同じ shape {s.shape} にしてください。shape {m.shape} が来ました。")
-        if np.isnan(m).any() or np.isposinf(m).any():
-            raise ValueError("mask に使えるのは有限の数と -inf(隠す)だけです。NaN か +inf が入っています。")
+            raise HelpersError(f"mask は scores と同じ shape {s.shape} にしてください。shape {m.shape} が来ました。")
         s = s + m
     empty = np.where(np.all(np.isneginf(s), axis=1))[0]
     if empty.size:
-        raise ValueError(
+        raise HelpersError(
             f"{empty[0] + 1} 行目はすべて -inf で、見てよい見出しが一つもありません。"
             "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
         )
@@ -93,7 +98,7 @@ def split_heads(M, h) -> np.ndarray:
     h = integer(h, "h(頭の数)", lo=1)
     n, width = M.shape
     if width % h:
-        raise ValueError(f"列の数 {width} は頭の数 h = {h} で割り切れません。各頭の列の数 d = 列の数 / h です。")
+        raise HelpersError(f"列の数 {width} は頭の数 h = {h} で割り切れません。各頭の列の数 d = 列の数 / h です。")
     return M.reshape(n, h, width // h).transpose(1, 0, 2)
 
 
@@ -101,7 +106,7 @@ def merge_heads(H) -> np.ndarray:
     """h × n × d → n × (h·d): the heads side by side, head 0's columns first (undoes `split_heads`)."""
     H = as_array(H, "H")
     if H.ndim != 3:
-        raise ValueError(f"H は (頭の数, 語の数, d) の 3 次元の配列にしてください。shape {H.shape} が来ました。")
+        raise HelpersError(f"H は (頭の数, 語の数, d) の 3 次元の配列にしてください。shape {H.shape} が来ました。")
     h, n, d = H.shape
     return H.transpose(1, 0, 2).reshape(n, h * d)
 
@@ -117,18 +122,18 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, 
     W_O = as_matrix(W_O, "W_O")
     for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         if W.ndim != 3 or W.shape[:2] != (W_Q.shape[0], X.shape[1]):
-            raise ValueError(
+            raise HelpersError(
                 f"{name} は (頭の数 h, d_model = {X.shape[1]}, 列の数) の 3 次元の配列にしてください。"
                 f"shape {W.shape} が来ました。"
             )
     h, _, d_v = W_V.shape
     if W_Q.shape != W_K.shape:
-        raise ValueError(f"W_Q と W_K は同じ形にしてください: {W_Q.shape} と {W_K.shape} が来ました。")
+        raise HelpersError(f"W_Q と W_K は同じ形にしてください: {W_Q.shape} と {W_K.shape} が来ました。")
     if W_O.shape[0] != h * d_v:
-        raise ValueError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
+        raise HelpersError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
     n = X.shape[0]
     if mask is not None and np.shape(mask) != (n, n):
-        raise ValueError(f"mask は (語の数, 語の数) = ({n}, {n}) にしてください。shape {np.shape(mask)} が来ました。")
+        raise HelpersError(f"mask は (語の数, 語の数) = ({n}, {n}) にしてください。shape {np.shape(mask)} が来ました。")
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # each h × n × d (X is broadcast over the heads)
     S = Q @ K.transpose(0, 2, 1) / np.sqrt(W_Q.shape[2])
     weights = np.stack([masked_softmax(s, mask) for s in S]) if mask is not None else _masked_softmax(S)
@@ -199,10 +204,12 @@ def initial_heads(rng: np.random.Generator, h: int, d_k: int, d_model: int = 2,
                   d_out: int = 4, scale: float = 0.3) -> dict[str, np.ndarray]:
     """Small random W_Q, W_K, W_V (h × d_model × d_k each) and W_O (h·d_k × d_out)."""
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
+        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
     h, d_k = integer(h, "h(頭の数)", lo=1), integer(d_k, "d_k", lo=1)
     d_model, d_out = integer(d_model, "d_model", lo=1), integer(d_out, "d_out", lo=1)
     scale = number(scale, "scale", lo=0.0)
+    _validate.guard_size((h, d_model, d_k), "W_Q(頭の数 × d_model × d_k)")
+    _validate.guard_size((h * d_k, d_out), "W_O(h·d_k × d_out)")
     return {"W_Q": rng.normal(0.0, scale, (h, d_model, d_k)),
             "W_K": rng.normal(0.0, scale, (h, d_model, d_k)),
             "W_V": rng.normal(0.0, scale, (h, d_model, d_k)),
@@ -242,19 +249,33 @@ def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
     return float(losses.sum()), losses, grads, f["A"]
 
 
-def _params(P) -> dict[str, np.ndarray]:
+def _params(task: TwoLookupsTask, P) -> dict[str, np.ndarray]:
+    """The four W, checked to fit the task and each other (as `initial_heads` makes them)."""
+    if not isinstance(task, TwoLookupsTask):
+        raise HelpersTypeError(f"task には two_lookups_task() の結果を渡してください。{type(task).__name__} が来ました。")
     names = ("W_Q", "W_K", "W_V", "W_O")
     if not isinstance(P, dict) or set(P) != set(names):
-        got = sorted(P) if isinstance(P, dict) else type(P).__name__
-        raise ValueError(f"W は {list(names)} をキーにした辞書で渡してください。{got} が来ました。")
-    return {name: as_array(P[name], name) for name in names}
+        got = sorted(P, key=str) if isinstance(P, dict) else type(P).__name__
+        raise HelpersError(f"W は {list(names)} をキーにした辞書で渡してください。{got} が来ました。")
+    P = {name: as_array(P[name], name) for name in names}
+    d_model, d_out = task.X.shape[-1], task.targets.shape[-1]
+    shapes = "、".join(f"{name} は shape {P[name].shape}" for name in names)
+    h = P["W_Q"].shape[0] if P["W_Q"].ndim == 3 else 0
+    fits = (all(P[name].ndim == 3 and P[name].shape[:2] == (h, d_model) for name in names[:3])
+            and P["W_Q"].shape == P["W_K"].shape and P["W_O"].ndim == 2
+            and P["W_O"].shape == (h * P["W_V"].shape[2], d_out))
+    if not fits:
+        raise HelpersError(
+            f"W の形が合いません。W_Q, W_K は (頭の数 h, d_model = {d_model}, d_k)、W_V は "
+            f"(h, {d_model}, d_v)、W_O は (h·d_v, {d_out}) にしてください"
+            f"(initial_heads が作る形です)。{shapes} です。"
+        )
+    return P
 
 
 def loss_and_gradients(task: TwoLookupsTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ ‖output − target‖² over every (menu, food), and dL/dW for each of the four W."""
-    if not isinstance(task, TwoLookupsTask):
-        raise TypeError(f"task には two_lookups_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    loss, _, grads, _ = _evaluate(task, _params(W))
+    loss, _, grads, _ = _evaluate(task, _params(task, W))
     return loss, grads
 
 
@@ -280,11 +301,11 @@ class HeadsHistory:
 def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
     """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times."""
-    if not isinstance(task, TwoLookupsTask):
-        raise TypeError(f"task には two_lookups_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    P = {name: M.copy() for name, M in _params(W).items()}
+    P = {name: M.copy() for name, M in _params(task, W).items()}
     lr = number(lr, "lr(学習率)", positive=True)
-    steps = integer(steps, "steps(更新の回数)", lo=0)
+    steps = integer(steps, "steps(更新の回数)", lo=0, hi=MAX_STEPS)
+    if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r} が来ました。")
     saved = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at}
                    | {steps})
     history = HeadsHistory(P["W_Q"].shape[0], float(lr), np.zeros(0), np.zeros((0, 2)))
@@ -293,7 +314,7 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
             loss, part, grads, A = _evaluate(task, P)
         if not np.isfinite(loss):
-            raise FloatingPointError(f"{step} 回目で損失が有限の数でなくなりました。学習率 lr = {lr} を小さくしてください。")
+            raise HelpersError(f"{step} 回目で損失が有限の数でなくなりました。学習率 lr = {lr} を小さくしてください。")
         losses.append(loss)
         parts.append(part)
         if step in saved:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import heads, scaled_dot_product_attention, softmax
+from helpers._validate import HelpersError
 
 
 def test_causal_mask_hides_exactly_the_later_words():
@@ -42,7 +43,7 @@ def test_masked_softmax_refuses_a_row_with_nothing_to_look_at():
 
 @pytest.mark.parametrize("mask, words", [(np.zeros((2, 2)), "shape"),
                                          (np.full((3, 3), np.nan), "NaN"),
-                                         (np.full((3, 3), np.inf), "NaN か \\+inf")])
+                                         (np.full((3, 3), np.inf), "マスクには -inf だけ")])
 def test_masked_softmax_bad_masks(mask, words):
     with pytest.raises(ValueError, match=words):
         heads.masked_softmax(np.zeros((3, 3)), mask)
@@ -150,5 +151,26 @@ def test_train_heads_bad_inputs(rng):
         heads.train_heads(None, W, 0.1, 3)
     with pytest.raises(ValueError, match="W_O"):
         heads.train_heads(task, {"W_Q": W["W_Q"]}, 0.1, 3)
-    with pytest.raises(FloatingPointError, match="学習率"):
+    with pytest.raises(HelpersError, match="学習率"):
         heads.train_heads(task, {k: v * 50 for k, v in W.items()}, 50.0, 50)
+
+
+def test_sizes_are_refused_before_allocating():
+    with pytest.raises(HelpersError, match="大きすぎます"):
+        heads.causal_mask(10**6)  # 10^12 cells: refused, not allocated
+    with pytest.raises(HelpersError, match="大きすぎます"):
+        heads.initial_heads(np.random.default_rng(0), h=10**4, d_k=10**4)
+    task, W = heads.two_lookups_task(), heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
+    with pytest.raises(HelpersError, match="steps"):
+        heads.train_heads(task, W, lr=0.1, steps=heads.MAX_STEPS + 1)
+
+
+@pytest.mark.parametrize("name, shape", [("W_O", (3, 4)), ("W_K", (2, 2, 3)), ("W_V", (2, 3, 2)),
+                                         ("W_Q", (4, 2))])
+def test_w_that_do_not_fit_the_task_get_the_shapes_in_japanese(name, shape):
+    task = heads.two_lookups_task()
+    W = {**heads.initial_heads(np.random.default_rng(0), h=2, d_k=2), name: np.ones(shape)}
+    with pytest.raises(HelpersError, match="W の形が合いません"):
+        heads.loss_and_gradients(task, W)
+    with pytest.raises(HelpersError, match=r"initial_heads が作る形"):
+        heads.train_heads(task, W, lr=0.1, steps=1)

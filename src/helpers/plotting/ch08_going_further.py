@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .._validate import as_array
+from .._validate import HelpersError, as_array
 from ._base import axes_or_new, heatmap_axes_of
 from .common import plot_heatmap
 
@@ -21,7 +21,7 @@ def hidden_cells(mask) -> np.ndarray:
     """True where `mask` hides a cell: a boolean mask as it is, an additive one where it is -inf."""
     m = np.asarray(mask)
     if m.ndim != 2:
-        raise ValueError(f"mask は 2 次元(問いの数 × 見出しの数)にしてください。shape {m.shape} が来ました。")
+        raise HelpersError(f"mask は 2 次元(問いの数 × 見出しの数)にしてください。shape {m.shape} が来ました。")
     return m.astype(bool) if m.dtype == bool else np.isneginf(m.astype(float))
 
 
@@ -34,7 +34,7 @@ def shade_masked(ax, mask, animated: bool = False) -> list[Rectangle]:
     n_rows, n_cols = heatmap_axes_of(ax)
     hidden = hidden_cells(mask)
     if hidden.shape != (n_rows, n_cols):
-        raise ValueError(f"mask の shape {hidden.shape} が、ヒートマップの shape {(n_rows, n_cols)} と違います。")
+        raise HelpersError(f"mask の shape {hidden.shape} が、ヒートマップの shape {(n_rows, n_cols)} と違います。")
     squares = []
     for i, j in zip(*np.nonzero(hidden), strict=True):
         square = Rectangle((j - 0.5, i - 0.5), 1, 1, zorder=4, animated=animated, **MASKED_LOOK)
@@ -61,10 +61,10 @@ def plot_head_maps(maps, row_labels: Sequence[str], col_labels: Sequence[str],
     """
     maps = as_array(maps, "maps")
     if maps.ndim != 3:
-        raise ValueError(f"maps は (頭の数, 問いの数, 見出しの数) の 3 次元にしてください。shape {maps.shape} が来ました。")
+        raise HelpersError(f"maps は (頭の数, 問いの数, 見出しの数) の 3 次元にしてください。shape {maps.shape} が来ました。")
     axes = list(np.ravel(axes))
     if not len(maps) == len(titles) == len(axes):
-        raise ValueError(f"頭が {len(maps)} 個、題が {len(titles)} 個、軸が {len(axes)} 個です。同じ数にしてください。")
+        raise HelpersError(f"頭が {len(maps)} 個、題が {len(titles)} 個、軸が {len(axes)} 個です。同じ数にしてください。")
     for k, (m, title, ax) in enumerate(zip(maps, titles, axes, strict=True)):
         plot_heatmap(m, row_labels, col_labels, ax=ax, title=title, vmin=0, vmax=1,
                      colorbar=k == len(maps) - 1)

@@ -8,7 +8,7 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validate import as_array, as_matrix
+from .._validate import HelpersError, as_array, as_matrix
 from ..heads import causal_mask, multi_head_attention
 from ..plotting import shade_masked
 from ._base import Explorable, FrameExplorable, LiveHeatmap, Update
@@ -28,16 +28,16 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
     W_Q, W_K, W_V = (as_array(M, name) for M, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
     n, h = X.shape[0], W_Q.shape[0]
     if len(words) != n:
-        raise ValueError(f"語が {len(words)} 個、X の行が {n} 本です。同じ数にしてください。")
+        raise HelpersError(f"語が {len(words)} 個、X の行が {n} 本です。同じ数にしてください。")
     if len(head_names) != h:
-        raise ValueError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
+        raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
     if 2 * h > 12:
-        raise ValueError(f"本に載せるコマ(頭 × マスクのあり・なし = {2 * h})は 12 個までにしてください。")
+        raise HelpersError(f"本に載せるコマ(頭 × マスクのあり・なし = {2 * h})は 12 個までにしてください。")
     mask = causal_mask(n)
     results = {masked: multi_head_attention(X, W_Q, W_K, W_V, W_O, mask if masked else None)
                for masked in (False, True)}
     if len(out_labels) != results[False][0].shape[1]:
-        raise ValueError(f"out_labels は出力の列の数 {results[False][0].shape[1]} 個にしてください。")
+        raise HelpersError(f"out_labels は出力の列の数 {results[False][0].shape[1]} 個にしてください。")
     reach = max(float(np.abs(out).max()) for out, _ in results.values())
 
     def build(fig: Figure) -> Update:
