@@ -139,3 +139,29 @@ def test_no_module_raises_a_bare_python_error():
                 if isinstance(error, ast.Name) and error.id in python_errors:
                     found.append(f"{path.relative_to(package)}:{node.lineno} {error.id}")
     assert found == ["__init__.py:36 AttributeError"], found
+
+
+def _drawing_functions():
+    """The public plotting and widget functions (what a learner can call from a cell)."""
+    import helpers.plotting
+    import helpers.widgets
+
+    found = []
+    for module in (helpers.plotting, helpers.widgets):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                found.append(pytest.param(obj, id=f"{module.__name__}.{name}"))
+    return found
+
+
+@pytest.mark.parametrize("func", _drawing_functions())
+@_settings(12)  # each call may build a figure: fewer examples, the same pool
+@given(data=st.data())
+def test_plots_and_widgets_answer_in_japanese(func, data):
+    import matplotlib.pyplot as plt
+
+    try:
+        _check(func, data.draw)
+    finally:
+        plt.close("all")

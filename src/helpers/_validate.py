@@ -183,3 +183,40 @@ def number(value, name: str, lo: float | None = None, hi: float | None = None,
                  else f"{lo:g} 以上" if lo is not None else f"{hi:g} 以下")
         raise HelpersError(f"{name} は {where}にしてください。{value} が来ました。")
     return value
+
+
+def text(value, name: str, optional: bool = False) -> str | None:
+    """`value` as a str (a title, a label); None passes too when `optional`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        allowed = "文字列か None" if optional else "文字列"
+        raise HelpersTypeError(f"{name} は{allowed}で指定してください。{value!r}({type(value).__name__})が来ました。")
+    return value
+
+
+def texts(values, name: str, count: int | None = None) -> list[str]:
+    """`values` as a list of str (labels, one per row or column), `count` of them when given."""
+    if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(
+            f"{name} には文字列のリスト(例: [\"ケーキ\", \"カレー\"])を渡してください。"
+            f"{type(values).__name__} が来ました。"
+        )
+    values = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
+    if not all(isinstance(v, (str, np.str_)) for v in values):
+        odd = next(v for v in values if not isinstance(v, (str, np.str_)))
+        raise HelpersTypeError(f"{name} の要素はすべて文字列にしてください。{odd!r} が入っています。")
+    if count is not None and len(values) != count:
+        raise HelpersError(f"{name} は {count} 個にしてください(図の行・列・点の数と同じ)。{len(values)} 個が来ました。")
+    return [str(v) for v in values]
+
+
+def pair(values, name: str) -> tuple[float, float]:
+    """`values` as two finite numbers (lo, hi) with lo < hi: axis limits, a colour range."""
+    if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple, np.ndarray)) \
+            or len(values) != 2:
+        raise HelpersTypeError(f"{name} は (下限, 上限) の 2 つの数で指定してください。{values!r} が来ました。")
+    lo, hi = (number(v, name) for v in values)
+    if not lo < hi:
+        raise HelpersError(f"{name} は下限 < 上限にしてください。({lo}, {hi}) が来ました。")
+    return lo, hi

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
 
-from .._validate import HelpersError, number
+from .._validate import HelpersError, HelpersTypeError, number
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
 
@@ -54,7 +55,25 @@ def axes_or_new(ax):
     """The axes to draw on: `ax` itself, or a new figure's axes when `ax` is None."""
     if ax is None:
         _, ax = plt.subplots()
+    elif not isinstance(ax, Axes):
+        raise HelpersTypeError(
+            f"ax には matplotlib の軸(例: fig, ax = plt.subplots() の ax)か None を渡してください。"
+            f"{type(ax).__name__} が来ました。"
+        )
     return ax
+
+
+def colors_of(values, name: str, count: int) -> list:
+    """`count` matplotlib colours (names such as "tab:blue" or "#0072B2", or RGB tuples)."""
+    if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple)):
+        raise HelpersTypeError(f"{name} には色のリスト(例: [\"#0072B2\", \"#D55E00\"])を渡してください。"
+                               f"{type(values).__name__} が来ました。")
+    if len(values) != count:
+        raise HelpersError(f"{name} は {count} 個にしてください。{len(values)} 個が来ました。")
+    odd = [v for v in values if not matplotlib.colors.is_color_like(v)]
+    if odd:
+        raise HelpersError(f"{name} の {odd[0]!r} は色として読めません。\"#0072B2\" や \"tab:blue\" のように書いてください。")
+    return list(values)
 
 
 def text_colors(image, values) -> np.ndarray:
