@@ -92,3 +92,35 @@ def test_outline_heatmap_needs_a_heatmap():
         outline_heatmap(ax, row=0)
     with pytest.raises(ValueError, match="plot_heatmap"):
         outline_heatmap(None, row=0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"title": 5}, TypeError, "title は文字列か None"),
+        ({"limits": (2, 1)}, ValueError, "下限 < 上限"),
+        ({"limits": "wide"}, TypeError, "下限, 上限"),
+        ({"axis_labels": ("x",)}, ValueError, "2 個にしてください"),
+        ({"labels": {"q": 1}}, TypeError, "文字列で指定"),
+        ({"ax": "ax"}, TypeError, "matplotlib の軸"),
+    ],
+)
+def test_plot_faces_wrong_options_answer_in_japanese(kwargs, error, words):
+    from helpers._validate import HelpersError, HelpersTypeError
+
+    ours = HelpersTypeError if error is TypeError else HelpersError
+    with pytest.raises(ours, match=words):
+        plot_faces([1, 0], [0, 1], [1, 1], **kwargs)
+    plt.close("all")
+
+
+def test_outline_heatmap_refuses_a_bad_line_width():
+    from helpers._validate import HelpersError, HelpersTypeError
+
+    ax = plot_heatmap(np.eye(2), ["a", "b"], ["a", "b"])
+    with pytest.raises(HelpersTypeError, match="線の太さ"):
+        outline_heatmap(ax, row=0, lw="thick")
+    with pytest.raises(HelpersError, match="正の数"):
+        outline_heatmap(ax, row=0, lw=-1)
+    assert not [p for p in ax.patches if isinstance(p, Rectangle)]  # nothing drawn
+    plt.close("all")

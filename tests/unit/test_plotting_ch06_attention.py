@@ -4,6 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.plotting import plot_histograms
 
 
@@ -34,7 +35,15 @@ def test_plot_histograms_default_range_covers_every_sample():
         ([1.0, 2.0], {}, ValueError, "辞書"),
         ({"a": [1.0, np.inf]}, {}, ValueError, "inf"),
         ({"a": [1.0]}, {"bins": 0}, ValueError, "bins"),
-        ({"a": [1.0], "b": [2.0]}, {"colors": ["red"]}, ValueError, "色が 1 個"),
+        ({"a": [1.0], "b": [2.0]}, {"colors": ["red"]}, HelpersError, "1 つのヒストグラムに 1 色"),
+        ({"a": [1.0]}, {"bins": 10**400}, HelpersError, "1 から 1000 の範囲"),
+        ({"a": [1.0]}, {"bins": 2.5}, HelpersTypeError, "整数"),
+        ({"a": [1.0]}, {"value_range": 3}, HelpersTypeError, "下限, 上限"),
+        ({"a": [1.0]}, {"value_range": (2, 1)}, HelpersError, "下限 < 上限"),
+        ({"a": [1.0]}, {"value_range": (-1e308, 1e308)}, HelpersError, "棒に分けられません"),
+        ({"a": [1e200, 1e200]}, {}, HelpersError, "棒に分けられません"),
+        ({"a": [1.0]}, {"title": 1}, HelpersTypeError, "文字列か None"),
+        ({"a": [1.0]}, {"ax": 1}, HelpersTypeError, "matplotlib の軸"),
     ],
 )
 def test_plot_histograms_bad_inputs(samples, kwargs, error, words):

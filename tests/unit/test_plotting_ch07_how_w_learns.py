@@ -81,3 +81,46 @@ def test_plot_plane_map_has_no_text_in_the_panel():
     with pytest.raises(ValueError, match="ラベル"):
         helpers.plotting.plane_map_legend(ax.figure, list("abcde"))
     plt.close("all")
+
+
+def test_chapter_07_plots_answer_bad_inputs_in_japanese():
+    from helpers._validate import HelpersError, HelpersTypeError
+    from helpers.plotting import plane_limits, plane_map_legend, plot_plane_map
+
+    cases = [
+        (lambda: plot_learning_curve([1.0, 2.0], color="どの色でもない"), HelpersError, "色として読めません"),
+        (lambda: plot_learning_curve([1.0, 2.0], log="yes"), HelpersTypeError, "True か False"),
+        (lambda: plot_weight_matrix(np.eye(2), None), HelpersTypeError, "name は文字列"),
+        (lambda: plot_weight_matrix(np.eye(2), "W_Q", colorbar=np.ones(2)), HelpersTypeError, "True か False"),
+        (lambda: plot_weight_matrix(np.ones((3, 2)), "W_Q"), HelpersError, "row_labels は 3 個"),
+        (lambda: plot_weight_matrix(np.eye(2), "W_Q", reach="big"), HelpersTypeError, "reach は数"),
+        (lambda: plane_limits(None, [[1.0, 1.0]]), HelpersTypeError, "行列のリスト"),
+        (lambda: plane_limits([np.eye(2)], [[1.0, 2.0, 3.0]]), HelpersError, "n×2"),
+        (lambda: plane_limits([np.full((2, 2), 1e200)], [[1e200, 1.0]]), HelpersError, "大きすぎて"),
+        (lambda: plane_limits([np.eye(2)], [[1.0, 1.0]], margin=1e308), HelpersError, "margin"),
+        (lambda: plot_plane_map(np.eye(2), "W_Q", extent=1e308), HelpersError, "extent は 0.5 以上 10 以下"),
+        (lambda: plot_plane_map(np.eye(2), "W_Q", limits=(1, 1)), HelpersError, "下限 < 上限"),
+        (lambda: plot_plane_map(np.eye(3), "W_Q"), HelpersError, "2×2"),
+        (lambda: plot_plane_map(np.eye(2), None), HelpersTypeError, "name は文字列"),
+        (lambda: plane_map_legend(None, ["a"]), HelpersTypeError, "matplotlib の図"),
+        (lambda: plane_map_legend(plt.figure(), "ab"), HelpersTypeError, "文字列のリスト"),
+        (lambda: plane_map_legend(plt.figure(), ["a"], loc="best"), HelpersError, "置き場所"),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+    plt.close("all")
+
+
+def test_outline_cells_checks_every_column_before_drawing():
+    from helpers._validate import HelpersError, HelpersTypeError
+
+    ax = helpers.plotting.plot_heatmap(np.eye(2), list("ab"), list("ab"))
+    with pytest.raises(HelpersError, match="列の番号"):
+        outline_cells(ax, [0, 5])
+    with pytest.raises(HelpersTypeError, match="列の番号のリスト"):
+        outline_cells(ax, 3)
+    with pytest.raises(HelpersTypeError, match="True か False"):
+        outline_cells(ax, [0, 1], animated="no")
+    assert not [p for p in ax.patches if not p.get_fill()]  # no frame was left half-drawn
+    plt.close("all")

@@ -62,3 +62,42 @@ def test_head_maps_one_per_head_one_colour_bar():
     with pytest.raises(ValueError, match="3 次元"):
         plot_head_maps(np.eye(3), list("xyz"), list("xyz"), ["頭 1"], axes[:1])
     plt.close(fig)
+
+
+def test_chapter_08_plots_answer_bad_inputs_in_japanese():
+    from helpers._validate import HelpersError, HelpersTypeError
+
+    words = ["a", "b"]
+    cases = [
+        (lambda: hidden_cells([[1], [2, 3]]), HelpersTypeError, "数の配列に変換できません"),
+        (lambda: hidden_cells([["a", "b"]]), HelpersTypeError, "数の配列に変換できません"),
+        (lambda: hidden_cells([[np.nan, 0.0]]), HelpersError, "NaN"),
+        (lambda: hidden_cells(None), HelpersTypeError, "数の配列"),
+        (lambda: plot_masked_heatmap(np.eye(2), None, words, np.zeros((2, 2))), HelpersTypeError,
+         "文字列のリスト"),
+        (lambda: plot_masked_heatmap(np.eye(2), words, words, np.zeros((3, 3))), HelpersError,
+         "ヒートマップの shape"),
+        (lambda: plot_masked_heatmap(np.eye(2), words, words, np.zeros((2, 2)), colour="red"),
+         HelpersTypeError, "という引数はありません"),
+        (lambda: plot_head_maps(np.ones((1, 2, 2)), words, words, ["t"], None), HelpersTypeError,
+         "軸の並び"),
+        (lambda: plot_head_maps(np.ones((1, 2, 2)), words, words, ["t"], [1]), HelpersTypeError,
+         "matplotlib の軸"),
+        (lambda: plot_head_maps(np.ones((1, 2, 2)), words, words, 3, plt.subplots()[1]),
+         HelpersTypeError, "titles"),
+    ]
+    for call, error, text in cases:
+        with pytest.raises(error, match=text):
+            call()
+    ax = plot_heatmap(np.eye(2), words, words)
+    with pytest.raises(HelpersTypeError, match="True か False"):
+        shade_masked(ax, np.zeros((2, 2), bool), animated="yes")
+    plt.close("all")
+
+
+def test_plot_masked_heatmap_checks_the_mask_before_drawing():
+    _, ax = plt.subplots()
+    with pytest.raises(ValueError, match="shape"):
+        plot_masked_heatmap(np.eye(2), ["a", "b"], ["a", "b"], np.zeros((3, 3)), ax=ax)
+    assert not ax.images  # the heatmap was not drawn
+    plt.close("all")

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .._validate import HelpersError, as_array, integer
+from .._validate import HelpersError, as_array, integer, number, pair, text, texts
 from ..data import AXES
-from ._base import COLORS, heatmap_axes_of
+from ._base import COLORS, axes_or_new, heatmap_axes_of
 from .common import plot_vectors
 
 __all__ = ["FACE_LABELS", "plot_faces", "outline_heatmap"]
@@ -50,9 +50,14 @@ def plot_faces(
             f"labels は {set(FACE_LABELS)} をキーにした辞書で渡してください(例:{{'q': '探す'}})。"
             f"{labels!r} が来ました。"
         )
-    names = {**FACE_LABELS, **(labels or {})}
+    given = {key: text(value, f"labels[{key!r}]") for key, value in (labels or {}).items()}
+    names = {**FACE_LABELS, **given}
+    text(title, "title", optional=True)
+    if limits is not None:
+        limits = pair(limits, "limits")
+    axis_labels = texts(axis_labels, "axis_labels", count=2)
     faces = np.vstack([_face_vector(q, "q"), _face_vector(k, "k"), _face_vector(v, "v")])
-    return plot_vectors(faces, [names[key] for key in ("q", "k", "v")], ax=ax,
+    return plot_vectors(faces, [names[key] for key in ("q", "k", "v")], ax=axes_or_new(ax),
                         colors=[COLORS[key] for key in "QKV"], title=title,
                         axis_labels=axis_labels, limits=limits)
 
@@ -64,6 +69,7 @@ def outline_heatmap(ax, row: int | None = None, col: int | None = None, lw: floa
     for label, index, size in (("row", row, n_rows), ("col", col, n_cols)):
         if index is not None:
             integer(index, label, 0, size - 1)
+    number(lw, "lw(枠の線の太さ)", positive=True)
     if row is not None:
         ax.add_patch(Rectangle((-0.5, row - 0.5), n_cols, 1, fill=False, ec=COLORS["Q"], lw=lw,
                                clip_on=False, zorder=3))

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import HelpersError, as_array
-from ._base import WORD_COLORS, axes_or_new, check_text_size
+from .._validate import HelpersError, as_array, flag, text
+from ._base import WORD_COLORS, axes_or_new, check_text_size, colors_of
 
 __all__ = ["plot_lines"]
 
@@ -31,9 +31,13 @@ def plot_lines(
     `legend_size` is the legend's font size.
     """
     check_text_size(legend_size, "legend_size")
+    for value, name in ((title, "title"), (xlabel, "xlabel"), (ylabel, "ylabel"), (highlight, "highlight")):
+        text(value, name, optional=True)
+    logx, logy = flag(logx, "logx"), flag(logy, "logy")
     xs = as_array(x, "x").reshape(-1)
     if not isinstance(ys, dict) or not ys:
-        raise HelpersError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。")
+        raise HelpersError("ys は {凡例の文字列: 値の並び} の辞書で、1 つ以上の項目が必要です。"
+                           f"{type(ys).__name__} が来ました。")
     lines = {str(k): as_array(v, f"ys[{k!r}]").reshape(-1) for k, v in ys.items()}
     for label, v in lines.items():
         if v.size != xs.size:
@@ -46,8 +50,7 @@ def plot_lines(
         raise HelpersError(f"highlight「{highlight}」は ys にありません。使えるもの: {'、'.join(lines)}")
     if colors is None:  # word colours: never the Q/K/V ones
         colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(lines))]
-    if len(colors) != len(lines):
-        raise HelpersError(f"色が {len(colors)} 個、線が {len(lines)} 本です。同じ数にしてください。")
+    colors = colors_of(colors, "colors(1 本の線に 1 色)", len(lines))
     ax = axes_or_new(ax)
     few = xs.size <= 20
     for (label, v), c in zip(lines.items(), colors, strict=True):

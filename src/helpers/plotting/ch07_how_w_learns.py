@@ -5,12 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.figure import FigureBase
+from matplotlib.legend import Legend
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from .._validate import HelpersError, as_array, as_matrix, integer
-from ._base import COLORS, axes_or_new, heatmap_axes_of
+from .._validate import (
+    HelpersError,
+    HelpersTypeError,
+    as_array,
+    as_matrix,
+    flag,
+    integer,
+    number,
+    pair,
+    text,
+    texts,
+)
+from ._base import COLORS, axes_or_new, colors_of, heatmap_axes_of
 from .common import plot_heatmap
 from .matrices import plot_plane_transform
 
@@ -38,6 +51,11 @@ def plot_learning_curve(
     factor shows as a straight slope. Call it again on the same `ax` to compare runs.
     """
     v = as_array(values, "values")
+    log = flag(log, "log")
+    (color,) = colors_of([color], "color", 1)
+    for value, name, optional in ((title, "title", True), (ylabel, "ylabel", False),
+                                  (label, "label", True), (xlabel, "xlabel", False)):
+        text(value, name, optional=optional)
     if v.ndim != 1:
         raise HelpersError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
     if log and np.any(v <= 0):
@@ -62,11 +80,15 @@ def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float =
     `animated=True` is for widgets whose heatmap is redrawn on top of a saved background.
     """
     n_rows, n_cols = heatmap_axes_of(ax)
-    cols = list(cols)
+    if isinstance(cols, (str, bytes)) or not isinstance(cols, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(f"cols には列の番号のリスト(各行に 1 つ)を渡してください。{type(cols).__name__} が来ました。")
+    cols = [integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1) for i, j in enumerate(cols)]
     if len(cols) != n_rows:
         raise HelpersError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
+    (color,) = colors_of([color], "color", 1)
+    number(lw, "lw(枠の線の太さ)", positive=True)
+    animated = flag(animated, "animated")
     for i, j in enumerate(cols):
-        integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
                                animated=animated))
     return ax
@@ -86,13 +108,15 @@ def plot_weight_matrix(
     Rows are the input components (x), columns the output components (q, k or v). The title is
     drawn in the colour of the role (`name` = "W_Q", "W_K" or "W_V").
     """
-    M = np.round(as_array(W, name), 2) + 0.0  # + 0.0 turns -0.0 into 0.0 (no "-0.00")
-    if M.ndim != 2:
-        raise HelpersError(f"{name} は 2 次元の行列で渡してください。shape {M.shape} が来ました。")
-    if reach is None:
-        reach = max(float(np.abs(M).max()), 1e-9)
-    if not np.isfinite(reach) or reach <= 0:
-        raise HelpersError(f"reach は正の数にしてください。{reach} が来ました。")
+    text(name, "name")
+    M = as_matrix(W, name)
+    with np.errstate(over="ignore", invalid="ignore"):  # rounding 1e308 overflows: keep it as it is
+        M = np.where(np.abs(M) < 1e300, np.round(M, 2), M) + 0.0  # + 0.0: no "-0.00"
+    text(title, "title", optional=True)
+    reach = max(float(np.abs(M).max()), 1e-9) if reach is None else number(reach, "reach", positive=True)
+    colorbar = flag(colorbar, "colorbar")
+    row_labels = texts(row_labels, "row_labels", count=M.shape[0])
+    ax = axes_or_new(ax)
     cols = [str(j + 1) for j in range(M.shape[1])]
     ax = plot_heatmap(M, row_labels, cols, ax=ax, title=title or f"${name}$",
                       row_title="入力の成分", col_title="出力の成分", cmap="RdBu_r",
@@ -102,17 +126,46 @@ def plot_weight_matrix(
     return ax
 
 
+#: The farthest from the origin a plane of chapter 07 may reach (the book's planes reach about 4).
+MAX_REACH = 1e100
+
+
+def _plane_points(points, most: int | None = None) -> np.ndarray:
+    """`points` as an n × 2 matrix of points of the plane (at most `most` of them)."""
+    pts = as_matrix(points, "points")
+    if pts.shape[1] != 2 or (most is not None and len(pts) > most):
+        up_to = f"{most} 個までの" if most is not None else ""
+        raise HelpersError(f"points は {up_to}n×2(平面の点を 1 行に 1 つ)にしてください。shape {pts.shape} が来ました。")
+    return pts
+
+
+def _plane_reach(W, name: str, pts, extent: float) -> float:
+    """How far from the origin the grid [−extent, extent]² mapped by the 2×2 `W`, the points and
+    their images reach; refused when that is too far for a picture (the numbers overflow)."""
+    W = as_matrix(W, name)
+    if W.shape != (2, 2):
+        raise HelpersError(f"{name} は 2×2 の行列(平面から平面への変換)にしてください。shape {W.shape} が来ました。")
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = extent * float(np.abs(W).sum(axis=0).max())
+        if pts is not None:
+            reach = max(reach, float(np.abs(pts).max()), float(np.abs(pts @ W).max()))
+    if not reach <= MAX_REACH:
+        raise HelpersError(f"{name} や points の数が大きすぎて、平面の図の範囲が {MAX_REACH:g} を超えます"
+                           f"(ここまで届きます: {reach:.3g})。もっと小さな数の行列と点を渡してください。")
+    return reach
+
+
 def plane_limits(matrices, points, extent: float = 1.0, margin: float = 1.15) -> tuple[float, float]:
     """One symmetric range that fits, for every 2×2 W in `matrices`, the grid [−extent, extent]²
     mapped by W, the points, and the points mapped by W: the same axes for a row of panels."""
-    pts = as_matrix(points, "points")
+    if isinstance(matrices, (str, bytes)) or not isinstance(matrices, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(f"matrices には 2×2 の行列のリストを渡してください。{type(matrices).__name__} が来ました。")
+    pts = _plane_points(points)
+    extent = number(extent, "extent", positive=True)
+    margin = number(margin, "margin", hi=10.0, positive=True)
     reach = float(np.abs(pts).max())
     for k, W in enumerate(matrices):
-        W = as_matrix(W, f"matrices[{k}]")
-        if W.shape != (2, 2) or pts.shape[1] != 2:
-            raise HelpersError(f"matrices は 2×2、points は n×2 にしてください。W は shape {W.shape}、"
-                             f"points は shape {pts.shape} です。")
-        reach = max(reach, extent * float(np.abs(W).sum(axis=0).max()), float(np.abs(pts @ W).max()))
+        reach = max(reach, _plane_reach(W, f"matrices[{k}]", pts, extent))
     return -margin * reach, margin * reach
 
 
@@ -136,18 +189,22 @@ def plot_plane_map(
     of `name` where `x ↦ xW` sends it, joined by a dotted line. `plane_map_legend` names the
     markers and explains the colours and arrows once for the whole figure.
     """
+    text(name, "name")
+    text(title, "title", optional=True)
+    extent = number(extent, "extent", lo=0.5, hi=10.0)  # the grid's step is 0.5: 4·extent + 1 lines
+    if limits is not None:
+        limits = pair(limits, "limits")
+    pts = None if points is None else _plane_points(points, most=len(PLANE_MARKERS))
+    _plane_reach(W, name, pts, extent)
+    ax = axes_or_new(ax)
     color = COLORS[name[-1]] if name[-1:] in ("Q", "K", "V") else COLORS["x"]
     ax = plot_plane_transform(W, ax=ax, color=color, name=name, extent=extent, limits=limits,
                               title=title)
-    for text in list(ax.texts):  # the arrow labels (the arrows themselves have no text)
-        if text.get_text():
-            text.remove()
-    if points is None:
+    for label in list(ax.texts):  # the arrow labels (the arrows themselves have no text)
+        if label.get_text():
+            label.remove()
+    if pts is None:
         return ax
-    pts = as_matrix(points, "points")
-    if pts.shape[1] != 2 or len(pts) > len(PLANE_MARKERS):
-        raise HelpersError(f"points は {len(PLANE_MARKERS)} 個までの n×2(平面の点)にしてください。"
-                         f"shape {pts.shape} が来ました。")
     img = pts @ as_matrix(W, name)
     for p, q, marker in zip(pts, img, PLANE_MARKERS, strict=False):
         ax.plot([p[0], q[0]], [p[1], q[1]], color=color, lw=0.8, ls=":", zorder=3)
@@ -157,17 +214,30 @@ def plot_plane_map(
     return ax
 
 
+#: Where a figure legend can go: inside ("upper right", …) or outside the panels ("outside …").
+#: "best" is for a legend inside one panel only.
+LEGEND_PLACES = (*(p for p in Legend.codes if p != "best"),
+                 *(f"outside {p}" for p in Legend.codes if p not in ("best", "center")),
+                 "outside left upper", "outside left lower", "outside right upper", "outside right lower")
+
+
 def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower center"):
     """One legend for a figure of `plot_plane_map` panels: which marker is which word, what the
     grey and coloured points and the arrows are."""
+    if not isinstance(fig, FigureBase):
+        raise HelpersTypeError(f"fig には matplotlib の図(例: fig, axes = plt.subplots(...) の fig)を渡してください。"
+                               f"{type(fig).__name__} が来ました。")
+    labels = texts(labels, "labels")
     if len(labels) > len(PLANE_MARKERS):
         raise HelpersError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
+    if text(loc, "loc") not in LEGEND_PLACES:
+        raise HelpersError(f"loc {loc!r} は凡例の置き場所として読めません。使えるもの: {'、'.join(LEGEND_PLACES)}")
     words = [Line2D([], [], ls="", marker=m, color="#333333", markerfacecolor="white")
              for m in PLANE_MARKERS[:len(labels)]]
     swatches = tuple(Patch(color=COLORS[r]) for r in ("Q", "K", "V"))
     arrows = tuple(Line2D([], [], color=COLORS[r], lw=2) for r in ("Q", "K", "V"))
     handles = [*words, Patch(color=COLORS["x"]), swatches, arrows]
-    texts = [*labels, "灰色:元の埋め込み $x$", "色:行き先 $xW$(問い・見出し・中身)",
+    entries = [*labels, "灰色:元の埋め込み $x$", "色:行き先 $xW$(問い・見出し・中身)",
              "矢印:(1, 0) と (0, 1) の行き先"]
-    return fig.legend(handles, texts, loc=loc, ncol=len(handles), fontsize=9, frameon=False,
+    return fig.legend(handles, entries, loc=loc, ncol=len(handles), fontsize=9, frameon=False,
                       handler_map={tuple: HandlerTuple(ndivide=None, pad=0.3)})

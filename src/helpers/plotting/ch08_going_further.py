@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
-from .._validate import HelpersError, as_array
+from .._validate import HelpersError, HelpersTypeError, as_array, as_matrix, flag, text, texts
 from ._base import axes_or_new, heatmap_axes_of
 from .common import plot_heatmap
 
@@ -19,22 +20,23 @@ MASKED_LOOK = {"facecolor": "#e6e6e6", "edgecolor": "#8c8c8c", "hatch": "///", "
 
 def hidden_cells(mask) -> np.ndarray:
     """True where `mask` hides a cell: a boolean mask as it is, an additive one where it is -inf."""
-    m = np.asarray(mask)
+    m = as_array(mask, "mask", allow_neg_inf=True)  # numbers (True/False too), finite or -inf
     if m.ndim != 2:
         raise HelpersError(f"mask は 2 次元(問いの数 × 見出しの数)にしてください。shape {m.shape} が来ました。")
-    return m.astype(bool) if m.dtype == bool else np.isneginf(m.astype(float))
+    raw = np.asarray(mask)
+    return raw.astype(bool) if raw.dtype == bool else np.isneginf(m)
 
 
-def shade_masked(ax, mask, animated: bool = False) -> list[Rectangle]:
-    """Cover every hidden cell of a heatmap drawn on `ax` with a hatched grey square.
-
-    The square sits above the cell's number, so a masked cell reads as 「隠した」, not as 0.00.
-    Returns the squares (a widget toggles their visibility).
-    """
-    n_rows, n_cols = heatmap_axes_of(ax)
+def _hidden_of(mask, shape: tuple[int, int]) -> np.ndarray:
+    """`hidden_cells(mask)`, which must have the heatmap's `shape`."""
     hidden = hidden_cells(mask)
-    if hidden.shape != (n_rows, n_cols):
-        raise HelpersError(f"mask の shape {hidden.shape} が、ヒートマップの shape {(n_rows, n_cols)} と違います。")
+    if hidden.shape != tuple(shape):
+        raise HelpersError(f"mask の shape {hidden.shape} が、ヒートマップの shape {tuple(shape)} と違います。")
+    return hidden
+
+
+def _shade(ax, hidden: np.ndarray, animated: bool) -> list[Rectangle]:
+    """One hatched square (MASKED_LOOK) over each True cell of `hidden`."""
     squares = []
     for i, j in zip(*np.nonzero(hidden), strict=True):
         square = Rectangle((j - 0.5, i - 0.5), 1, 1, zorder=4, animated=animated, **MASKED_LOOK)
@@ -43,13 +45,36 @@ def shade_masked(ax, mask, animated: bool = False) -> list[Rectangle]:
     return squares
 
 
+def shade_masked(ax, mask, animated: bool = False) -> list[Rectangle]:
+    """Cover every hidden cell of a heatmap drawn on `ax` with a hatched grey square.
+
+    The square sits above the cell's number, so a masked cell reads as 「隠した」, not as 0.00.
+    Returns the squares (a widget toggles their visibility).
+    """
+    hidden = _hidden_of(mask, heatmap_axes_of(ax))
+    return _shade(ax, hidden, flag(animated, "animated"))
+
+
+#: What `plot_masked_heatmap` passes on to `plot_heatmap` besides the weights, labels and title.
+_HEATMAP_OPTIONS = ("row_title", "col_title", "cmap", "fmt", "colorbar", "vmin", "vmax")
+
+
 def plot_masked_heatmap(weights, row_labels: Sequence[str], col_labels: Sequence[str], mask,
                         ax=None, title: str | None = None, **heatmap_kw):
     """`plot_heatmap` of the weights, with the cells the mask hid hatched over."""
-    ax = plot_heatmap(weights, row_labels, col_labels, ax=axes_or_new(ax), title=title,
+    m = as_matrix(weights, "weights")
+    row_labels = texts(row_labels, "row_labels", count=m.shape[0])
+    col_labels = texts(col_labels, "col_labels", count=m.shape[1])
+    hidden = _hidden_of(mask, m.shape)
+    text(title, "title", optional=True)
+    odd = [key for key in heatmap_kw if key not in _HEATMAP_OPTIONS]
+    if odd:
+        raise HelpersTypeError(f"plot_masked_heatmap に {odd[0]!r} という引数はありません。"
+                               f"使えるもの: {', '.join(_HEATMAP_OPTIONS)}")
+    ax = plot_heatmap(m, row_labels, col_labels, ax=axes_or_new(ax), title=title,
                       vmin=heatmap_kw.pop("vmin", 0.0), vmax=heatmap_kw.pop("vmax", 1.0),
                       **heatmap_kw)
-    shade_masked(ax, mask)
+    _shade(ax, hidden, animated=False)
     return ax
 
 
@@ -62,7 +87,18 @@ def plot_head_maps(maps, row_labels: Sequence[str], col_labels: Sequence[str],
     maps = as_array(maps, "maps")
     if maps.ndim != 3:
         raise HelpersError(f"maps は (頭の数, 問いの数, 見出しの数) の 3 次元にしてください。shape {maps.shape} が来ました。")
-    axes = list(np.ravel(axes))
+    row_labels = texts(row_labels, "row_labels", count=maps.shape[1])
+    col_labels = texts(col_labels, "col_labels", count=maps.shape[2])
+    titles = texts(titles, "titles")
+    if isinstance(axes, Axes):
+        axes = [axes]
+    if not isinstance(axes, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(f"axes には軸の並び(例: fig, axes = plt.subplots(1, 2) の axes)を渡してください。"
+                               f"{type(axes).__name__} が来ました。")
+    axes = list(np.ravel(np.array(axes, dtype=object)))
+    if not all(isinstance(ax, Axes) for ax in axes):
+        odd = next(ax for ax in axes if not isinstance(ax, Axes))
+        raise HelpersTypeError(f"axes の要素はすべて matplotlib の軸にしてください。{type(odd).__name__} が入っています。")
     if not len(maps) == len(titles) == len(axes):
         raise HelpersError(f"頭が {len(maps)} 個、題が {len(titles)} 個、軸が {len(axes)} 個です。同じ数にしてください。")
     for k, (m, title, ax) in enumerate(zip(maps, titles, axes, strict=True)):
