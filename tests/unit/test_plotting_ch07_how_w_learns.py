@@ -94,6 +94,8 @@ def test_chapter_07_plots_answer_bad_inputs_in_japanese():
         (lambda: plot_weight_matrix(np.eye(2), "W_Q", colorbar=np.ones(2)), HelpersTypeError, "True か False"),
         (lambda: plot_weight_matrix(np.ones((3, 2)), "W_Q"), HelpersError, "row_labels は 3 個"),
         (lambda: plot_weight_matrix(np.eye(2), "W_Q", reach="big"), HelpersTypeError, "reach は数"),
+        (lambda: plot_weight_matrix(np.eye(2), "W_"), HelpersError, "数式"),
+        (lambda: plot_weight_matrix(np.eye(2), ""), HelpersError, "数式"),
         (lambda: plane_limits(None, [[1.0, 1.0]]), HelpersTypeError, "行列のリスト"),
         (lambda: plane_limits([np.eye(2)], [[1.0, 2.0, 3.0]]), HelpersError, "n×2"),
         (lambda: plane_limits([np.full((2, 2), 1e200)], [[1e200, 1.0]]), HelpersError, "大きすぎて"),

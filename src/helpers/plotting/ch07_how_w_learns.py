@@ -9,6 +9,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.legend import Legend
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
+from matplotlib.mathtext import MathTextParser
 from matplotlib.patches import Patch, Rectangle
 
 from .._validate import (
@@ -112,7 +113,12 @@ def plot_weight_matrix(
     M = as_matrix(W, name)
     with np.errstate(over="ignore", invalid="ignore"):  # rounding 1e308 overflows: keep it as it is
         M = np.where(np.abs(M) < 1e300, np.round(M, 2), M) + 0.0  # + 0.0: no "-0.00"
-    text(title, "title", optional=True)
+    if not text(title, "title", optional=True):  # the title is ${name}$: it must read as maths
+        try:
+            MathTextParser("path").parse(f"${name}$")
+        except ValueError as err:
+            raise HelpersError(f"name {name!r} は題名の数式 ${name}$ として読めません。"
+                               "\"W_Q\" のような名前にするか、title を渡してください。") from err
     reach = max(float(np.abs(M).max()), 1e-9) if reach is None else number(reach, "reach", positive=True)
     colorbar = flag(colorbar, "colorbar")
     row_labels = texts(row_labels, "row_labels", count=M.shape[0])
