@@ -31,11 +31,13 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
     """
     emb = planar_embedding(embedding, MAX_ITEMS)
     on_the_plane(emb.vectors, "埋め込みのベクトル")
-    if len(emb.words) < 2:
-        raise HelpersError(f"比べる相手が要るので、埋め込みには 2 語以上が必要です。{len(emb.words)} 語が来ました。")
     word = text(word, "word(動かす語)")
     start = emb[word].reshape(-1)
     others = [w for w in emb.words if w != word]
+    if not others:
+        raise HelpersError(
+            f"「{word}」と比べる相手がいません。埋め込みには「{word}」のほかに 1 語以上が必要です。"
+        )
     rest = np.vstack([emb[w] for w in others])
 
     def build(fig: Figure) -> Update:
