@@ -108,3 +108,45 @@ def test_canvas_png_is_the_canvas_pixel_for_pixel(size, level):
     expected = np.asarray(canvas.buffer_rgba())[..., :3]
     assert decoded.shape == expected.shape
     np.testing.assert_array_equal(decoded, expected)
+
+
+def test_canvas_png_bad_inputs():
+    from helpers._validate import HelpersError, HelpersTypeError
+    from helpers.widgets import canvas_png
+
+    with pytest.raises(HelpersTypeError, match="FigureCanvasAgg"):
+        canvas_png(Figure())
+    canvas = FigureCanvasAgg(Figure(figsize=(1, 1)))
+    with pytest.raises(HelpersError, match="まだ一度も描かれていません"):
+        canvas_png(canvas)
+    canvas.draw()
+    for level, error in ((10, HelpersError), (-1, HelpersError), (1.5, HelpersTypeError),
+                         (None, HelpersTypeError)):
+        with pytest.raises(error, match="compress_level"):
+            canvas_png(canvas, level)
+    assert canvas_png(canvas, 0).startswith(b"\x89PNG")  # 0 and 1: the fast writer
+
+
+@pytest.mark.parametrize(
+    "args, error, words",
+    [((None, 0.5, 0.0, 1.0), "HelpersTypeError", "名前.*文字列"),
+     (("x", "0.5", 0.0, 1.0), "HelpersTypeError", "value.*数で"),
+     (("x", float("nan"), 0.0, 1.0), "HelpersError", "有限"),
+     (("x", 0.5, 1.0, 0.0), "HelpersError", "下限 < 上限"),
+     (("x", 0.5, 0.0, [1.0]), "HelpersTypeError", "範囲.*数で"),
+     (("x", 0.5, 0.0, 1.0, 0.0), "HelpersError", "step.*正の数"),
+     (("x", 0.5, 0.0, 1.0, 1j), "HelpersTypeError", "step.*数で")],
+)
+def test_slider_bad_inputs(args, error, words):
+    from helpers import _validate
+    from helpers.widgets import slider
+
+    with pytest.raises(getattr(_validate, error), match=words):
+        slider(*args)
+
+
+def test_slider_moves_a_value_outside_to_the_nearer_end():
+    from helpers.widgets import slider
+
+    s = slider("x", np.float64(3.0), -2.0, 2.0)
+    assert (s.value, s.min, s.max, s.step, s.description) == (2.0, -2.0, 2.0, 0.1, "x")

@@ -5,6 +5,7 @@ import pytest
 import reference
 from static_frames import static_payload
 
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import SWAP, Embedding, foods
 from helpers.widgets import attention_preview_explorer
 
@@ -63,8 +64,11 @@ def test_preview_other_embedding_and_start():
 
 @pytest.mark.parametrize(
     "args, error, words",
-    [((np.eye(2),), TypeError, "Embedding"),
-     ((None, 2.0), ValueError, "0 以上 1 以下")],
+    [((np.eye(2),), HelpersTypeError, "Embedding"),
+     (("foods",), HelpersTypeError, "Embedding"),
+     ((None, 2.0), HelpersError, "0 以上 1 以下"),
+     ((None, "0.5"), HelpersTypeError, "数で指定"),
+     ((Embedding(tuple("abcdefghijklm"), np.ones((13, 2))),), HelpersError, "12 個まで")],
 )
 def test_preview_bad_inputs(args, error, words):
     with pytest.raises(error, match=words):

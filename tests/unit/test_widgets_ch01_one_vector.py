@@ -8,7 +8,8 @@ import reference
 from static_frames import static_payload
 
 import helpers
-from helpers.data import foods
+from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
+from helpers.data import Embedding, foods
 from helpers.widgets import similarity_explorer
 
 
@@ -74,3 +75,27 @@ def test_before_the_cell_runs_jupyterlab_shows_a_sharp_picture(explorer, monkeyp
     assert metadata["image/png"] == {"width": 800, "height": 288}
     assert explorer.canvas.get_width_height() == (1200, 432)
     assert bundle["text/plain"] == "<「ケーキ」のベクトル>"
+
+
+@pytest.mark.parametrize(
+    "args, error, words",
+    [((np.ones((2, 2)),), HelpersTypeError, "Embedding"),
+     (("ケーキ",), HelpersTypeError, "Embedding"),
+     ((None, 3), HelpersTypeError, "word.*文字列"),
+     ((None, "ラーメン"), HelpersKeyError, "語彙にありません"),
+     ((Embedding(("a",), [[1.0, 0.0]]), "a"), HelpersError, "比べる相手がいません"),
+     ((Embedding(("a", "a"), np.eye(2)), "a"), HelpersError, "ほかに 1 語以上"),
+     ((Embedding(("a", "b"), [[5000.0, 0.0], [0.0, 1.0]]), "a"), HelpersError, "絶対値 1000"),
+     ((Embedding(tuple("abcdefghijklm"), np.ones((13, 2))), "a"), HelpersError, "12 個まで"),
+     ((Embedding(("a", "b"), np.ones((2, 3)), axes=("x", "y", "z")), "a"), HelpersError,
+      "d_model = 2")],
+)
+def test_bad_inputs_are_refused_in_japanese(args, error, words):
+    with pytest.raises(error, match=words):
+        similarity_explorer(*args)
+
+
+def test_a_vector_off_the_sliders_still_draws():
+    """Up to the limit, a far word is drawn (off the plane) and its slider starts at the end."""
+    e = similarity_explorer(Embedding(("a", "b"), [[999.0, 0.0], [0.0, 1.0]]), "a")
+    assert e.controls["sweet"].value == 2.0

@@ -6,6 +6,7 @@ import pytest
 import reference
 from static_frames import static_payload
 
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Catalog, library_catalog
 from helpers.widgets import library_search_explorer
 
@@ -103,6 +104,13 @@ def test_explorer_accepts_another_catalog():
         ((), {"temperature": 100.0}, ValueError, "温度"),
         ((), {"temperature": "1"}, TypeError, "温度.* は数で指定"),
         ((), {"angle": "北"}, TypeError, "angle_deg は数で"),
+        ((np.eye(2),), {}, HelpersTypeError, "Catalog"),
+        ((Catalog(tuple("abcdefghijklm"), tuple("abcdefghijklm"), np.ones((13, 2)), np.ones((13, 3))),),
+         {}, HelpersError, "本は 12 個まで"),
+        ((Catalog(("a",), ("a",), [[1e6, 0.0]], [[1.0, 0.0, 0.0]]),), {}, HelpersError,
+         "見出し.*絶対値 1000"),
+        ((Catalog(("a",), ("a",), [[1.0, 0.0]], [[1e308, 0.0, 0.0]]),), {}, HelpersError,
+         "中身.*絶対値 1000"),
     ],
 )
 def test_explorer_bad_inputs(args, kwargs, error, words):

@@ -8,6 +8,7 @@ import reference
 from matplotlib.patches import Rectangle
 from static_frames import static_payload
 
+from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import Party, party
 from helpers.plotting import COLORS
 from helpers.widgets import party_explorer
@@ -64,14 +65,18 @@ def test_explorer_other_party():
 
 
 @pytest.mark.parametrize(
-    "args, error",
+    "args, error, words",
     [
-        (("not a party",), TypeError),
-        ((None, "タロウ"), KeyError),
+        (("not a party",), HelpersTypeError, "Party"),
+        ((None, "タロウ"), HelpersKeyError, "参加者はいません"),
+        ((None, np.ones((2, 2))), HelpersTypeError, "person.*文字列"),
+        ((None, None), HelpersTypeError, "person.*文字列"),
         ((Party(("a",), [[1.0, 0.0, 0.0]], np.eye(3), np.eye(3), np.eye(3), ("p", "q", "r")),
-          "a"), ValueError),
+          "a"), HelpersError, "2 次元"),
+        ((Party(tuple("abcdefghijklm"), np.ones((13, 2)), np.eye(2), np.eye(2), np.eye(2)), "a"),
+         HelpersError, "参加者は 12 個まで"),
     ],
 )
-def test_explorer_bad_inputs(args, error):
-    with pytest.raises(error):
+def test_explorer_bad_inputs(args, error, words):
+    with pytest.raises(error, match=words):
         party_explorer(*args)

@@ -6,7 +6,8 @@ import pytest
 from static_frames import static_payload
 
 import helpers
-from helpers.data import foods
+from helpers._validate import HelpersError, HelpersTypeError
+from helpers.data import Embedding, foods
 from helpers.geometry import rotation_scale_matrix
 from helpers.widgets import Explorable, three_faces_explorer
 
@@ -81,6 +82,18 @@ def test_static_book_frames_are_distinct_and_labelled(explorer, monkeypatch):
     # every "try this" bullet of the chapter has a frame, including W_Q's scale 0
     assert "Q 0°×0.0 / K 0°×1.0 / V 0°×1.0" in payload["labels"]
     assert len(html) < 1_500_000  # the book page budget is 3 MB for everything
+
+
+@pytest.mark.parametrize(
+    "embedding, error, words",
+    [("foods", HelpersTypeError, "Embedding"),
+     (np.eye(2), HelpersTypeError, "Embedding"),
+     (Embedding(tuple("abcdefghi"), np.ones((9, 2))), HelpersError, "語は 8 個まで"),
+     (Embedding(("a", "b"), [[1e50, 0.0], [0.0, 1.0]]), HelpersError, "絶対値 1000")],
+)
+def test_bad_embeddings_are_refused_in_japanese(embedding, error, words):
+    with pytest.raises(error, match=words):
+        three_faces_explorer(embedding)
 
 
 def test_non_planar_embedding_is_refused():

@@ -7,6 +7,7 @@ import reference
 from static_frames import static_payload
 
 from helpers import scaling
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.widgets import scaling_explorer
 
 
@@ -72,7 +73,11 @@ def test_explorer_static_frames_are_distinct(explorer, monkeypatch):
 
 @pytest.mark.parametrize(
     "kwargs, error, words",
-    [({"rng": 42}, TypeError, "np.random.Generator"), ({"n_words": 0}, ValueError, "n_words")],
+    [({"rng": 42}, HelpersTypeError, "np.random.Generator"),
+     ({"n_words": 0}, HelpersError, "n_words"),
+     ({"n_words": 13}, HelpersError, "1 から 12 の範囲"),
+     ({"n_words": 10**6}, HelpersError, "1 から 12 の範囲"),
+     ({"n_words": 2.5}, HelpersTypeError, "整数")],
 )
 def test_scaling_explorer_bad_inputs(kwargs, error, words):
     with pytest.raises(error, match=words):

@@ -5,6 +5,7 @@ import pytest
 from static_frames import static_payload
 
 from helpers import heads
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import phrase
 from helpers.widgets import heads_explorer
 
@@ -55,6 +56,29 @@ def test_every_frame_is_drawn_once_and_then_looked_up(explorer):
 def test_static_frames_cover_every_head_with_and_without_the_mask(explorer, monkeypatch):
     _, payload = static_payload(explorer, monkeypatch)
     assert payload["labels"] == ["頭 1・マスクなし", "頭 2・マスクなし", "頭 1・マスクあり", "頭 2・マスクあり"]
+
+
+@pytest.mark.parametrize(
+    "change, error, words",
+    [({"words": None}, HelpersTypeError, "文字列のリスト"),
+     ({"words": list(range(7))}, HelpersTypeError, "文字列"),
+     ({"X": np.ones((13, 3)), "words": list("abcdefghijklm")}, HelpersError, "12 個まで"),
+     ({"W_Q": 2.0}, HelpersError, "W_Q.*3 次元"),
+     ({"W_Q": np.ones((7, 3, 2))}, HelpersError, "コマ.*12 個まで"),
+     ({"W_O": np.ones((4, 13))}, HelpersError, "出力の列.*12 個まで"),
+     ({"head_names": 5}, HelpersTypeError, "head_names"),
+     ({"out_labels": [1, 2, 3]}, HelpersTypeError, "out_labels.*文字列")],
+)
+def test_bad_inputs_are_refused_in_japanese(change, error, words):
+    args = {"X": P.vectors, "words": P.words, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O,
+            "head_names": NAMES, "out_labels": ["甘", "辛", "食"], **change}
+    with pytest.raises(error, match=words):
+        heads_explorer(**args)
+
+
+def test_an_all_zero_output_still_gets_a_colour_range():
+    e = heads_explorer(P.vectors, P.words, W_Q, W_K, W_V, np.zeros((4, 3)), NAMES, list("abc"))
+    np.testing.assert_array_equal(e.state["output"], 0.0)
 
 
 def test_bad_inputs():

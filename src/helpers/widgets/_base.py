@@ -28,7 +28,9 @@ from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
 from .._mode import static_mode
-from .._validate import HelpersError
+from .._validate import HelpersError, HelpersTypeError, integer, number, pair
+from .._validate import text as _text
+from ..data import Embedding, foods
 from ..plotting import COL_TITLE, COLORS, ROW_TITLE, heatmap_axes, text_colors
 
 Update = Callable[..., Mapping | None]
@@ -38,6 +40,14 @@ Update = Callable[..., Mapping | None]
 #: update past the 30 ms budget (measured: 22–44 ms CPU at 2, 11–22 ms at 1.5).
 PIXEL_RATIO = 1.5
 Build = Callable[[Figure], Update]
+
+#: The most words, books, guests or bars one widget draws: more cannot be told apart on a
+#: phone, and every one costs time on each redraw (the book uses at most 8).
+MAX_ITEMS = 12
+
+#: The largest coordinate a widget draws: its planes show about ±4, and labels placed far
+#: outside overflow matplotlib's font rasteriser (coordinates of about 1e5 did).
+MAX_COORD = 1000.0
 
 _FRAME_SCRIPT = """
 (function () {
@@ -65,6 +75,14 @@ def canvas_png(canvas: FigureCanvasAgg, compress_level: int = 1) -> bytes:
     one above, which turns a plot's flat areas into zeros) and zlib's run-length strategy. That is
     several times faster than PIL's per-row filter search, for a file about as small.
     """
+    if not isinstance(canvas, FigureCanvasAgg):
+        raise HelpersTypeError(
+            "canvas には matplotlib の FigureCanvasAgg(Explorable の .canvas)を渡してください。"
+            f"{type(canvas).__name__} が来ました。"
+        )
+    compress_level = integer(compress_level, "compress_level(圧縮の強さ)", lo=0, hi=9)
+    if getattr(canvas, "renderer", None) is None:
+        raise HelpersError("この canvas はまだ一度も描かれていません。先に canvas.draw() を呼んでください。")
     rgba = np.asarray(canvas.buffer_rgba())
     if compress_level <= 1:
         return _fast_png(rgba[..., :3])
@@ -339,7 +357,48 @@ class LiveHeatmap:
             text.set_color(colors[i, j])
 
 
+def planar_embedding(embedding, most: int) -> Embedding:
+    """`embedding` (None: the foods) as an Embedding of at most `most` words, d_model = 2."""
+    emb = foods() if embedding is None else embedding
+    if not isinstance(emb, Embedding):
+        raise HelpersTypeError(
+            f"embedding には helpers.data.Embedding(例: helpers.data.foods())を渡してください。"
+            f"{type(emb).__name__} が来ました。"
+        )
+    if emb.vectors.shape[1] != 2:
+        raise HelpersError(
+            f"この図は平面に描くので、d_model = 2 の埋め込みが必要です。d_model = {emb.vectors.shape[1]}"
+            f"(shape {emb.vectors.shape})が来ました。"
+        )
+    at_most(len(emb.words), most, "埋め込みの語")
+    return emb
+
+
+def on_the_plane(M: np.ndarray, what: str) -> None:
+    """Refuse coordinates beyond ±`MAX_COORD` (the figures cannot place them)."""
+    far = float(np.abs(M).max())
+    if far > MAX_COORD:
+        raise HelpersError(
+            f"{what}の成分は絶対値 {MAX_COORD:g} 以下にしてください(この図の平面は ±4 ほどを描きます)。"
+            f"絶対値 {far:g} の成分が来ました。"
+        )
+
+
+def at_most(count: int, most: int, what: str) -> None:
+    """Refuse more than `most` items (bars, rows, guests): a figure cannot tell more apart, and
+    each one costs time on every redraw."""
+    if count > most:
+        raise HelpersError(
+            f"{what}は {most} 個までにしてください(図で見分けられ、すばやく描ける数)。{count} 個が来ました。"
+        )
+
+
 def slider(description: str, value: float, lo: float, hi: float, step: float = 0.1):
+    """A float slider from `lo` to `hi` (a `value` outside is moved to the nearer end)."""
+    description = _text(description, "description(スライダーの名前)")
+    value = number(value, "value(スライダーの値)")
+    lo, hi = pair((lo, hi), "スライダーの範囲 (lo, hi)")
+    step = number(step, "step(刻み幅)", positive=True)
     return W.FloatSlider(
         value=value, min=lo, max=hi, step=step, description=description,
         continuous_update=True, readout_format=".1f", style={"description_width": "initial"},

@@ -10,10 +10,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import HelpersError, HelpersTypeError, number
+from .._validate import number
 from ..attention import qkv, scaled_dot_product_attention
-from ..data import Embedding, foods, preview_w_q
-from ._base import Explorable, LiveHeatmap, Update, slider
+from ..data import Embedding, preview_w_q
+from ._base import MAX_ITEMS, Explorable, LiveHeatmap, Update, planar_embedding, slider
 
 __all__ = ["attention_preview_explorer"]
 
@@ -23,11 +23,7 @@ def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 
 
     W_K and W_V stay the identity, so only the question side moves, as in the preview.
     """
-    emb = foods() if embedding is None else embedding
-    if not isinstance(emb, Embedding):
-        raise HelpersTypeError(f"embedding には helpers.data.Embedding を渡してください。{type(emb).__name__} が来ました。")
-    if emb.vectors.shape[1] != 2:
-        raise HelpersError(f"この図は 2 次元の埋め込み用です。d_model = {emb.vectors.shape[1]} が来ました。")
+    emb = planar_embedding(embedding, MAX_ITEMS)
     start = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
     X = emb.vectors
     eye = np.eye(2)

@@ -6,9 +6,19 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
+from .._validate import HelpersError, text
 from ..attention import cosine_similarity
-from ..data import Embedding, foods
-from ._base import Explorable, LiveArrow, LiveBars, Update, slider
+from ..data import Embedding
+from ._base import (
+    MAX_ITEMS,
+    Explorable,
+    LiveArrow,
+    LiveBars,
+    Update,
+    on_the_plane,
+    planar_embedding,
+    slider,
+)
 
 __all__ = ["similarity_explorer"]
 
@@ -19,9 +29,15 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
     The book's frames turn the word around the origin at a fixed length (direction is what the
     cosine sees); JupyterLab's sliders move both coordinates freely.
     """
-    emb = embedding or foods()
+    emb = planar_embedding(embedding, MAX_ITEMS)
+    on_the_plane(emb.vectors, "埋め込みのベクトル")
+    word = text(word, "word(動かす語)")
     start = emb[word].reshape(-1)
     others = [w for w in emb.words if w != word]
+    if not others:
+        raise HelpersError(
+            f"「{word}」と比べる相手がいません。埋め込みには「{word}」のほかに 1 語以上が必要です。"
+        )
     rest = np.vstack([emb[w] for w in others])
 
     def build(fig: Figure) -> Update:

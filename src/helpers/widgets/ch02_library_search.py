@@ -11,7 +11,7 @@ from .._validate import HelpersError, HelpersTypeError, number
 from ..attention import softmax
 from ..data import Catalog, library_catalog
 from ..geometry import question_vector
-from ._base import Explorable, LiveArrow, LiveBars, Update
+from ._base import MAX_ITEMS, Explorable, LiveArrow, LiveBars, Update, at_most, on_the_plane
 
 __all__ = ["library_search_explorer"]
 
@@ -34,6 +34,10 @@ def library_search_explorer(
         raise HelpersTypeError(f"catalog には helpers.data.Catalog を渡してください。{type(cat).__name__} が来ました。")
     if cat.keys.shape[1] != 2:
         raise HelpersError(f"この図は見出しが 2 次元の目録用です。d_k = {cat.keys.shape[1]} が来ました。")
+    at_most(len(cat.names), MAX_ITEMS, "目録の本")
+    at_most(len(cat.value_axes), MAX_ITEMS, "中身の軸(value_axes)")
+    on_the_plane(cat.keys, "目録の見出し(keys)")
+    on_the_plane(cat.values, "目録の中身(values)")
     question_vector(angle)  # validates the angle
     number(temperature, "temperature(温度)", lo=T_MIN, hi=T_MAX)
     K, V, names = cat.keys, cat.values, list(cat.names)

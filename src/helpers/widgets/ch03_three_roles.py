@@ -8,9 +8,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import HelpersError, HelpersTypeError
+from .._validate import HelpersError, HelpersTypeError, text
 from ..data import Party, party, party_attention
-from ._base import Explorable, LiveArrow, LiveBars, Update
+from ._base import MAX_ITEMS, Explorable, LiveArrow, LiveBars, Update, at_most
 
 __all__ = ["party_explorer"]
 
@@ -40,6 +40,8 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
         raise HelpersTypeError(f"guests には helpers.data.Party を渡してください。{type(g).__name__} が来ました。")
     if g.X.shape[1] != 2 or g.W_Q.shape[1] != 2 or g.W_V.shape[1] != 2:
         raise HelpersError("この図は平面(2 次元)の交流会用です。X, Q, K, V がすべて 2 列の Party を渡してください。")
+    at_most(len(g.names), MAX_ITEMS, "交流会の参加者")
+    person = text(person, "person(探す人)")
     g.index(person)  # a clear KeyError for a guest who is not there
     names = list(g.names)
     qk = np.vstack([g.Q, g.K])

@@ -13,11 +13,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
 from .. import plotting
-from .._validate import HelpersError
 from ..attention import project
-from ..data import Embedding, foods
+from ..data import Embedding
 from ..geometry import rotation_scale_matrix
-from ._base import Explorable, Update, slider
+from ._base import Explorable, Update, on_the_plane, planar_embedding, slider
 
 __all__ = ["three_faces_explorer"]
 
@@ -98,14 +97,9 @@ def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
     `xW` of every word. Under the picture (live widget only): the three matrices, and for each
     word the word whose key k best matches its query q (largest q·k), a taste of chapter 06.
     """
-    emb = embedding or foods()
+    emb = planar_embedding(embedding, len(_MARKERS))  # one marker shape per word
+    on_the_plane(emb.vectors, "埋め込みのベクトル")
     X = emb.vectors
-    if X.shape[1] != 2:
-        raise HelpersError(f"平面に描くので d_model = 2 の埋め込みが必要です。shape {X.shape} が来ました。")
-    if len(emb.words) > len(_MARKERS):
-        raise HelpersError(
-            f"見分けられる語は {len(_MARKERS)} 個までです。{len(emb.words)} 個の語が来ました。"
-        )
     n = len(emb.words)
 
     def build(fig: Figure) -> Update:

@@ -7,7 +7,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting, scaling
-from ._base import Explorable, LiveBars, Update
+from .._validate import integer
+from ._base import MAX_ITEMS, Explorable, LiveBars, Update
 
 __all__ = ["scaling_explorer"]
 
@@ -21,6 +22,9 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -
     each d_k, the row whose unscaled largest weight is the median, shown scaled or not);
     right: the average largest weight of a row, for every d_k (the ring marks the current one).
     """
+    # Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar
+    # per word: a few words are what the chapter needs (it uses 8).
+    n_words = integer(n_words, "n_words(1 文の語の数)", lo=1, hi=MAX_ITEMS)
     rng = np.random.default_rng(0) if rng is None else rng
     runs = {r.d_k: r for r in scaling.scaling_experiment(scaling.DK_CHOICES, rng, n_words=n_words)}
     d_ks = sorted(runs)

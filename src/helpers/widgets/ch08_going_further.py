@@ -8,10 +8,10 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validate import HelpersError, as_array, as_matrix
+from .._validate import HelpersError, as_array, as_matrix, texts
 from ..heads import causal_mask, multi_head_attention
 from ..plotting import shade_masked
-from ._base import Explorable, FrameExplorable, LiveHeatmap, Update
+from ._base import MAX_ITEMS, Explorable, FrameExplorable, LiveHeatmap, Update, at_most
 
 __all__ = ["heads_explorer"]
 
@@ -25,20 +25,28 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
     `state` holds the chosen head's weights and the output for the current controls.
     """
     X = as_matrix(X, "X")
-    W_Q, W_K, W_V = (as_array(M, name) for M, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
-    n, h = X.shape[0], W_Q.shape[0]
+    n = X.shape[0]
+    words = texts(words, "words(語)")
     if len(words) != n:
         raise HelpersError(f"語が {len(words)} 個、X の行が {n} 本です。同じ数にしてください。")
-    if len(head_names) != h:
-        raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
-    if 2 * h > 12:
-        raise HelpersError(f"本に載せるコマ(頭 × マスクのあり・なし = {2 * h})は 12 個までにしてください。")
+    at_most(n, MAX_ITEMS, "語(X の行)")
+    W_Q = as_array(W_Q, "W_Q")
+    if W_Q.ndim == 3 and 2 * W_Q.shape[0] > 12:  # other shapes: multi_head_attention names them
+        raise HelpersError(
+            f"本に載せるコマ(頭 × マスクのあり・なし = {2 * W_Q.shape[0]})は 12 個までにしてください。"
+        )
+    W_O = as_matrix(W_O, "W_O")
+    at_most(W_O.shape[1], MAX_ITEMS, "出力の列(W_O の列)")
+    out_labels = texts(out_labels, "out_labels(出力の列の名前)", count=W_O.shape[1])
     mask = causal_mask(n)
     results = {masked: multi_head_attention(X, W_Q, W_K, W_V, W_O, mask if masked else None)
                for masked in (False, True)}
-    if len(out_labels) != results[False][0].shape[1]:
-        raise HelpersError(f"out_labels は出力の列の数 {results[False][0].shape[1]} 個にしてください。")
-    reach = max(float(np.abs(out).max()) for out, _ in results.values())
+    h = results[False][1].shape[0]
+    head_names = texts(head_names, "head_names(頭の名前)")
+    if len(head_names) != h:
+        raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
+    # The colour range of the output; an all-zero output still needs one (vmin < vmax).
+    reach = max(float(np.abs(out).max()) for out, _ in results.values()) or 1.0
 
     def build(fig: Figure) -> Update:
         ax_map, ax_out = fig.subplots(1, 2, width_ratios=[1.35, 1])
