@@ -4,6 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.plotting import plot_heatmap, plot_lines, plot_tiles
 from helpers.plotting._base import (
     COL_TITLE,
@@ -60,3 +61,36 @@ def test_heatmap_axes_put_the_looked_at_on_top():
     assert ax.xaxis.get_label_position() == "top"
     assert [t.get_text() for t in ax.get_yticklabels()] == ["r1", "r2"]
     assert ax.get_xticklabels()[0].get_rotation() == 45  # more than four columns
+
+
+def test_text_colors_of_one_number():
+    _, ax = plt.subplots()
+    image = ax.imshow(np.array([[0.0, 1.0]]), cmap="Blues")
+    assert text_colors(image, 1.0).item() == "white"  # the darkest blue
+
+
+@pytest.mark.parametrize(
+    "call, error, word",
+    [
+        pytest.param(lambda image: text_colors("image", [1.0]), HelpersTypeError, "imshow", id="not-an-image"),
+        pytest.param(lambda image: text_colors(image, "abc"), HelpersTypeError, "数の配列", id="values-text"),
+        pytest.param(lambda image: text_colors(image, [np.nan]), HelpersError, "NaN", id="values-nan"),
+        pytest.param(lambda image: (image.norm.__setattr__("vmin", 5.0), text_colors(image, [1.0])),
+                     HelpersError, "逆さま", id="reversed-colour-range"),
+        pytest.param(lambda image: heatmap_axes(None, [1], ["a"]), HelpersTypeError, "文字列",
+                     id="label-number"),
+        pytest.param(lambda image: heatmap_axes("ax", ["a"], ["b"]), HelpersTypeError, "軸", id="ax-text"),
+        pytest.param(lambda image: heatmap_axes(None, ["a"] * 2000, ["b"]), HelpersError, "大きすぎます",
+                     id="too-many-labels"),
+        pytest.param(lambda image: heatmap_axes(None, ["a"], ["b"], row_title=3), HelpersTypeError, "文字列",
+                     id="title-number"),
+        pytest.param(lambda image: heatmap_axes_of("ax"), HelpersTypeError, "軸", id="heatmap-of-text"),
+        pytest.param(lambda image: check_text_size(1e5), HelpersError, "以下", id="text-size-huge"),
+    ],
+)
+def test_base_helpers_refuse_bad_input_in_japanese(call, error, word):
+    _, ax = plt.subplots()
+    image = ax.imshow(np.array([[0.0, 1.0]]), cmap="Blues", vmin=0.0, vmax=1.0)
+    with pytest.raises(error, match=word):
+        call(image)
+    plt.close("all")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import plotting
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import AXES, foods
 
 
@@ -59,3 +60,57 @@ def test_plot_bars_highlights_one_bar(no_glyph_warnings):
     widths = [p.get_linewidth() for p in ax.patches]
     edges = [p.get_edgecolor() for p in ax.patches]
     assert widths[1] == 2 and edges[1][:3] == (0.0, 0.0, 0.0) and edges[0][3] == 0.0
+
+
+@pytest.mark.parametrize(
+    "call, error, word",
+    [
+        pytest.param(lambda: plotting.plot_vectors([[1, 0]], [1]), HelpersTypeError, "文字列", id="label-not-text"),
+        pytest.param(lambda: plotting.plot_vectors([[1, 0]], ["a"], colors=["red", "blue"]), HelpersError, "1 個",
+                     id="colors-count"),
+        pytest.param(lambda: plotting.plot_vectors([[1, 0]], ["a"], colors="nope"), HelpersError, "色",
+                     id="colors-unknown"),
+        pytest.param(lambda: plotting.plot_vectors([[1e300, 0]], ["a"]), HelpersError, "大きすぎて",
+                     id="vectors-beyond-the-plane"),
+        pytest.param(lambda: plotting.plot_vectors(np.ones((600, 2)), ["a"] * 600), HelpersError, "大きすぎます",
+                     id="too-many-arrows"),
+        pytest.param(lambda: plotting.plot_vectors([[1, 0]], ["a"], limits=(2, 1)), HelpersError, "下限",
+                     id="limits-reversed"),
+        pytest.param(lambda: plotting.plot_vectors([[1, 0]], ["a"], title=5), HelpersTypeError, "文字列",
+                     id="title-number"),
+        pytest.param(lambda: plotting.finish_plane(None, (-1e308, 1e308), AXES, None), HelpersError, "大きすぎて",
+                     id="plane-too-wide"),
+        pytest.param(lambda: plotting.finish_plane("ax", (-1, 1), AXES, None), HelpersTypeError, "軸",
+                     id="plane-ax-not-axes"),
+        pytest.param(lambda: plotting.finish_plane(None, (-1, 1), ("x",), None), HelpersError, "2 個",
+                     id="plane-one-axis-label"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((1, 2)), ["a"], ["b", "c"], fmt="{:d}"),
+                     HelpersError, "書式", id="heatmap-fmt"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((1, 2)), ["a"], ["b", "c"], cmap="Bluez"),
+                     HelpersError, "色の並び", id="heatmap-cmap"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((1, 2)), ["a"], ["b", "c"], vmin=7), HelpersError,
+                     "以下", id="heatmap-vmin-above-the-values"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((1, 2)), ["a"], ["b", "c"], colorbar="yes"),
+                     HelpersTypeError, "True か False", id="heatmap-colorbar"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((40, 40)), ["a"] * 40, ["b"] * 40), HelpersError,
+                     "大きすぎます", id="heatmap-too-many-cells"),
+        pytest.param(lambda: plotting.plot_heatmap(np.ones((1, 2)), [1], ["b", "c"]), HelpersTypeError, "文字列",
+                     id="heatmap-label-number"),
+        pytest.param(lambda: plotting.plot_bars("abc", ["a"]), HelpersTypeError, "数の配列", id="bars-text"),
+        pytest.param(lambda: plotting.plot_bars([np.nan, 1.0], ["a", "b"]), HelpersError, "有限",
+                     id="bars-nan"),
+        pytest.param(lambda: plotting.plot_bars([1, 2], ["a", "b"], highlight=5), HelpersError, "範囲",
+                     id="bars-highlight-out-of-range"),
+        pytest.param(lambda: plotting.plot_bars([1, 2], ["a", "b"], ylim=(0, np.inf)), HelpersError, "有限",
+                     id="bars-ylim-inf"),
+        pytest.param(lambda: plotting.plot_bars([1, 2], ["a", "b"], color=None), HelpersError, "色",
+                     id="bars-color-none"),
+        pytest.param(lambda: plotting.plot_bars(np.ones(5000), ["a"] * 5000), HelpersError, "大きすぎます",
+                     id="too-many-bars"),
+    ],
+)
+def test_common_plots_refuse_bad_input_in_japanese(call, error, word):
+    figures = plt.get_fignums()
+    with pytest.raises(error, match=word):
+        call()
+    assert plt.get_fignums() == figures  # refused before a figure was made

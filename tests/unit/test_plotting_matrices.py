@@ -1,10 +1,12 @@
 """helpers.plotting.matrices: matrix shapes, W as a map of the plane, tiles (chapters 04–05)."""
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.patches import Polygon
 
 import helpers
+from helpers._validate import HelpersError, HelpersTypeError
 from helpers.plotting import plot_matmul_shapes, plot_plane_transform, plot_tiles
 
 
@@ -136,3 +138,43 @@ def test_tiles_take_the_requested_text_sizes():
     ax = plot_tiles((6, 4), (4, 8), (3, 4), highlight=0, label_size=13)
     sizes = {t.get_text(): t.get_fontsize() for t in ax.texts}
     assert sizes["8"] == 13 and sizes["0"] == 17 and sizes["3"] == 14
+
+
+@pytest.mark.parametrize(
+    "call, error, word",
+    [
+        pytest.param(lambda: plot_matmul_shapes(names=5), HelpersTypeError, "3 つ", id="names-number"),
+        pytest.param(lambda: plot_matmul_shapes(dims=5), HelpersTypeError, "3 つ", id="dims-number"),
+        pytest.param(lambda: plot_matmul_shapes(dims=("n", 2, None)), HelpersTypeError, "文字列",
+                     id="dims-symbol-number"),
+        pytest.param(lambda: plot_matmul_shapes(left=(1, 10**400)), HelpersError, "範囲", id="side-huge"),
+        pytest.param(lambda: plot_matmul_shapes(color=None), HelpersError, "色", id="color-none"),
+        pytest.param(lambda: plot_matmul_shapes(title=3), HelpersTypeError, "文字列", id="title-number"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), extent=1000, step=0.001), HelpersError, "方眼",
+                     id="grid-too-fine"),
+        pytest.param(lambda: plot_plane_transform(np.full((2, 2), 1e300)), HelpersError, "大きすぎて",
+                     id="W-beyond-the-plane"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), points=[[1e300, 0.0]]), HelpersError, "大きすぎて",
+                     id="points-beyond-the-plane"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), name=3), HelpersTypeError, "文字列",
+                     id="name-number"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), show_original="yes"), HelpersTypeError,
+                     "True か False", id="show-original-text"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), limits=(0, np.inf)), HelpersError, "有限",
+                     id="limits-inf"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), axis_labels=("a",)), HelpersError, "2 個",
+                     id="one-axis-label"),
+        pytest.param(lambda: plot_plane_transform(np.eye(2), labels=[1, 2], points=np.eye(2)),
+                     HelpersTypeError, "文字列", id="labels-numbers"),
+        pytest.param(lambda: plot_tiles((6, 4), (4, 8), 2, names=5), HelpersTypeError, "3 つ", id="tile-names"),
+        pytest.param(lambda: plot_tiles((40, 4), (4, 30), 1), HelpersError, "大きすぎます", id="too-many-tiles"),
+        pytest.param(lambda: plot_tiles((6, 4), (4, 8), 2, title=5), HelpersTypeError, "文字列",
+                     id="tile-title-number"),
+        pytest.param(lambda: plot_tiles((1, 10**400), (10**400, 2), 1), HelpersError, "範囲", id="tile-side-huge"),
+    ],
+)
+def test_matrix_plots_refuse_bad_input_in_japanese(call, error, word):
+    figures = plt.get_fignums()
+    with pytest.raises(error, match=word):
+        call()
+    assert plt.get_fignums() == figures  # refused before a figure was made

@@ -12,8 +12,9 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
 
-from .._validate import HelpersError, HelpersTypeError, number
+from .._validate import HelpersError, HelpersTypeError, as_array, guard_size, number, text, texts
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
 
@@ -27,6 +28,11 @@ ROW_TITLE = "問い(見る側)"
 
 
 COL_TITLE = "見出し(見られる側)"
+
+
+#: The most numbers one figure writes or draws (heatmap cells, bars, arrows, tiles): each is a
+#: text on the figure, and a thousand of them already take about a second to draw.
+MAX_DRAWN = 1_000
 
 
 def apply_style() -> None:
@@ -81,14 +87,32 @@ def text_colors(image, values) -> np.ndarray:
 
     One rule for every heatmap of the book, static or live: the cell colour's luminance.
     """
-    rgba = image.cmap(image.norm(np.asarray(values, dtype=float)))
+    if not isinstance(image, ScalarMappable):
+        raise HelpersTypeError(
+            "image には ax.imshow(...) が返す画像を渡してください。"
+            f"{type(image).__name__} が来ました。"
+        )
+    values = as_array(values, "values")
+    vmin, vmax = image.norm.vmin, image.norm.vmax
+    if vmin is not None and vmax is not None and vmin > vmax:
+        raise HelpersError(
+            f"image の色の範囲が逆さまです(vmin={vmin:g}、vmax={vmax:g})。vmin は vmax 以下にしてください。"
+        )
+    rgba = np.asarray(image.cmap(image.norm(values)))  # a tuple for one number
     luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
     return np.where(luminance < 0.5, "white", "black")
 
 
 def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
-                 row_title: str = ROW_TITLE, col_title: str = COL_TITLE) -> None:
-    """Ticks and titles of a heatmap: rows = who looks (left), columns = who is looked at (top)."""
+                 row_title: str = ROW_TITLE, col_title: str = COL_TITLE):
+    """Ticks and titles of a heatmap: rows = who looks (left), columns = who is looked at (top).
+
+    Returns `ax` (a new figure's axes when `ax` is None).
+    """
+    row_labels, col_labels = texts(row_labels, "row_labels"), texts(col_labels, "col_labels")
+    guard_size((len(row_labels), len(col_labels)), "ヒートマップの表", limit=MAX_DRAWN)
+    row_title, col_title = text(row_title, "row_title"), text(col_title, "col_title")
+    ax = axes_or_new(ax)
     ax.grid(False)
     ax.set_xticks(range(len(col_labels)), col_labels, rotation=45 if len(col_labels) > 4 else 0)
     ax.set_yticks(range(len(row_labels)), row_labels)
@@ -96,15 +120,17 @@ def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
     ax.set_ylabel(row_title)
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
+    return ax
 
 
 def heatmap_axes_of(ax):
     """`ax` after checking that a heatmap (an image) was drawn on it; its (rows, cols)."""
-    if ax is None or not getattr(ax, "images", None):
+    if ax is None or not axes_or_new(ax).images:  # axes_or_new refuses what is not an Axes
         raise HelpersError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
     return ax.images[-1].get_array().shape[:2]
 
 
 def check_text_size(size, what: str = "label_size") -> None:
-    """A font size must be a positive finite number."""
-    number(size, f"{what}(文字の大きさ)", positive=True)
+    """A font size must be a positive finite number, at most 100 points (FreeType refuses sizes
+    far beyond it when the figure is drawn)."""
+    number(size, f"{what}(文字の大きさ)", positive=True, hi=100)

@@ -7,21 +7,62 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import matplotlib
 import numpy as np
+from matplotlib.colors import Colormap
 
-from .._validate import HelpersError, as_matrix
+from .._validate import (
+    HelpersError,
+    as_array,
+    as_matrix,
+    flag,
+    guard_size,
+    integer,
+    number,
+    pair,
+    text,
+    texts,
+)
 from ..data import AXES
 from ._base import (
     COL_TITLE,
     COLORS,
+    MAX_DRAWN,
     ROW_TITLE,
     WORD_COLORS,
     axes_or_new,
+    colors_of,
     heatmap_axes,
     text_colors,
 )
 
 __all__ = ["plot_vectors", "finish_plane", "plot_heatmap", "plot_bars"]
+
+
+#: Axis limits and colour ranges stay within ± this: near 1e308 matplotlib's ticks overflow
+#: when the figure is drawn.
+_MAX_LIMIT = 1e300
+
+
+def _drawable(lo: float, hi: float, what: str) -> None:
+    """Refuse a range (axis limits, colours) too wide for matplotlib to put ticks on."""
+    if not max(abs(lo), abs(hi)) <= _MAX_LIMIT:
+        raise HelpersError(
+            f"{what}が ({lo:g}, {hi:g}) になり、大きすぎて図に描けません(絶対値 {_MAX_LIMIT:g} まで)。"
+            "もっと小さな値にしてください。"
+        )
+
+
+def _limits(values, name: str) -> tuple[float, float]:
+    """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn."""
+    lo, hi = pair(values, name)
+    _drawable(lo, hi, name)
+    return lo, hi
+
+
+def _color(value, name: str):
+    """One matplotlib colour (a name such as "tab:blue", "#0072B2", or an RGB tuple)."""
+    return colors_of([value], name, 1)[0]
 
 
 def plot_vectors(
@@ -37,26 +78,39 @@ def plot_vectors(
     v = as_matrix(vectors, "vectors")
     if v.shape[1] != 2:
         raise HelpersError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
+    guard_size(v.shape, "矢印(vectors)", limit=MAX_DRAWN)
+    labels = texts(labels, "labels")
     if len(labels) != v.shape[0]:
         raise HelpersError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
-    ax = axes_or_new(ax)
     if colors is None:
         colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(labels))]
     elif isinstance(colors, str):
-        colors = [colors] * len(labels)
+        colors = [_color(colors, "colors")] * len(labels)
+    else:
+        colors = colors_of(colors, "colors", len(labels))
+    title = text(title, "title", optional=True)
+    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    if limits is None:
+        lo, hi = min(0.0, float(v.min()) * 1.25), max(1.0, float(np.abs(v).max()) * 1.25)
+        _drawable(lo, hi, "vectors から決まる図の範囲")
+    else:
+        lo, hi = _limits(limits, "limits")
+    ax = axes_or_new(ax)
     for (x, y), label, c in zip(v, labels, colors, strict=True):
         ax.annotate(
             "", xy=(x, y), xytext=(0, 0),
             arrowprops={"arrowstyle": "-|>", "color": c, "lw": 2, "shrinkA": 0, "shrinkB": 0},
         )
         ax.text(x, y, f" {label}", color=c, fontsize=11, va="bottom", ha="left")
-    hi = limits[1] if limits else max(1.0, float(np.abs(v).max()) * 1.25)
-    lo = limits[0] if limits else min(0.0, float(v.min()) * 1.25)
     return finish_plane(ax, (lo, hi), axis_labels, title)
 
 
 def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
     """Square plane with equal scales, the two axes through the origin, labels and title."""
+    limits = _limits(limits, "limits")
+    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    title = text(title, "title", optional=True)
+    ax = axes_or_new(ax)
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
     ax.set_aspect("equal")
@@ -85,21 +139,53 @@ def plot_heatmap(
 ):
     """A labelled matrix: rows = who looks (queries), columns = who is looked at (keys)."""
     m = as_matrix(matrix, "matrix")
+    guard_size(m.shape, "ヒートマップ(matrix)", limit=MAX_DRAWN)
+    row_labels, col_labels = texts(row_labels, "row_labels"), texts(col_labels, "col_labels")
     if m.shape != (len(row_labels), len(col_labels)):
         raise HelpersError(
             f"行列は shape {m.shape} ですが、行ラベル {len(row_labels)} 個・列ラベル {len(col_labels)} 個です。"
         )
+    title = text(title, "title", optional=True)
+    row_title, col_title = text(row_title, "row_title"), text(col_title, "col_title")
+    if not isinstance(cmap, Colormap) and text(cmap, "cmap") not in matplotlib.colormaps:
+        raise HelpersError(
+            f"cmap {cmap!r} という色の並びはありません。\"Blues\" や \"RdBu_r\" のような "
+            "matplotlib の名前にしてください。"
+        )
+    numbers = _cell_texts(m, text(fmt, "fmt"))
+    colorbar = flag(colorbar, "colorbar")
+    vmin = None if vmin is None else number(vmin, "vmin")
+    vmax = None if vmax is None else number(vmax, "vmax")
+    lo = float(m.min()) if vmin is None else vmin
+    hi = float(m.max()) if vmax is None else vmax
+    if lo > hi:
+        raise HelpersError(
+            f"vmin は vmax 以下にしてください(指定しない方は matrix の最小・最大になります)。"
+            f"vmin = {lo:g}、vmax = {hi:g} です。"
+        )
+    _drawable(lo, hi, "色の範囲 (vmin, vmax)")
     ax = axes_or_new(ax)
     im = ax.imshow(m, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     heatmap_axes(ax, row_labels, col_labels, row_title, col_title)
     colors = text_colors(im, m)
-    for (i, j), val in np.ndenumerate(m):
-        ax.text(j, i, fmt.format(val), ha="center", va="center", fontsize=9, color=colors[i, j])
+    for i, row in enumerate(numbers):
+        for j, written in enumerate(row):
+            ax.text(j, i, written, ha="center", va="center", fontsize=9, color=colors[i, j])
     if colorbar:
         ax.figure.colorbar(im, ax=ax, shrink=0.8)
     if title:
         ax.set_title(title, pad=12)
     return ax
+
+
+def _cell_texts(m: np.ndarray, fmt: str) -> list[list[str]]:
+    """The numbers of a heatmap written with `fmt` (a format such as "{:.2f}")."""
+    try:
+        return [[fmt.format(val) for val in row] for row in m]
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as err:
+        raise HelpersError(
+            f"fmt {fmt!r} では数を書けません。\"{{:.2f}}\" のように、数を 1 つ書く書式にしてください。"
+        ) from err
 
 
 def plot_bars(
@@ -113,9 +199,18 @@ def plot_bars(
     ylim: tuple[float, float] | None = None,
 ):
     """Bars with their values printed on top; `highlight` marks one bar (e.g. the argmax)."""
-    vals = np.asarray(values, dtype=float).reshape(-1)
+    vals = as_array(values, "values").reshape(-1)
+    guard_size(vals.shape, "棒グラフ(values)", limit=MAX_DRAWN)
+    labels = texts(labels, "labels")
     if len(labels) != vals.size:
         raise HelpersError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
+    color = _color(color, "color")
+    title = text(title, "title", optional=True)
+    ylabel = text(ylabel, "ylabel", optional=True)
+    if highlight is not None:
+        highlight = integer(highlight, "highlight(目立たせる棒の番号)", 0, vals.size - 1)
+    if ylim is not None:
+        ylim = _limits(ylim, "ylim")
     ax = axes_or_new(ax)
     edge = ["black" if i == highlight else "none" for i in range(vals.size)]
     ax.bar(range(vals.size), vals, color=color, edgecolor=edge, linewidth=2)

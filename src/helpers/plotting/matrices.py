@@ -14,10 +14,20 @@ from matplotlib import patheffects
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from .._validate import HelpersError, HelpersTypeError, as_matrix, integer
+from .._validate import (
+    HelpersError,
+    HelpersTypeError,
+    as_matrix,
+    flag,
+    guard_size,
+    integer,
+    number,
+    text,
+    texts,
+)
 from ..matmul import tile_slices
-from ._base import COLORS, axes_or_new, check_text_size
-from .common import finish_plane
+from ._base import COLORS, MAX_DRAWN, axes_or_new, check_text_size
+from .common import _color, _drawable, _limits, finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
 
@@ -33,6 +43,14 @@ _WRONG = "#CC0000"
 _MAX_GRID = 16
 
 
+#: The longest side of a box (rows or columns of a matrix) drawn: the book's are at most 8.
+_MAX_SIDE = 10_000
+
+
+#: At most this many grid steps from the centre to the edge of the plane (extent / step).
+_MAX_GRID_STEPS = 100
+
+
 def _math_name(name: str) -> str:
     """'W_Q' → '$W_{Q}$', 'XW' → '$XW$'; anything else (already $…$, spaces, Japanese) stays."""
     m = re.fullmatch(r"([A-Za-z]+)(?:_([A-Za-z0-9]+))?", name)
@@ -45,7 +63,15 @@ def _math_name(name: str) -> str:
 def _shape_pair(shape, what: str) -> tuple[int, int]:
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
         raise HelpersTypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{shape!r} が来ました。")
-    return integer(shape[0], f"{what} の行数", lo=1), integer(shape[1], f"{what} の列数", lo=1)
+    return (integer(shape[0], f"{what} の行数", 1, _MAX_SIDE),
+            integer(shape[1], f"{what} の列数", 1, _MAX_SIDE))
+
+
+def _three(values, what: str, meaning: str, optional: bool = False) -> list:
+    """Three texts (the names of three boxes, the symbols of three sides); None too if `optional`."""
+    if not isinstance(values, (tuple, list)) or len(values) != 3:
+        raise HelpersTypeError(f"{what} は {meaning}にしてください。{values!r} が来ました。")
+    return [text(v, f"{what} の要素", optional) for v in values]
 
 
 def _cell_lines(ax, x0: float, rows: int, cols: int) -> None:
@@ -111,13 +137,13 @@ def plot_matmul_shapes(
     """
     n, d = _shape_pair(left, "left")
     d2, m = _shape_pair(right, "right")
-    if isinstance(names, str) or len(names) != 3 or not all(isinstance(s, str) for s in names):
-        raise HelpersTypeError(f"names は (左, 右, 結果) の 3 つの文字列にしてください。{names!r} が来ました。")
+    names = _three(names, "names", "(左, 右, 結果) の 3 つの文字列")
     if dims is None:
         dims = (None, None, None)
-    if isinstance(dims, str) or len(dims) != 3:
-        raise HelpersTypeError(f"dims は (行, 内側, 列) の 3 つの記号(または None)にしてください。{dims!r} が来ました。")
-    row_sym, inner_sym, col_sym = dims
+    row_sym, inner_sym, col_sym = _three(dims, "dims", "(行, 内側, 列) の 3 つの記号(または None)",
+                                         optional=True)
+    color, left_color = _color(color, "color"), _color(left_color, "left_color")
+    title = text(title, "title", optional=True)
     fits = d == d2
     inner_color = None if fits else _WRONG
     ax = axes_or_new(ax)
@@ -183,23 +209,47 @@ def plot_plane_transform(
     says what grey/colour and solid/dashed mean. `label_size` is the font size of the arrows'
     labels (raise it when several planes share one wide figure).
     """
+    name = text(name, "name")
     W = as_matrix(W, name)
-    check_text_size(label_size)
     if W.shape != (2, 2):
         raise HelpersError(
             f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
         )
-    if not np.isfinite(extent) or extent <= 0 or not np.isfinite(step) or not 0 < step <= extent:
+    color = _color(color, "color")
+    extent, step = number(extent, "extent", positive=True), number(step, "step", positive=True)
+    if step > extent:
         raise HelpersError(
             f"extent は正の数、step は 0 より大きく extent 以下にしてください。extent={extent}, step={step}。"
         )
-    pts = None
+    if extent / step > _MAX_GRID_STEPS:
+        raise HelpersError(
+            f"方眼の線が多すぎます: extent / step = {extent / step:g} ですが、{_MAX_GRID_STEPS} までにしてください。"
+            "step を大きくするか extent を小さくしてください。"
+        )
+    pts = moved = None  # the points and where x ↦ xW sends them
     if points is not None:
         pts = as_matrix(points, "points")
         if pts.shape[1] != 2:
             raise HelpersError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
-        if labels is not None and len(labels) != pts.shape[0]:
+        guard_size(pts.shape, "点(points)", limit=MAX_DRAWN)
+    if labels is not None:
+        labels = texts(labels, "labels")
+        if pts is not None and len(labels) != pts.shape[0]:
             raise HelpersError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
+    show_original, key = flag(show_original, "show_original"), flag(key, "key")
+    title = text(title, "title", optional=True)
+    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    check_text_size(label_size)
+    with np.errstate(over="ignore"):  # too far (inf) is refused just below, without a warning
+        reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
+        if pts is not None:
+            moved = pts @ W
+            reach.append(float(np.abs(np.vstack([pts, moved])).max()))
+    if limits is None:
+        limits = (-1.1 * max(reach), 1.1 * max(reach))
+        _drawable(*limits, f"{name} と extent{'、points' if pts is not None else ''} から決まる図の範囲")
+    else:
+        limits = _limits(limits, "limits")
     ax = axes_or_new(ax)
     ticks = np.arange(-extent, extent + step / 2, step)
     for c in ticks:
@@ -230,12 +280,10 @@ def plot_plane_transform(
         ax.text(tip[0] / 2 + side[0], tip[1] / 2 + side[1], f"{tex}{_math_name(name)}",
                 color=color, fontsize=label_size, zorder=8, ha=ha, va=va,
                 bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
-    reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
     if pts is not None:
-        img = pts @ W
         ax.scatter(pts[:, 0], pts[:, 1], color=_GREY, s=18, zorder=5)
-        ax.scatter(img[:, 0], img[:, 1], color=color, s=30, zorder=6, edgecolor="white")
-        for k, (p, q) in enumerate(zip(pts, img, strict=True)):
+        ax.scatter(moved[:, 0], moved[:, 1], color=color, s=30, zorder=6, edgecolor="white")
+        for k, (p, q) in enumerate(zip(pts, moved, strict=True)):
             ax.plot([p[0], q[0]], [p[1], q[1]], color=color, lw=0.8, ls=":", zorder=3)
             if labels is not None:
                 away = q - p if np.hypot(*(q - p)) > 1e-9 else np.array([1.0, 0.0])
@@ -243,9 +291,8 @@ def plot_plane_transform(
                 ax.annotate(labels[k], xy=q, xytext=6 * away / np.hypot(*away),
                             textcoords="offset points", ha=ha, va=va, color=color, fontsize=9,
                             zorder=6, path_effects=_halo())
-        reach.append(float(np.abs(np.vstack([pts, img])).max()))
     ax.grid(False)
-    finish_plane(ax, limits or (-1.1 * max(reach), 1.1 * max(reach)), axis_labels, title)
+    finish_plane(ax, limits, axis_labels, title)
     if key:
         shown = _math_name(name).strip("$")
         handles = [Line2D([], [], color=color, lw=1.2, ls="-", label="元の縦線の行き先"),
@@ -289,11 +336,13 @@ def plot_tiles(
             f"X の列数と W の行数が違います: x_shape {(n, d)}、w_shape {(d2, m)}。"
             "(n×d) · (d×m) の形にしてください。"
         )
+    guard_size((n, m), "結果 Y(X · W)", limit=MAX_DRAWN)  # at most one tile (a number on it) per cell
     tiles = tile_slices((n, m), tile)
     if highlight is not None:
         integer(highlight, "highlight(タイル番号)", 0, len(tiles) - 1)
+    name_x, name_w, name_y = (_math_name(s) for s in _three(names, "names", "(X, W, Y) の 3 つの文字列"))
+    title = text(title, "title", optional=True)
     ax = axes_or_new(ax)
-    name_x, name_w, name_y = (_math_name(s) for s in names)
     gap = 3.0
     x_w = d + gap
     x_y = x_w + m + gap
