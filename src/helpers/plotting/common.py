@@ -11,18 +11,8 @@ import matplotlib
 import numpy as np
 from matplotlib.colors import Colormap
 
-from .._validate import (
-    HelpersError,
-    as_array,
-    as_matrix,
-    flag,
-    guard_size,
-    integer,
-    number,
-    pair,
-    text,
-    texts,
-)
+from .. import _validate
+from .._validate import HelpersError, as_array, as_matrix, number, text, texts
 from ..data import AXES
 from ._base import (
     COL_TITLE,
@@ -55,7 +45,7 @@ def _drawable(lo: float, hi: float, what: str) -> None:
 
 def _limits(values, name: str) -> tuple[float, float]:
     """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn."""
-    lo, hi = pair(values, name)
+    lo, hi = _validate.pair(values, name)
     _drawable(lo, hi, name)
     return lo, hi
 
@@ -78,7 +68,7 @@ def plot_vectors(
     v = as_matrix(vectors, "vectors")
     if v.shape[1] != 2:
         raise HelpersError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
-    guard_size(v.shape, "矢印(vectors)", limit=MAX_DRAWN)
+    _validate.guard_size(v.shape, "矢印(vectors)", limit=MAX_DRAWN)
     labels = texts(labels, "labels")
     if len(labels) != v.shape[0]:
         raise HelpersError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
@@ -139,7 +129,7 @@ def plot_heatmap(
 ):
     """A labelled matrix: rows = who looks (queries), columns = who is looked at (keys)."""
     m = as_matrix(matrix, "matrix")
-    guard_size(m.shape, "ヒートマップ(matrix)", limit=MAX_DRAWN)
+    _validate.guard_size(m.shape, "ヒートマップ(matrix)", limit=MAX_DRAWN)
     row_labels, col_labels = texts(row_labels, "row_labels"), texts(col_labels, "col_labels")
     if m.shape != (len(row_labels), len(col_labels)):
         raise HelpersError(
@@ -153,7 +143,7 @@ def plot_heatmap(
             "matplotlib の名前にしてください。"
         )
     numbers = _cell_texts(m, text(fmt, "fmt"))
-    colorbar = flag(colorbar, "colorbar")
+    colorbar = _validate.flag(colorbar, "colorbar")
     vmin = None if vmin is None else number(vmin, "vmin")
     vmax = None if vmax is None else number(vmax, "vmax")
     lo = float(m.min()) if vmin is None else vmin
@@ -200,7 +190,7 @@ def plot_bars(
 ):
     """Bars with their values printed on top; `highlight` marks one bar (e.g. the argmax)."""
     vals = as_array(values, "values").reshape(-1)
-    guard_size(vals.shape, "棒グラフ(values)", limit=MAX_DRAWN)
+    _validate.guard_size(vals.shape, "棒グラフ(values)", limit=MAX_DRAWN)
     labels = texts(labels, "labels")
     if len(labels) != vals.size:
         raise HelpersError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
@@ -208,7 +198,7 @@ def plot_bars(
     title = text(title, "title", optional=True)
     ylabel = text(ylabel, "ylabel", optional=True)
     if highlight is not None:
-        highlight = integer(highlight, "highlight(目立たせる棒の番号)", 0, vals.size - 1)
+        highlight = _validate.integer(highlight, "highlight(目立たせる棒の番号)", 0, vals.size - 1)
     if ylim is not None:
         ylim = _limits(ylim, "ylim")
     ax = axes_or_new(ax)
