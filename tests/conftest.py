@@ -69,7 +69,7 @@ def history(task, start, saved_steps):
 #   browser tests), then the notebooks (nbval), then the quick test modules, and last the
 #   reader's browser tests, which fill both cores at the end;
 # - the book build joins the browser tests' unit, so the same worker builds the book, then reads it;
-# - the reader's browser tests are one unit per test function, so both workers share them. Any
+# - each of the reader's browser tests is a unit of its own, so both workers share them. Any
 #   browser test waits until this session's build is done (test_book.book), or skips if it failed.
 
 BOOK_BUILD, BOOK_TESTS, READER_TESTS = "test_book_build.py", "test_book.py", "test_book_reader.py"
@@ -94,7 +94,7 @@ def pytest_collection_modifyitems(items):
 
 class _BookScheduling:
     """xdist scheduler plugin: loadfile, except that the book build joins the browser tests'
-    unit, and each test function of the reader's browser tests is a unit of its own."""
+    unit, and each of the reader's browser tests (each parameter) is a unit of its own."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config, log):
@@ -108,7 +108,7 @@ class _BookScheduling:
                 if scope.endswith(BOOK_BUILD):
                     return scope[: -len(BOOK_BUILD)] + BOOK_TESTS
                 if scope.endswith(READER_TESTS):
-                    return nodeid.split("[", 1)[0]  # file::function, with all its parameters
+                    return nodeid  # each test, each parameter: the workers end together
                 return scope
 
         return Scheduling(config, log)
