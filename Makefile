@@ -13,7 +13,11 @@ JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
 # Learners' JupyterLab: the same, plus book/jupyter_config/learner (nbgrader's authoring UI off).
 LEARNER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config/learner:$(CURDIR)/book/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
-PYTEST := $(JUPYTER_ENV) $(BIN)/pytest -p no:cacheprovider
+# Python's bytecode cache stays on for tests and bench even where PYTHONDONTWRITEBYTECODE is set (it
+# writes only into the ignored __pycache__/ folders): without it every kernel compiles the helpers again
+# and every pytest worker rewrites every test module's asserts again, ≈ 5 s a worker.
+BYTECODE := PYTHONDONTWRITEBYTECODE=
+PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
 # All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
 # in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
 # with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
@@ -110,7 +114,7 @@ check: setup lint
 	$(PYTEST) $(PARALLEL) tests $(SLOW_TESTS) $$chapters $(NBVAL)
 
 bench: setup
-	$(JUPYTER_ENV) $(BIN)/python tests/bench.py $(if $(LAB),--lab)
+	$(JUPYTER_ENV) $(BYTECODE) $(BIN)/python tests/bench.py $(if $(LAB),--lab)
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom

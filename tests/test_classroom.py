@@ -1,15 +1,17 @@
 """The classroom round trip, with the real nbgrader: build, submit, autograde, feedback, export.
 
 One course folder is built per session in a temporary directory (never the repo's classroom/)
-from every chapter that has exercises, plus a small probe chapter (made here from chapter 01: its
+from every chapter that has exercises, plus two small chapters made here: the probe (chapter 01's
 setup cell and its two exercises, with a hidden test that is a plain assert added to the cosine
-test). The submissions that misbehave go to the probe: what they test is the grading, not the
-chapter, and the probe runs in a third of chapter 01's time. Then these students hand in:
+test) and MISTAKES_CHAPTER (the setup cell and the exercises of every chapter that MISTAKES has
+answers for). The submissions that misbehave go to the probe and the typical mistakes to the
+other: what they test is the grading of an exercise, not the chapter around it, and each runs in a
+fraction of a chapter's time. Then these students hand in:
 
 - `teacher`: the source notebook, solutions included, for every chapter;
 - `untouched`: the release notebook as distributed, for every chapter;
-- `wrong1`, `wrong2`, ...: a chapter's solutions with the typical mistakes of MISTAKES swapped in
-  (one mistake per exercise and student, so few notebooks are executed);
+- `wrong1`, `wrong2`, ...: MISTAKES_CHAPTER's solutions with the typical mistakes of MISTAKES
+  swapped in (one mistake per exercise and student, so few notebooks are executed);
 - `loop`: the probe with an infinite loop in the cosine function;
 - `tamper`: the probe with wrong answers, one test cell replaced by `pass` and the other deleted;
 - `hardcoder`: the probe chapter with a cosine that passes the visible check but not the hidden
@@ -53,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = [p.stem for p in classroom.chapter_notebooks(NOTEBOOKS)]
 PROBE = "90_hidden_probe"
+MISTAKES_CHAPTER = "91_typical_mistakes"
 #: Short, so the infinite loop costs little; still far above any chapter cell's run time.
 TIMEOUT = 20
 HIDDEN_TEST = """\
@@ -161,8 +164,10 @@ def is_solution(cell) -> bool:
     return bool(cell.metadata.get("nbgrader", {}).get("solution"))
 
 
-def solution_cell(nb, defines: str):
-    found = [c for c in nb.cells if is_solution(c) and defines in c.source]
+def solution_cell(nb, defines: str, chapter: str = ""):
+    """The answer cell that contains `defines` (of chapter number `chapter`'s exercises, if given)."""
+    found = [c for c in nb.cells if is_solution(c) and defines in c.source
+             and gid(c).startswith(f"ex{chapter}")]
     assert len(found) == 1, f"「{defines}」を含む解答セルが 1 つではありません({len(found)} 個)"
     return found[0]
 
@@ -199,17 +204,26 @@ def visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def make_probe(folder: Path) -> Path:
-    """Chapter 01's setup cell and its two exercises, with a hidden test in the cosine's test."""
-    nb = read(folder / f"{chapter_named('01')}.ipynb")
+def exercises_only(folder: Path, numbers: list[str]):
+    """A notebook of chapter `numbers[0]`'s setup cell and the exercise cells of these chapters.
+
+    The exercises need nothing else from their chapter: the teacher's full marks on it show it.
+    """
+    chapters = [read(folder / f"{chapter_named(n)}.ipynb") for n in numbers]
+    nb = chapters[0]
     setup = next(c for c in nb.cells if c.cell_type == "code")
-    cells = {gid(c): c for c in nb.cells if gid(c)}
-    test = copy.deepcopy(cells["ex01_cosine_test"])
+    nb.cells = [setup] + [c for chapter in chapters for c in chapter.cells if gid(c)]
+    return nb
+
+
+def make_probe(folder: Path) -> None:
+    """The probe (chapter 01's exercises, a hidden test in the cosine's test) and MISTAKES_CHAPTER."""
+    nb = exercises_only(folder, ["01"])
+    test = next(c for c in nb.cells if gid(c) == "ex01_cosine_test")
     test.source = test.source.rstrip("\n") + "\n" + HIDDEN_TEST
-    nb.cells = [setup, cells["ex01_predict"], cells["ex01_predict_test"], cells["ex01_cosine"], test]
-    path = folder / f"{PROBE}.ipynb"
-    write(nb, path)
-    return path
+    write(nb, folder / f"{PROBE}.ipynb")
+    numbers = sorted({m.chapter for m in MISTAKES if chapter_named(m.chapter)})
+    write(exercises_only(folder, numbers), folder / f"{MISTAKES_CHAPTER}.ipynb")
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -255,22 +269,21 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
         submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
 
     who = {}
-    wrong: dict[tuple[str, str], object] = {}  # (student, chapter) -> notebook
-    replaced: dict[tuple[str, str], set[str]] = {}  # (student, chapter) -> solution cells changed
+    wrong: dict[str, object] = {}  # student -> their MISTAKES_CHAPTER notebook
+    replaced: dict[str, set[tuple[str, str]]] = {}  # student -> (chapter, solution) changed
     for m in MISTAKES:
-        chapter = chapter_named(m.chapter)
-        if chapter is None:
+        if chapter_named(m.chapter) is None:
             continue
         n = 1
-        while m.defines in replaced.get((f"wrong{n}", chapter), set()):
+        while (m.chapter, m.defines) in replaced.get(f"wrong{n}", set()):
             n += 1
-        key = (f"wrong{n}", chapter)
-        replaced.setdefault(key, set()).add(m.defines)
-        nb = wrong.setdefault(key, copy.deepcopy(sources[chapter]))
-        solution_cell(nb, m.defines).source = m.source
-        who[m.chapter, m.name] = key[0]
-    for (student, chapter), nb in wrong.items():
-        submit(student, chapter, nb)
+        student = f"wrong{n}"
+        replaced.setdefault(student, set()).add((m.chapter, m.defines))
+        nb = wrong.setdefault(student, copy.deepcopy(sources[MISTAKES_CHAPTER]))
+        solution_cell(nb, m.defines, m.chapter).source = m.source
+        who[m.chapter, m.name] = student
+    for student, nb in wrong.items():
+        submit(student, MISTAKES_CHAPTER, nb)
 
     probe = PROBE  # chapter 01's exercises, without the rest of the chapter to run
     loop = copy.deepcopy(sources[probe])
@@ -362,7 +375,7 @@ def test_chapters_are_discovered(tmp_path):
 
 
 def test_build_prints_a_line_per_chapter(course):
-    assert course.chapters[-1] == PROBE
+    assert course.chapters[-2:] == [PROBE, MISTAKES_CHAPTER]
     for i, chapter in enumerate(course.chapters, 1):
         assert any(line.startswith(f"[{i}/{len(course.chapters)}] {chapter}")
                    for line in course.build_log), course.build_log
@@ -492,15 +505,14 @@ def test_untouched_release_scores_zero(course, chapter):
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=[f"{m.chapter}-{m.name}" for m in MISTAKES])
 def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
-    chapter = chapter_named(mistake.chapter)
-    if chapter is None:
+    if chapter_named(mistake.chapter) is None:
         pytest.skip(f"第 {mistake.chapter} 章のノートブックはまだありません")
-    student = course.mistakes[mistake.chapter, mistake.name]
+    chapter, student = MISTAKES_CHAPTER, course.mistakes[mistake.chapter, mistake.name]
     graded = course.scores(chapter)[student]
-    assert sum(graded.values()) < points(course.source(chapter)), graded
     nb = course.autograded(student, chapter)
-    test = grading_cell_after(nb, solution_cell(nb, mistake.defines))
-    assert graded[gid(test)] == mistake.earns, graded
+    test = grading_cell_after(nb, solution_cell(nb, mistake.defines, mistake.chapter))
+    full = test.metadata["nbgrader"]["points"]
+    assert mistake.earns < full and graded[gid(test)] == mistake.earns, graded
     hint = mistake.expected()
     assert hint in output_text(test), output_text(test)[-500:]
     assert hint in visible_text(course.feedback(student, chapter))
@@ -587,12 +599,14 @@ def test_csv_tells_failed_from_missing_and_from_graded(course):
 def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
     with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
-    ch01, ch06 = chapter_named("01"), chapter_named("06")
+    chapter = MISTAKES_CHAPTER
     two_d, keys = course.mistakes["01", "cosine_two_d_only"], course.mistakes["06", "mixes_keys"]
-    assert course.scores(ch01)[two_d] == {"ex01_cosine_test": 1.0, "ex01_predict_test": 1.0}
-    assert course.scores(ch06)[keys] == {"ex06_attention_test": 1.5, "ex06_predict_test": 1.0}
-    assert float(rows[ch01, two_d]["score"]) == 2.0 and float(rows[ch06, keys]["score"]) == 2.5
-    page = visible_text(course.feedback(two_d, ch01))
+    assert course.scores(chapter)[two_d]["ex01_cosine_test"] == 1.0
+    assert course.scores(chapter)[keys]["ex06_attention_test"] == 1.5
+    for student in (two_d, keys):  # the CSV adds the half points up as nbgrader's gradebook does
+        assert float(rows[chapter, student]["score"]) == sum(course.scores(chapter)[student].values())
+    assert float(rows[chapter, keys]["score"]) % 1 == 0.5
+    page = visible_text(course.feedback(two_d, chapter))
     assert "✓ 正解です。向きが同じなら 1" in page  # the visible examples passed...
     assert "になるはずが" in page and "Score: 1.0 / 2.0" in page  # ...the hidden one did not
 
@@ -628,14 +642,14 @@ def test_wrong_answer_in_feedback_is_the_hint_alone(course):
     """While autograding a wrong answer is its ✗ line on stdout (no error, no traceback) and the
     cell ends with its score, the number nbgrader reads."""
     student = course.mistakes["01", "cosine_no_division"]
-    nb = course.autograded(student, chapter_named("01"))
+    nb = course.autograded(student, MISTAKES_CHAPTER)
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
     assert [o.output_type for o in test.outputs] == ["stream", "execute_result"], test.outputs
     assert test.outputs[0].name == "stdout"
     lines = test.outputs[0].text.splitlines()
     assert len(lines) == 2 and all(line.startswith("✗ ") for line in lines), lines  # visible, hidden
     assert test.outputs[1].data["text/plain"] == "0.0"
-    page = visible_text(course.feedback(student, chapter_named("01")))
+    page = visible_text(course.feedback(student, MISTAKES_CHAPTER))
     assert "site-packages" not in page and "most recent call last" not in page
     assert "_base.py" not in page and "check_cosine(fn" not in page
 

@@ -3,7 +3,7 @@
 import pytest
 
 import helpers
-from helpers._mode import STATIC_ENV_VAR, static_mode
+from helpers._mode import STATIC_ENV_VAR, autograding, static_mode
 
 
 def test_the_package_re_exports_the_mode():
@@ -18,3 +18,12 @@ def test_static_mode_reads_the_environment(monkeypatch, value, static):
     else:
         monkeypatch.setenv(STATIC_ENV_VAR, value)
     assert static_mode() is static
+
+
+@pytest.mark.parametrize("value, grading", [(None, False), ("validate", False), ("autograde", True)])
+def test_autograding_is_nbgraders_autograde_run_only(monkeypatch, value, grading):
+    if value is None:
+        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    else:
+        monkeypatch.setenv("NBGRADER_EXECUTION", value)
+    assert autograding() is grading

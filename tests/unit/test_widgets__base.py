@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 
 import helpers
 from helpers.widgets import Explorable, LiveBars, LiveHeatmap
+from helpers.widgets._base import FrameExplorable
 
 
 def _heatmap(**kwargs):
@@ -79,6 +80,49 @@ def test_update_must_not_need_a_full_redraw():
     assert ex.state == {"v": 1.5}
     assert calls[-1] == 1.5
     assert ex.fig.get_layout_engine() is None or not ex.fig.get_layout_engine().adjust_compatible
+
+
+def frames_explorer(calls):
+    """A FrameExplorable over three slider values; `calls` collects every update it draws."""
+
+    def build(fig):
+        bars = LiveBars(fig.subplots(), ["a", "b"], (0, 2))
+
+        def update(v):
+            calls.append(v)
+            bars.set([v, 2 - v])
+            return {"v": v}
+
+        return update
+
+    return FrameExplorable(build, {"v": W.SelectionSlider(options=[0, 1, 2], value=0)},
+                           static_frames=[{"v": 0}, {"v": 1}, {"v": 2}], frame_label=str,
+                           title="テスト", figsize=(2.0, 1.5))
+
+
+def test_precompute_draws_every_frame_once_for_a_live_slider(monkeypatch):
+    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    calls = []
+    ex = frames_explorer(calls).precompute()
+    assert sorted(key for key, in ex._cache) == [("v", 0), ("v", 1), ("v", 2)]
+    drawn = len(calls)
+    ex.controls["v"].value = 2
+    assert len(calls) == drawn and ex.state == {"v": 2}  # looked up, not drawn again
+
+
+@pytest.mark.parametrize("env", [{helpers.STATIC_ENV_VAR: "1"}, {"NBGRADER_EXECUTION": "autograde"}],
+                         ids=["static book", "autograding"])
+def test_precompute_draws_nothing_where_nobody_moves_the_slider(monkeypatch, env):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    calls = []
+    ex = frames_explorer(calls)
+    before = len(calls)
+    assert ex.precompute() is ex and len(calls) == before
+    ex.controls["v"].value = 1  # still drawn when asked for
+    assert ex.state == {"v": 1} and calls[-1] == 1
 
 
 def test_explorable_refuses_no_frames():

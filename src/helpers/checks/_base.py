@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 import re
 import threading
 import unicodedata
@@ -28,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .._mode import autograding
 from .._validate import _ShortTraceback
 
 
@@ -70,11 +70,6 @@ def fail(message: str, credit: float = 0.0) -> None:
 #: Credits noted by the checks of the cell that ran one last ({IPython execution count: [credit]}).
 _records: dict[int | None, list[float]] = {}
 _running = False  # a check is running: one called from inside it (the learner's code) notes nothing
-
-
-def autograding() -> bool:
-    """True while `nbgrader autograde` runs the notebook (not while it validates one)."""
-    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
 def _cell() -> int | None:

@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
-from .._mode import static_mode
+from .._mode import autograding, static_mode
 from .._validate import HelpersError, HelpersTypeError, integer, number, pair
 from .._validate import text as _text
 from ..data import Embedding, foods
@@ -255,7 +255,13 @@ class FrameExplorable(Explorable):
         self.state, self.image.value = self._cache[key]
 
     def precompute(self) -> FrameExplorable:
-        """Draw every frame in `static_frames` now (a slider over them then never waits)."""
+        """Draw every frame in `static_frames` now (a slider over them then never waits).
+
+        Not for the static book (`static_html` draws its own frames at 1×) nor while grading:
+        nobody moves a slider there, and each frame costs as much as a small figure.
+        """
+        if static_mode() or autograding():
+            return self
         current = self.values
         for values in self.static_frames:
             key = tuple(sorted({**current, **values}.items()))
