@@ -13,7 +13,9 @@ from helpers.plotting._base import (
     check_text_size,
     heatmap_axes,
     heatmap_axes_of,
+    text,
     text_colors,
+    texts,
 )
 
 
@@ -94,3 +96,22 @@ def test_base_helpers_refuse_bad_input_in_japanese(call, error, word):
     with pytest.raises(error, match=word):
         call(image)
     plt.close("all")
+
+
+@pytest.mark.parametrize("good", ["重み $W_Q$ の図", r"$\sqrt{d_k}$ で割る", "$5 の本", r"\$5 と \$10", "ふつうの題名"])
+def test_titles_with_drawable_maths_or_none_pass(good):
+    assert text(good, "title") == good and texts([good], "labels") == [good]
+
+
+@pytest.mark.parametrize("bad", [r"$\frac{a}$", "$W_{Q$", r"$\nosuchsymbol$", "$x^$ と $y$"])
+def test_maths_that_matplotlib_cannot_draw_is_refused_at_the_call(bad):
+    with pytest.raises(HelpersError, match="数式として読めません") as caught:
+        text(bad, "title")
+    assert bad in str(caught.value)
+    with pytest.raises(HelpersError, match="labels の要素"):
+        texts(["ケーキ", bad], "labels")
+    # a plotting function says so before it draws (matplotlib itself would fail only when the
+    # figure is shown, after the cell's code has run)
+    with pytest.raises(HelpersError, match="title"):
+        plot_heatmap(np.eye(2), ["a", "b"], ["c", "d"], title=bad)
+    assert text(None, "title", optional=True) is None

@@ -11,10 +11,13 @@ from collections.abc import Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import cbook
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
+from matplotlib.mathtext import MathTextParser
 
-from .._validate import HelpersError, HelpersTypeError, as_array, guard_size, number, text, texts
+from .. import _validate
+from .._validate import HelpersError, HelpersTypeError, as_array, guard_size, number
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
 
@@ -33,6 +36,41 @@ COL_TITLE = "見出し(見られる側)"
 #: The most numbers one figure writes or draws (heatmap cells, bars, arrows, tiles): each is a
 #: text on the figure, and a thousand of them already take about a second to draw.
 MAX_DRAWN = 1_000
+
+
+def text(value, name: str, optional: bool = False) -> str | None:
+    """`_validate.text` for what a figure draws: a `$…$` part must be maths matplotlib can draw.
+
+    matplotlib reads the maths only when it draws, after the call has returned: its error would
+    end the cell with a traceback through IPython's display code instead of a Japanese message.
+    """
+    value = _validate.text(value, name, optional)
+    if value is not None:
+        _check_maths(value, name)
+    return value
+
+
+def texts(values, name: str, count: int | None = None) -> list[str]:
+    """`_validate.texts` for labels a figure draws, each checked as `text` checks a title."""
+    values = _validate.texts(values, name, count)
+    for value in values:
+        _check_maths(value, f"{name} の要素")
+    return values
+
+
+_MATHS = MathTextParser("path")
+
+
+def _check_maths(value: str, name: str) -> None:
+    if not cbook.is_math_text(value):  # no pair of unescaped $: drawn as plain text
+        return
+    try:
+        _MATHS.parse(value)
+    except ValueError as err:
+        raise HelpersError(
+            f"{name} の「{value}」は、$ で囲んだ部分が matplotlib の数式として読めません"
+            "(例: $W_Q$、$\\sqrt{d_k}$)。数式の書き方を見直すか、ドル記号そのものは \\$ と書いてください。"
+        ) from err
 
 
 def apply_style() -> None:

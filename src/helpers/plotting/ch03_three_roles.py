@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .._validate import HelpersError, as_array, integer, number, pair, text, texts
+from .._validate import HelpersError, as_array, integer, number, pair
 from ..data import AXES
-from ._base import COLORS, axes_or_new, heatmap_axes_of
+from ._base import COLORS, axes_or_new, heatmap_axes_of, text, texts
 from .common import plot_vectors
 
 __all__ = ["FACE_LABELS", "plot_faces", "outline_heatmap"]

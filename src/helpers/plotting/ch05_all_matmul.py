@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import HelpersError, as_array, flag, text
-from ._base import WORD_COLORS, axes_or_new, check_text_size, colors_of
+from .._validate import HelpersError, as_array, flag
+from ._base import WORD_COLORS, axes_or_new, check_text_size, colors_of, text
 
 __all__ = ["plot_lines"]
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import HelpersError, as_array, integer, pair, text
-from ._base import WORD_COLORS, axes_or_new, colors_of
+from .._validate import HelpersError, as_array, integer, pair
+from ._base import WORD_COLORS, axes_or_new, colors_of, text
 
 __all__ = ["plot_histograms"]
 

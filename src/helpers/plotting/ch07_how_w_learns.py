@@ -21,10 +21,8 @@ from .._validate import (
     integer,
     number,
     pair,
-    text,
-    texts,
 )
-from ._base import COLORS, axes_or_new, colors_of, heatmap_axes_of
+from ._base import COLORS, axes_or_new, colors_of, heatmap_axes_of, text, texts
 from .common import plot_heatmap
 from .matrices import plot_plane_transform
 

@@ -8,8 +8,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
-from .._validate import HelpersError, HelpersTypeError, as_array, as_matrix, flag, text, texts
-from ._base import axes_or_new, heatmap_axes_of
+from .._validate import HelpersError, HelpersTypeError, as_array, as_matrix, flag
+from ._base import axes_or_new, heatmap_axes_of, text, texts
 from .common import plot_heatmap
 
 __all__ = ["MASKED_LOOK", "hidden_cells", "shade_masked", "plot_masked_heatmap", "plot_head_maps"]

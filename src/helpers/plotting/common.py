@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.colors import Colormap
 
 from .. import _validate
-from .._validate import HelpersError, as_array, as_matrix, number, text, texts
+from .._validate import HelpersError, as_array, as_matrix, number
 from ..data import AXES
 from ._base import (
     COL_TITLE,
@@ -23,7 +23,9 @@ from ._base import (
     axes_or_new,
     colors_of,
     heatmap_axes,
+    text,
     text_colors,
+    texts,
 )
 
 __all__ = ["plot_vectors", "finish_plane", "plot_heatmap", "plot_bars"]

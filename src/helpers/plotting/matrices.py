@@ -22,11 +22,9 @@ from .._validate import (
     guard_size,
     integer,
     number,
-    text,
-    texts,
 )
 from ..matmul import tile_slices
-from ._base import COLORS, MAX_DRAWN, axes_or_new, check_text_size
+from ._base import COLORS, MAX_DRAWN, axes_or_new, check_text_size, text, texts
 from .common import _color, _drawable, _limits, finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]

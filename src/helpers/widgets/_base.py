@@ -29,9 +29,9 @@ from PIL import Image
 
 from .._mode import autograding, static_mode
 from .._validate import HelpersError, HelpersTypeError, integer, number, pair
-from .._validate import text as _text
 from ..data import Embedding, foods
 from ..plotting import COL_TITLE, COLORS, ROW_TITLE, heatmap_axes, text_colors
+from ..plotting._base import text as _text
 
 Update = Callable[..., Mapping | None]
 

@@ -6,9 +6,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import HelpersError, text
+from .._validate import HelpersError
 from ..attention import cosine_similarity
 from ..data import Embedding
+from ..plotting._base import text
 from ._base import (
     MAX_ITEMS,
     Explorable,

@@ -8,8 +8,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .. import plotting
-from .._validate import HelpersError, HelpersTypeError, text
+from .._validate import HelpersError, HelpersTypeError
 from ..data import Party, party, party_attention
+from ..plotting._base import text
 from ._base import MAX_ITEMS, Explorable, LiveArrow, LiveBars, Update, at_most
 
 __all__ = ["party_explorer"]

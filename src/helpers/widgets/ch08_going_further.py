@@ -8,9 +8,10 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validate import HelpersError, as_array, as_matrix, texts
+from .._validate import HelpersError, as_array, as_matrix
 from ..heads import causal_mask, multi_head_attention
 from ..plotting import shade_masked
+from ..plotting._base import texts
 from ._base import MAX_ITEMS, Explorable, FrameExplorable, LiveHeatmap, Update, at_most
 
 __all__ = ["heads_explorer"]
