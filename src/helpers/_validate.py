@@ -149,19 +149,36 @@ def matmul_operands(
 def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """`value` as a plain int (bool refused), optionally within `lo` … `hi` inclusive."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise HelpersTypeError(f"{name} は整数で指定してください。{value!r}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は整数で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         where = (f"{lo} から {hi} の範囲" if lo is not None and hi is not None
                  else f"{lo} 以上" if lo is not None else f"{hi} 以下")
-        raise HelpersError(f"{name} は {where}の整数にしてください。{value} が来ました。")
+        raise HelpersError(f"{name} は {where}の整数にしてください。{_shown(value)} が来ました。")
     return value
+
+
+def _repr(value) -> str:
+    """What came, for a message: a huge int by its size, anything else cut at 80 characters."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return _shown(int(value))
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:79] + "…"
+
+
+def _shown(value: int) -> str:
+    """An int as a message shows it: in full up to 15 digits, else its size (Python refuses to
+    print an int of more than 4,300 digits, and 400 digits say nothing)."""
+    if abs(value) < 10**15:
+        return str(value)
+    digits = int(abs(value).bit_length() * 0.30103) + 1  # log10(2): about the number of digits
+    return f"{'-' if value < 0 else ''}約 {digits} 桁の数"
 
 
 def flag(value, name: str) -> bool:
     """`value` as a plain bool (True/False): a switch such as `scale`."""
     if not isinstance(value, (bool, np.bool_)):
-        raise HelpersTypeError(f"{name} は True か False で指定してください。{value!r}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は True か False で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
     return bool(value)
 
 
@@ -169,11 +186,11 @@ def number(value, name: str, lo: float | None = None, hi: float | None = None,
            positive: bool = False) -> float:
     """`value` as a finite float (bool and strings refused), optionally within `lo` … `hi` or > 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise HelpersTypeError(f"{name} は数で指定してください。{value!r}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は数で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
     try:
         value = float(value)
     except OverflowError:  # an int too large for a float (10**400)
-        value = float("inf")
+        raise HelpersError(f"{name} は有限の数にしてください。{_shown(int(value))} が来ました。") from None
     if not np.isfinite(value):
         raise HelpersError(f"{name} は有限の数にしてください。{value} が来ました。")
     if positive and value <= 0:
@@ -191,12 +208,17 @@ def text(value, name: str, optional: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         allowed = "文字列か None" if optional else "文字列"
-        raise HelpersTypeError(f"{name} は{allowed}で指定してください。{value!r}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は{allowed}で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
     return value
 
 
-def texts(values, name: str, count: int | None = None) -> list[str]:
-    """`values` as a list of str (labels, one per row or column), `count` of them when given."""
+#: What a figure's labels are counted by, unless a caller says otherwise (`texts(counted=...)`).
+FIGURE_COUNT = "図の行・列・点の数と同じ"
+
+
+def texts(values, name: str, count: int | None = None, counted: str = FIGURE_COUNT) -> list[str]:
+    """`values` as a list of str (labels, one per row or column), `count` of them when given;
+    `counted` says in the message what the count is (the rows, the two axes, ...)."""
     if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple, np.ndarray)):
         raise HelpersTypeError(
             f"{name} には文字列のリスト(例: [\"ケーキ\", \"カレー\"])を渡してください。"
@@ -205,9 +227,9 @@ def texts(values, name: str, count: int | None = None) -> list[str]:
     values = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
     if not all(isinstance(v, (str, np.str_)) for v in values):
         odd = next(v for v in values if not isinstance(v, (str, np.str_)))
-        raise HelpersTypeError(f"{name} の要素はすべて文字列にしてください。{odd!r} が入っています。")
+        raise HelpersTypeError(f"{name} の要素はすべて文字列にしてください。{_repr(odd)} が入っています。")
     if count is not None and len(values) != count:
-        raise HelpersError(f"{name} は {count} 個にしてください(図の行・列・点の数と同じ)。{len(values)} 個が来ました。")
+        raise HelpersError(f"{name} は {count} 個にしてください({counted})。{len(values)} 個が来ました。")
     return [str(v) for v in values]
 
 
@@ -215,7 +237,7 @@ def pair(values, name: str) -> tuple[float, float]:
     """`values` as two finite numbers (lo, hi) with lo < hi: axis limits, a colour range."""
     if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple, np.ndarray)) \
             or len(values) != 2:
-        raise HelpersTypeError(f"{name} は (下限, 上限) の 2 つの数で指定してください。{values!r} が来ました。")
+        raise HelpersTypeError(f"{name} は (下限, 上限) の 2 つの数で指定してください。{_repr(values)} が来ました。")
     lo, hi = (number(v, name) for v in values)
     if not lo < hi:
         raise HelpersError(f"{name} は下限 < 上限にしてください。({lo}, {hi}) が来ました。")

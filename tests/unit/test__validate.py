@@ -11,11 +11,13 @@ from helpers._validate import (
     HelpersTypeError,
     as_array,
     as_matrix,
+    flag,
     guard_size,
     integer,
     matmul_operands,
     number,
     require_same_length,
+    text,
 )
 
 
@@ -168,3 +170,27 @@ def test_as_array_refuses_what_is_not_numbers(bad):
 def test_number_refuses_a_huge_int_in_japanese():
     with pytest.raises(HelpersError, match="有限の数"):
         number(10**400, "lr")
+
+
+@pytest.mark.parametrize("value, shown", [(10**6, "1000000"), (10**400, "約 401 桁の数"),
+                                          (-(10**5000), "-約 5001 桁の数")],
+                         ids=["7 digits", "401 digits", "5001 digits, negative"])
+def test_integer_out_of_range_is_shown_by_its_size_when_huge(value, shown):
+    """Python cannot even print an int of over 4,300 digits (its own error would be English)."""
+    with pytest.raises(HelpersError, match="steps は 1 から 200000 の範囲の整数") as caught:
+        integer(value, "steps", lo=1, hi=200_000)
+    assert str(caught.value).endswith(f"{shown} が来ました。")
+
+
+def test_what_came_is_shown_briefly_whatever_it_is():
+    """Messages name what came: a huge int by its size, a long value cut (never Python's own
+    error for printing an int of over 4,300 digits)."""
+    with pytest.raises(HelpersError, match="x は有限の数にしてください。約 401 桁の数 が来ました"):
+        number(10**400, "x")
+    with pytest.raises(HelpersTypeError, match="約 5001 桁の数"):
+        flag(10**5000, "scale")
+    with pytest.raises(HelpersTypeError, match="約 5001 桁の数"):
+        text(10**5000, "title")
+    with pytest.raises(HelpersTypeError) as caught:
+        text(list(range(1000)), "title")
+    assert "…" in str(caught.value) and len(str(caught.value)) < 200

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from helpers._validate import HelpersError, HelpersTypeError
-from helpers.plotting import plot_heatmap, plot_lines, plot_tiles
+from helpers.plotting import plot_heatmap, plot_lines, plot_tiles, plot_vectors
 from helpers.plotting._base import (
     COL_TITLE,
     ROW_TITLE,
@@ -115,3 +115,10 @@ def test_maths_that_matplotlib_cannot_draw_is_refused_at_the_call(bad):
     with pytest.raises(HelpersError, match="title"):
         plot_heatmap(np.eye(2), ["a", "b"], ["c", "d"], title=bad)
     assert text(None, "title", optional=True) is None
+
+
+def test_axis_labels_say_they_are_the_two_axis_names():
+    with pytest.raises(HelpersError, match=r"axis_labels は 2 個にしてください\(横軸と縦軸の名前\)。3 個"):
+        plot_vectors(np.eye(2), ["a", "b"], axis_labels=["x", "y", "z"])
+    with pytest.raises(HelpersError, match=r"labels は 2 個にしてください\(図の行・列・点の数と同じ\)"):
+        texts(["a"], "labels", count=2)

@@ -50,12 +50,17 @@ def text(value, name: str, optional: bool = False) -> str | None:
     return value
 
 
-def texts(values, name: str, count: int | None = None) -> list[str]:
+def texts(values, name: str, count: int | None = None,
+          counted: str = _validate.FIGURE_COUNT) -> list[str]:
     """`_validate.texts` for labels a figure draws, each checked as `text` checks a title."""
-    values = _validate.texts(values, name, count)
+    values = _validate.texts(values, name, count, counted)
     for value in values:
         _check_maths(value, f"{name} の要素")
     return values
+
+
+#: What `axis_labels` (the names of the x and y axes) are counted by, for `texts(..., counted=)`.
+AXIS_NAMES = "横軸と縦軸の名前"
 
 
 _MATHS = MathTextParser("path")

@@ -10,7 +10,7 @@ from matplotlib.patches import Rectangle
 
 from .._validate import HelpersError, as_array, integer, number, pair
 from ..data import AXES
-from ._base import COLORS, axes_or_new, heatmap_axes_of, text, texts
+from ._base import AXIS_NAMES, COLORS, axes_or_new, heatmap_axes_of, text, texts
 from .common import plot_vectors
 
 __all__ = ["FACE_LABELS", "plot_faces", "outline_heatmap"]
@@ -55,7 +55,7 @@ def plot_faces(
     text(title, "title", optional=True)
     if limits is not None:
         limits = pair(limits, "limits")
-    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
     faces = np.vstack([_face_vector(q, "q"), _face_vector(k, "k"), _face_vector(v, "v")])
     return plot_vectors(faces, [names[key] for key in ("q", "k", "v")], ax=axes_or_new(ax),
                         colors=[COLORS[key] for key in "QKV"], title=title,

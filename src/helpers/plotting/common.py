@@ -15,6 +15,7 @@ from .. import _validate
 from .._validate import HelpersError, as_array, as_matrix, number
 from ..data import AXES
 from ._base import (
+    AXIS_NAMES,
     COL_TITLE,
     COLORS,
     MAX_DRAWN,
@@ -81,7 +82,7 @@ def plot_vectors(
     else:
         colors = colors_of(colors, "colors", len(labels))
     title = text(title, "title", optional=True)
-    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
     if limits is None:
         lo, hi = min(0.0, float(v.min()) * 1.25), max(1.0, float(np.abs(v).max()) * 1.25)
         _drawable(lo, hi, "vectors から決まる図の範囲")
@@ -100,7 +101,7 @@ def plot_vectors(
 def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
     """Square plane with equal scales, the two axes through the origin, labels and title."""
     limits = _limits(limits, "limits")
-    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
     title = text(title, "title", optional=True)
     ax = axes_or_new(ax)
     ax.set_xlim(*limits)

@@ -24,7 +24,7 @@ from .._validate import (
     number,
 )
 from ..matmul import tile_slices
-from ._base import COLORS, MAX_DRAWN, axes_or_new, check_text_size, text, texts
+from ._base import AXIS_NAMES, COLORS, MAX_DRAWN, axes_or_new, check_text_size, text, texts
 from .common import _color, _drawable, _limits, finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
@@ -236,7 +236,7 @@ def plot_plane_transform(
             raise HelpersError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
     show_original, key = flag(show_original, "show_original"), flag(key, "key")
     title = text(title, "title", optional=True)
-    axis_labels = texts(axis_labels, "axis_labels", count=2)
+    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
     check_text_size(label_size)
     with np.errstate(over="ignore"):  # too far (inf) is refused just below, without a warning
         reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
