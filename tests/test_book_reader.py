@@ -204,6 +204,27 @@ def check_wide_display_maths_says_it_scrolls(page, doc: str) -> None:
                            arg=scroller.element_handle())
 
 
+def check_wide_code_says_it_scrolls(page, doc: str) -> None:
+    """A code cell wider than the phone fades at the edge where more is hidden and can be
+    reached by keyboard (no line under each: most code cells are wider than a phone)."""
+    code = page.evaluate("""() => [...document.querySelectorAll('.bd-article div.highlight > pre')]
+      .filter(p => p.offsetParent !== null)
+      .map(p => ({wide: p.scrollWidth - p.clientWidth > 1, marked: p.classList.contains('qkv-overflowing'),
+                  more: p.getAttribute('data-qkv-more'), tab: p.getAttribute('tabindex'),
+                  label: p.getAttribute('aria-label'), fade: getComputedStyle(p).maskImage,
+                  hint: !!p.parentElement.parentElement.querySelector('.qkv-scroll-hint'),
+                  line: p.textContent.split('\\n')[0].slice(0, 40)}))""")
+    assert code, f"{doc}: コードのセルが見つかりません"
+    for c in code:
+        if not c["wide"]:
+            assert not c["marked"], f"{doc}: 収まっているコードに横スクロールの印: {c}"
+            continue
+        assert c["marked"] and c["more"] == "right" and "gradient" in c["fade"], (
+            f"{doc}: 画面より幅の広いコードの右端が、続きがあると分かるようになっていません: {c}")
+        assert c["tab"] == "0" and JAPANESE.search(c["label"] or ""), c
+        assert not c["hint"], f"{doc}: コードの下に説明の行が入っています: {c}"
+
+
 # ----------------------------------------------------------------------------------- on paper
 
 A4_SCREEN = {"width": 794, "height": 1123}  # an A4 page at 96 dpi, as Chromium prints it
@@ -234,9 +255,9 @@ def check_print(page, doc: str) -> None:
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     """On a 390 px phone no figure text is too small to read, frame sliders are touch targets
-    and wide maths says it scrolls; printed on A4, code wraps and a folded solution says where
-    it is. One page load serves all (a load is the costly part): the phone's checks first, then
-    the same page at A4 width with print styles."""
+    and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
+    says where it is. One page load serves all (a load is the costly part): the phone's checks
+    first, then the same page at A4 width with print styles."""
     page = phone(f"{doc}.html")
     with subtests.test("figures on a phone"):
         check_figure_text_on_a_phone(page, doc)
@@ -246,6 +267,8 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     if doc in WIDE_MATHS:
         with subtests.test("wide maths on a phone"):
             check_wide_display_maths_says_it_scrolls(page, doc)
+    with subtests.test("wide code on a phone"):
+        check_wide_code_says_it_scrolls(page, doc)
     page.set_viewport_size(A4_SCREEN)
     page.emulate_media(media="print")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")

@@ -41,11 +41,13 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
 }
 
 // Anything wider than the column scrolls sideways (figures in .qkv-scroll, sized by
-// book/_ext/qkv_book.py so that their text stays readable; display maths). Say so: the edge
-// where more is hidden fades (data-qkv-more, book/_static/qkv.css), a line below says it
-// scrolls, and the keyboard can reach it.
+// book/_ext/qkv_book.py so that their text stays readable; display maths; code). Say so: the
+// edge where more is hidden fades (data-qkv-more, book/_static/qkv.css), the keyboard can reach
+// it, and below a figure or a formula a line says it scrolls (not below code: on a phone most
+// code cells are wider than the screen, and a line under each would bury the text).
 (function () {
-  const SCROLLERS = ".bd-article .qkv-scroll, .bd-article div.math > mjx-container";
+  const CODE = ".bd-article div.highlight > pre";
+  const SCROLLERS = `.bd-article .qkv-scroll, .bd-article div.math > mjx-container, ${CODE}`;
 
   function hintFor(el) {
     const next = el.nextElementSibling;
@@ -69,14 +71,14 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     const left = el.scrollLeft > 1;
     const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
     el.setAttribute("data-qkv-more", left && right ? "both" : left ? "left" : right ? "right" : "none");
-    const what = el.matches("mjx-container") ? "数式" : "図";
+    const what = el.matches("mjx-container") ? "数式" : el.matches(CODE) ? "コード" : "図";
     if (!el.hasAttribute("tabindex")) {
       el.setAttribute("tabindex", "0");
       el.dataset.qkvTab = "1";
     }
     el.setAttribute("role", "region");
     el.setAttribute("aria-label", `横にスクロールできる${what}`);
-    if (!hint) {
+    if (!hint && !el.matches(CODE)) {
       hint = document.createElement("p");
       hint.className = "qkv-scroll-hint";
       hint.textContent = `この${what}は画面より幅が広いので、横にスクロールすると全体が見られます。`;
