@@ -282,15 +282,38 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
 BOOK_PAGES = [d for d in test_book.DOCS if not d.startswith("notebooks/")]
 
 
+TABLES_ON_A_PHONE = """() => [...document.querySelectorAll('.bd-article table')].map(t => {
+  const em = parseFloat(getComputedStyle(t).fontSize);
+  const content = c => { const s = getComputedStyle(c);
+    return (c.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)) / em; };
+  const box = t.closest('.pst-scrollable-table-container');
+  const hint = box && box.nextElementSibling;
+  return {columns: t.rows[0].cells.length, narrowest: Math.min(...[...t.querySelectorAll('td, th')].map(content)),
+          wide: box.scrollWidth - box.clientWidth > 1, marked: box.classList.contains('qkv-overflowing'),
+          label: box.getAttribute('aria-label'), tab: box.getAttribute('tabindex'),
+          hint: hint && hint.classList.contains('qkv-scroll-hint') ? hint.textContent : null};
+})"""
+
+
 def test_book_pages_fit_a_phone(book, browser, subtests):
+    """No page is wider than the phone; a table of five or more columns keeps its columns at
+    least 3 characters wide (they were squeezed to one: コ/ー/ド) and scrolls in its box, which
+    says so like a wide figure."""
     for doc in BOOK_PAGES:
         with subtests.test(doc):
             # The phone's width without its touch emulation: the same layout (the pages set
             # width=device-width), in half the time to open.
             context, page = open_page(browser, f"{doc}.html", PHONE)
             width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            tables = page.evaluate(TABLES_ON_A_PHONE)
             context.close()
             assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+            for table in tables:
+                if table["columns"] >= 5:
+                    assert table["narrowest"] >= 3, f"{doc}: 表の列が狭すぎます(文字 {table['narrowest']:.1f} 個分): {table}"
+                if table["wide"]:
+                    assert table["marked"] and table["tab"] == "0" and JAPANESE.search(table["label"] or ""), table
+                    assert table["hint"] and "スクロール" in table["hint"], f"{doc}: 横にはみ出す表に説明がありません: {table}"
 
 
 # ------------------------------------------------------------------------ Japanese throughout

@@ -41,13 +41,14 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
 }
 
 // Anything wider than the column scrolls sideways (figures in .qkv-scroll, sized by
-// book/_ext/qkv_book.py so that their text stays readable; display maths; code). Say so: the
-// edge where more is hidden fades (data-qkv-more, book/_static/qkv.css), the keyboard can reach
-// it, and below a figure or a formula a line says it scrolls (not below code: on a phone most
-// code cells are wider than the screen, and a line under each would bury the text).
+// book/_ext/qkv_book.py so that their text stays readable; display maths; wide tables; code).
+// Say so: the edge where more is hidden fades (data-qkv-more, book/_static/qkv.css), the keyboard
+// can reach it, and below a figure, a formula or a table a line says it scrolls (not below code:
+// on a phone most code cells are wider than the screen, and a line under each would bury the text).
 (function () {
   const CODE = ".bd-article div.highlight > pre";
-  const SCROLLERS = `.bd-article .qkv-scroll, .bd-article div.math > mjx-container, ${CODE}`;
+  const TABLE = ".bd-article .pst-scrollable-table-container";
+  const SCROLLERS = `.bd-article .qkv-scroll, .bd-article div.math > mjx-container, ${TABLE}, ${CODE}`;
 
   function hintFor(el) {
     const next = el.nextElementSibling;
@@ -71,7 +72,8 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     const left = el.scrollLeft > 1;
     const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
     el.setAttribute("data-qkv-more", left && right ? "both" : left ? "left" : right ? "right" : "none");
-    const what = el.matches("mjx-container") ? "数式" : el.matches(CODE) ? "コード" : "図";
+    const what = el.matches("mjx-container") ? "数式" : el.matches(CODE) ? "コード"
+      : el.matches(TABLE) ? "表" : "図";
     if (!el.hasAttribute("tabindex")) {
       el.setAttribute("tabindex", "0");
       el.dataset.qkvTab = "1";
