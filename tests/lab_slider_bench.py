@@ -12,6 +12,11 @@ in the page until the message to the kernel leaves; the round trip (server, kern
 redraw and PNG, back); the new picture's message to the <img>'s new src; decoding; painting; and,
 for comparison with earlier reports, the time to the next frame after that.
 Budget (CONTRIBUTING.md): p50 ≤ 33 ms, p90 ≤ 50 ms.
+
+Beside the chapters, the floor (FLOOR): chapter 00's widget's own pictures swapped by a plain
+slider whose callback draws nothing, so the same messages, the same PNG to decode and the same
+paint, in the same run. What a chapter takes above it is drawing; the floor itself is the
+widget machinery (kernel round trip, decode, frame) that no drawing code can make faster.
 """
 
 from __future__ import annotations
@@ -23,9 +28,29 @@ import tempfile
 from pathlib import Path
 
 import lab_server
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = ["00_introduction.ipynb", "03_three_roles.ipynb", "04_three_matrices.ipynb"]
+FLOOR = "slider_floor.ipynb"
+DEFAULT = [FLOOR, "00_introduction.ipynb", "03_three_roles.ipynb", "04_three_matrices.ipynb"]
+
+#: The floor's notebook: two of chapter 00's widget pictures, swapped without drawing.
+FLOOR_CODE = """\
+import ipywidgets as W
+import helpers
+from helpers.widgets._base import canvas_png
+
+rng = helpers.setup()
+chapter = helpers.widgets.attention_preview_explorer()
+pictures = []
+for mix in (0.0, 1.0):
+    chapter.render({**chapter.values, "mix": mix})
+    pictures.append(canvas_png(chapter.canvas))
+image = W.Image(value=pictures[0], format="png", layout=chapter.image.layout)
+slider = W.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.1, continuous_update=True)
+slider.observe(lambda change: setattr(image, "value", pictures[round(change.new * 10) % 2]), "value")
+W.VBox([W.HBox([slider]), image])
+"""
 PRESSES = 20
 
 #: Before the page loads: note when each WebSocket message leaves and arrives (and its size), so
@@ -123,12 +148,18 @@ def measure(chapters: list[str]) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", copy)
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_CODE)],
+                                                metadata={"kernelspec": {"name": "python3",
+                                                          "display_name": "Python 3",
+                                                          "language": "python"}}),
+                       copy / FLOOR)
         with lab_server.running(copy) as lab, lab_server.browser() as browser:
             for name in chapters:
                 page = browser.new_page(viewport={"width": 1280, "height": 900},
                                         device_scale_factor=2)
                 page.add_init_script(_WIRE_TAP)
-                page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
+                # ?reset: a fresh workspace, so the notebooks opened before are not restored beside it.
+                page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
                 page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
                 page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-KernelStatus",
                                        timeout=60_000)
