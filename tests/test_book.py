@@ -581,6 +581,27 @@ def test_japanese_search_finds_the_pages(pages, query):
 # ------------------------------------------------------------------------------ the licences
 
 
+def test_grading_table_keeps_its_short_columns_on_one_line(pages):
+    """Beside the desktop's sidebars the teacher guide's 7-column grading table once broke
+    「コード」 into a character per line: its chapter, grade_id, points and kind stay whole."""
+    lines = pages("book/teacher_guide.html").page.evaluate("""() =>
+      [...document.querySelectorAll('.qkv-grading-table tbody tr')].flatMap(row =>
+        [...row.cells].slice(0, 4).map(cell => {
+          // The lines its text is laid out on: one rectangle per line of each text node.
+          const tops = new Set();
+          const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+            if (!node.textContent.trim()) continue;
+            const range = document.createRange(); range.selectNodeContents(node);
+            for (const r of range.getClientRects()) tops.add(Math.round(r.top));
+          }
+          return [cell.textContent.trim(), tops.size];
+        }))""")
+    assert len(lines) >= 4 * 20, f"採点表が見つかりません: {lines[:4]}"
+    broken = [text for text, count in lines if count > 1]
+    assert not broken, f"採点表の短い列が折り返されています: {broken[:5]}"
+
+
 def test_licenses_page_lists_every_vendored_package(book):
     vendored = json.loads((book / "_static" / "VENDORED.json").read_text(encoding="utf-8"))
     page = html.unescape(html_path("book/licenses").read_text(encoding="utf-8"))
