@@ -13,10 +13,12 @@ redraw and PNG, back); the new picture's message to the <img>'s new src; decodin
 for comparison with earlier reports, the time to the next frame after that.
 Budget (CONTRIBUTING.md): p50 ≤ 33 ms, p90 ≤ 50 ms.
 
-Beside the chapters, the floor (FLOOR): chapter 00's widget's own pictures swapped by a plain
-slider whose callback draws nothing, so the same messages, the same PNG to decode and the same
-paint, in the same run. What a chapter takes above it is drawing; the floor itself is the
-widget machinery (kernel round trip, decode, frame) that no drawing code can make faster.
+Beside the chapters, the floor (FLOOR): chapter 00 with one more cell at its end, where chapter
+00's widget's own pictures are swapped by a plain slider whose callback draws nothing. So the
+same messages, the same PNG to decode and the same paint, in the same page and the same run as
+chapter 00's own widget (reported as widget 0; the floor is widget 1). What the chapter's widget
+takes above the floor is its drawing; the floor is the widget machinery (kernel round trip,
+decode, frame) that no drawing code can make faster.
 """
 
 from __future__ import annotations
@@ -31,16 +33,14 @@ import lab_server
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOOR = "slider_floor.ipynb"
-DEFAULT = [FLOOR, "00_introduction.ipynb", "03_three_roles.ipynb", "04_three_matrices.ipynb"]
+FLOOR = "00_introduction_and_floor.ipynb"
+DEFAULT = [FLOOR, "03_three_roles.ipynb", "04_three_matrices.ipynb"]
 
-#: The floor's notebook: two of chapter 00's widget pictures, swapped without drawing.
+#: The floor's cell, after chapter 00's: two of its widget's pictures, swapped without drawing.
 FLOOR_CODE = """\
 import ipywidgets as W
-import helpers
 from helpers.widgets._base import canvas_png
 
-rng = helpers.setup()
 chapter = helpers.widgets.attention_preview_explorer()
 pictures = []
 for mix in (0.0, 1.0):
@@ -148,11 +148,9 @@ def measure(chapters: list[str]) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", copy)
-        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_CODE)],
-                                                metadata={"kernelspec": {"name": "python3",
-                                                          "display_name": "Python 3",
-                                                          "language": "python"}}),
-                       copy / FLOOR)
+        floor = nbformat.read(copy / "00_introduction.ipynb", 4)
+        floor.cells.append(nbformat.v4.new_code_cell(FLOOR_CODE))
+        nbformat.write(floor, copy / FLOOR)
         with lab_server.running(copy) as lab, lab_server.browser() as browser:
             for name in chapters:
                 page = browser.new_page(viewport={"width": 1280, "height": 900},
@@ -198,18 +196,18 @@ def stage_ms(stamps: dict, start: str, end: str) -> float | None:
 
 def main(argv: list[str]) -> int:
     results = measure(argv or DEFAULT)
-    print(f"{'chapter':<24} {'widget':>6} {'n':>3} {'p50_ms':>7} {'p90_ms':>7}  image px / shown css px"
+    print(f"{'chapter':<32} {'widget':>6} {'n':>3} {'p50_ms':>7} {'p90_ms':>7}  image px / shown css px"
           "  ·  stage medians (ms)")
     for r in results:
         if not r["ms"]:
-            print(f"{r['chapter']:<24} {r['widget']:>6}   0  (画像が変わりませんでした)")
+            print(f"{r['chapter']:<32} {r['widget']:>6}   0  (画像が変わりませんでした)")
             continue
         total = [stage_ms(s, "key", "painted") for s in r["ms"]]
         stages = []
         for name, start, end in STAGES[:-2] + STAGES[-1:]:
             values = [v for v in (stage_ms(s, start, end) for s in r["ms"]) if v is not None]
             stages.append(f"{name} {statistics.median(values):.1f}" if values else f"{name} -")
-        print(f"{r['chapter']:<24} {r['widget']:>6} {len(total):>3} "
+        print(f"{r['chapter']:<32} {r['widget']:>6} {len(total):>3} "
               f"{statistics.median(total):7.1f} {percentile(total, 0.9):7.1f}  "
               f"{r['natural_px']} / {r['css_px']:.0f}  ·  {', '.join(stages)}")
     return 0
