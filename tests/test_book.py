@@ -36,6 +36,8 @@ CHROMIUM_ARGS = [
 ]
 PAGE_BUDGET = 3 * 1024 * 1024  # CONTRIBUTING.md: no page over 3 MB with everything it loads
 FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
+#: Kana or kanji: a name, label or tooltip written in Japanese.
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # CONTRIBUTING.md's chapter map, in reading order.
 CHAPTER_ORDER = [
     "00_introduction", "01_one_vector", "02_library_search", "03_three_roles",
@@ -600,6 +602,57 @@ def test_grading_table_keeps_its_short_columns_on_one_line(pages):
     assert len(lines) >= 4 * 20, f"採点表が見つかりません: {lines[:4]}"
     broken = [text for text, count in lines if count > 1]
     assert not broken, f"採点表の短い列が折り返されています: {broken[:5]}"
+
+
+CONTROL_ROLES = {"button", "textbox", "searchbox", "slider", "combobox", "checkbox", "radio",
+                 "switch", "menuitem", "tab", "spinbutton", "DisclosureTriangle"}
+
+
+def visible_controls(page) -> list[dict]:
+    """Every control the accessibility tree exposes (hidden ones are `ignored`), with its
+    computed name, plus links that are not words of the text (icons, ¶, menu items)."""
+    cdp = page.context.new_cdp_session(page)
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    found = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        role = node.get("role", {}).get("value", "")
+        name = node.get("name", {}).get("value", "")
+        if role in CONTROL_ROLES or (role == "link" and not JAPANESE.search(name)
+                                     and not re.search(r"[A-Za-z]{2}", name)):
+            found.append({"role": role, "name": name, "id": node.get("backendDOMNodeId")})
+    return found
+
+
+TOOLTIPS = """() => [...document.querySelectorAll(
+    'button, a.btn, a.headerlink, .dropdown-item, input, summary, [data-bs-toggle=tooltip], [data-tooltip]')]
+  .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+  .map(e => [e.getAttribute('data-bs-original-title') || e.getAttribute('title')
+             || e.getAttribute('data-tooltip') || e.getAttribute('placeholder') || '',
+             e.outerHTML.slice(0, 80)])
+  .filter(([t]) => t && /[A-Za-z]{3}/.test(t) && !/[\\u3040-\\u30ff\\u4e00-\\u9fff]/.test(t))"""
+
+
+#: Pages whose controls are checked for Japanese names: a chapter, the glossary, the search.
+CONTROL_PAGES = ["notebooks/02_library_search", "book/glossary", "search"]
+
+
+def assert_named_in_japanese(page, doc: str, controls: list[dict]) -> None:
+    assert len(controls) >= 5, f"{doc}: 操作できる部品が見つかりません: {controls}"
+    english = [c for c in controls if not JAPANESE.search(c["name"])]
+    width = page.viewport_size["width"]
+    assert not english, f"{doc}({width} px): 日本語の名前のない部品: {english}"
+    tooltips = page.evaluate(TOOLTIPS)
+    assert not tooltips, f"{doc}: 英語のツールチップ・説明: {tooltips}"
+
+
+@pytest.mark.parametrize("doc", CONTROL_PAGES)
+def test_every_control_is_named_in_japanese_on_a_desktop(pages, doc):
+    """Every visible control has a Japanese name and tooltip, on the pages loaded here anyway
+    (the phone, with the contents in their dialog: tests/test_book_reader.py)."""
+    page = pages(f"{doc}.html").page
+    assert_named_in_japanese(page, doc, visible_controls(page))
 
 
 def test_licenses_page_lists_every_vendored_package(book):
