@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jupytext
 from nbclient import NotebookClient
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,12 +54,12 @@ def is_check_cell(cell) -> bool:
 
 def clear_check_outputs(nb) -> None:
     """Keep no output of an answer check: its ✓ line is the answer, and a learner must see it only
-    after trying. nbval skips these cells' output (tag `nbval-ignore-output`), and the book folds it
-    (tag `hide-output`)."""
+    after trying. The cell ran with the others and keeps its execution count (the saved notebook
+    is one complete run); only what it printed is dropped. nbval skips these cells' output (tag
+    `nbval-ignore-output`), and the book folds it (tag `hide-output`)."""
     for cell in nb.cells:
         if is_check_cell(cell):
             cell.outputs = []
-            cell.execution_count = None
 
 
 def execute(md: Path) -> Path:
@@ -74,6 +75,9 @@ def execute(md: Path) -> Path:
         record_timing=False,
     )
     client.execute()
+    # One stream output per cell and stream, however the kernel happened to flush it: the saved
+    # file is the same from run to run.
+    nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
     clear_check_outputs(nb)
     stable_widget_ids(nb)
     out = md.with_suffix(".ipynb")
