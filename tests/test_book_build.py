@@ -47,16 +47,22 @@ def build_the_book():
     assert (ROOT / "book" / "_build" / "html" / "index.html").exists()
 
 
-def test_a_changed_helper_makes_the_chapters_execute_again():
-    """Sphinx rebuilds only what changed; a chapter's pictures depend on src/helpers as well."""
+def book_extension():
     import sys
-    from types import SimpleNamespace
 
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     try:
         import qkv_book
     finally:
         sys.path.remove(str(ROOT / "book" / "_ext"))
+    return qkv_book
+
+
+def test_a_changed_helper_makes_the_chapters_execute_again():
+    """Sphinx rebuilds only what changed; a chapter's pictures depend on src/helpers as well."""
+    from types import SimpleNamespace
+
+    qkv_book = book_extension()
     noted = []
     for docname in ("notebooks/06_attention", "book/glossary"):
         env = SimpleNamespace(docname=docname, note_dependency=noted.append)
@@ -66,3 +72,58 @@ def test_a_changed_helper_makes_the_chapters_execute_again():
             assert set(noted) == helpers_files and str(ROOT / "src/helpers/attention.py") in noted
         else:
             assert set(noted) == helpers_files  # nothing more noted for a page that is no chapter
+
+
+def png_of_a_plot(alpha: float) -> bytes:
+    import io
+
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(3, 2), dpi=50)
+    fig.patch.set_alpha(alpha)
+    fig.add_subplot().plot([0, 1, 3], color="tab:blue")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.0], ids=["opaque", "transparent"])
+def test_a_figure_carries_its_smallest_text_size_and_keeps_its_pixels(alpha):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    qkv_book = book_extension()
+    data = png_of_a_plot(alpha)
+    with Image.open(io.BytesIO(data)) as im:
+        rgba = np.asarray(im.convert("RGBA"))
+    png, px, width = qkv_book.reencoded_png(data, {qkv_book.pixel_key(rgba): 7.5})
+    assert (px, width) == (7.5, rgba.shape[1])
+    assert qkv_book.measured_text_px(png) == (7.5, rgba.shape[1])
+    with Image.open(io.BytesIO(png)) as im:
+        im.verify()  # every chunk's checksum
+    with Image.open(io.BytesIO(png)) as im:
+        again = np.asarray(im.convert("RGBA"))
+    if alpha < 1:  # transparency: the very pixels, only the size chunk added
+        assert np.array_equal(again, rgba) and len(png) == len(data) + 12 + len("qkv-min-text-px\0" "7.5")
+    else:  # 256 colours: the plot's few colours survive, and the file is smaller
+        error = np.abs(again.astype(int) - rgba)
+        assert again.shape == rgba.shape and error.max() <= 16 and error.mean() < 0.5, error.mean()
+        assert len(png) < len(data)
+    assert qkv_book.reencoded_png(data, {})[1] is None  # not measured: no size
+
+
+def test_the_search_index_reuses_the_word_counts_splits():
+    """count_words splits every text of a page; Sphinx's index then asks for the same splits."""
+    from types import SimpleNamespace
+
+    qkv_book = book_extension()
+    calls = []
+    lang = SimpleNamespace(split=lambda text: calls.append(text) or text.split())
+    qkv_book.remember_splits(lang)
+    qkv_book.remember_splits(lang)  # once per build is enough, twice changes nothing
+    first = lang.split("内積 で 測る")
+    first.append("変えても")
+    assert lang.split("内積 で 測る") == ["内積", "で", "測る"] and calls == ["内積 で 測る"]
+    assert lang.split("別の 文") == ["別の", "文"] and len(calls) == 2

@@ -34,6 +34,7 @@ from test_book import (
     CONTROL_PAGES,
     HTML,
     JAPANESE,
+    OUTSIDE_THE_BOOK,
     assert_named_in_japanese,
     html_path,
     visible_controls,
@@ -53,8 +54,7 @@ def open_page(browser, rel: str, viewport: dict, *, touch: bool = False, media: 
     """A fresh context and page at `viewport`; console messages of every type are kept."""
     context = browser.new_context(viewport=viewport, locale="ja-JP", service_workers="block",
                                   is_mobile=touch, has_touch=touch)
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                  else r.abort())
+    context.route(OUTSIDE_THE_BOOK, lambda r: r.abort())
     context.set_default_timeout(90_000)  # a shared, busy machine can take long to lay a page out
     page = context.new_page()
     page.console = []
@@ -93,11 +93,17 @@ def phone(book, browser):
 # ------------------------------------------------------------------------------- the menus
 
 
-@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390px", "800px"])
-def test_phone_menus_open(phone, viewport):
+#: The chapter whose phone test also opens the menus at 390 px (its page is loaded there anyway).
+MENUS_CHAPTER = "notebooks/03_three_roles"
+
+
+def test_tablet_menus_open(phone):
+    check_menus_open(phone(f"{MENUS_CHAPTER}.html", TABLET), TABLET)
+
+
+def check_menus_open(page, viewport: dict) -> None:
     """☰ opens the book's contents, the list button the page's headings (pydata-sphinx-theme
     issue 2451: with two `.primary-toggle` in the page the visible one opened nothing)."""
-    page = phone("notebooks/03_three_roles.html", viewport)
     chapters = {Path(d).name for d in CHAPTERS}
     for toggle, dialog in ((".primary-toggle", "#pst-primary-sidebar-modal"),
                            (".secondary-toggle", "#pst-secondary-sidebar-modal")):
@@ -264,8 +270,9 @@ def check_print(page, doc: str) -> None:
 def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     """On a 390 px phone no figure text is too small to read, frame sliders are touch targets
     and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
-    says where it is. One page load serves all (a load is the costly part): the phone's checks
-    first, then the same page at A4 width with print styles."""
+    says where it is; where the desktop test names it (CONTROL_PAGES, MENUS_CHAPTER) also the
+    controls' Japanese names and the menus. One page load serves all (a load is the costly
+    part): the phone's checks first, then the same page at A4 width with print styles."""
     page = phone(f"{doc}.html")
     with subtests.test("figures on a phone"):
         check_figure_text_on_a_phone(page, doc)
@@ -277,6 +284,12 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
             check_wide_display_maths_says_it_scrolls(page, doc)
     with subtests.test("wide code on a phone"):
         check_wide_code_says_it_scrolls(page, doc)
+    if doc in CONTROL_PAGES:
+        with subtests.test("Japanese names on a phone"):
+            check_controls_named_in_japanese_on_a_phone(page, doc)
+    if doc == MENUS_CHAPTER:
+        with subtests.test("menus on a phone"):
+            check_menus_open(page, PHONE)
     page.set_viewport_size(A4_SCREEN)
     page.emulate_media(media="print")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
@@ -326,15 +339,21 @@ def test_book_pages_fit_a_phone(book, browser, subtests):
 
 # ------------------------------------------------------------------------ Japanese throughout
 
-@pytest.mark.parametrize("doc", CONTROL_PAGES)
+@pytest.mark.parametrize("doc", [d for d in CONTROL_PAGES if d not in CHAPTERS])
 def test_every_control_is_named_in_japanese_on_a_phone(phone, doc):
+    """The book's own pages; a chapter's are checked in test_chapter_on_a_phone_and_on_paper."""
+    check_controls_named_in_japanese_on_a_phone(phone(f"{doc}.html"), doc)
+
+
+def check_controls_named_in_japanese_on_a_phone(page, doc: str) -> None:
     """On a phone, the contents in their dialog count too (the desktop: tests/test_book.py)."""
-    page = phone(f"{doc}.html")
     controls = visible_controls(page)
     page.locator(".primary-toggle").tap()
     page.locator("#pst-primary-sidebar-modal").wait_for(state="visible")
     controls += visible_controls(page)
     assert_named_in_japanese(page, doc, controls)
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('#pst-primary-sidebar-modal').open")
 
 
 # ------------------------------------------------------------------------------------ search

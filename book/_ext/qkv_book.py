@@ -226,7 +226,8 @@ def reencoded_png(data: bytes, sizes: dict[str, float]) -> tuple[bytes, float | 
     The PNG carries the size in a text chunk when the probe measured it, and becomes a
     256-colour PNG when that is smaller: matplotlib figures use few colours (antialiased edges,
     one-hue colour maps), so 256 is visually lossless for them; images with transparency or
-    already paletted keep their colours.
+    already paletted keep their colours, and their bytes (the chunk is added, not re-encoded:
+    compressing a full-colour picture again cost most of the build's own time).
     """
     from PIL.PngImagePlugin import PngInfo
 
@@ -238,16 +239,23 @@ def reencoded_png(data: bytes, sizes: dict[str, float]) -> tuple[bytes, float | 
     info = PngInfo()
     if px is not None:
         info.add_text(TEXT_CHUNK, f"{px:g}")
-
-    def encode(picture: Image.Image) -> bytes:
-        buf = io.BytesIO()
-        picture.save(buf, format="png", optimize=True, pnginfo=info)
-        return buf.getvalue()
-
-    options = [data] if px is None else [encode(original)]
+    options = [data if px is None else with_text_chunk(data, TEXT_CHUNK, f"{px:g}")]
     if original.mode != "P" and rgba.getextrema()[3][0] == 255:
-        options.append(encode(rgba.convert("RGB").quantize(colors=256, dither=Image.Dither.NONE)))
+        buf = io.BytesIO()
+        rgba.convert("RGB").quantize(colors=256, dither=Image.Dither.NONE).save(
+            buf, format="png", optimize=True, pnginfo=info)
+        options.append(buf.getvalue())
     return min(options, key=len), px, rgba.width
+
+
+def with_text_chunk(png: bytes, key: str, value: str) -> bytes:
+    """`png` with a tEXt chunk `key`=`value` right after its header chunk (IHDR: 33 bytes in)."""
+    import struct
+    import zlib
+
+    body = b"tEXt" + key.encode("latin-1") + b"\0" + value.encode("latin-1")
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))
+    return png[:33] + chunk + png[33:]
 
 
 def readable_attrs(px: float | None, width: int) -> str:
@@ -622,11 +630,27 @@ def count_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     from sphinx.search import WordCollector
 
     lang = app.builder.indexer.lang
+    remember_splits(lang)
     collector = WordCollector(doctree, lang)
     doctree.walk(collector)
     if not hasattr(app, "qkv_word_counts"):
         app.qkv_word_counts = {}
     app.qkv_word_counts[docname] = Counter(index_words(collector.found_words, lang))
+
+
+def remember_splits(lang) -> None:
+    """Sphinx's index splits every text of a page right after count_words did (its Japanese
+    splitter is pure Python, about 5 s a build): the second time it gets the first result."""
+    if getattr(lang, "qkv_remembers_splits", False):
+        return
+    split, seen = lang.split, {}
+
+    def remembered(text: str) -> list[str]:
+        if text not in seen:
+            seen[text] = split(text)
+        return list(seen[text])
+
+    lang.split, lang.qkv_remembers_splits = remembered, True
 
 
 def reading_order(env: BuildEnvironment, root: str) -> list[str]:
