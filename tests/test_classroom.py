@@ -3,14 +3,15 @@
 One course folder is built per session in a temporary directory (never the repo's classroom/)
 from every chapter that has exercises, plus two small chapters made here: the probe (chapter 01's
 setup cell and its two exercises, with a hidden test that is a plain assert added to the cosine
-test) and MISTAKES_CHAPTER (the setup cell and the exercises of every chapter that MISTAKES has
-answers for). The submissions that misbehave go to the probe and the typical mistakes to the
-other: what they test is the grading of an exercise, not the chapter around it, and each runs in a
-fraction of a chapter's time. Then these students hand in:
+test) and EXERCISES_CHAPTER (chapter 00's setup cell and the exercises of every chapter). The
+submissions that misbehave go to the probe, the typical mistakes and the untouched release to the
+other: what they test is the grading of an exercise, not the chapter around it, and each runs in
+a fraction of a chapter's time. (The teacher's full marks on EXERCISES_CHAPTER show that the
+exercises need nothing else from their chapters.) Then these students hand in:
 
-- `teacher`: the source notebook, solutions included, for every chapter;
-- `untouched`: the release notebook as distributed, for every chapter;
-- `wrong1`, `wrong2`, ...: MISTAKES_CHAPTER's solutions with the typical mistakes of MISTAKES
+- `teacher`: the source notebook, solutions included, for every chapter and both made here;
+- `untouched`: the release notebook as distributed, of the probe and of EXERCISES_CHAPTER;
+- `wrong1`, `wrong2`, ...: EXERCISES_CHAPTER's solutions with the typical mistakes of MISTAKES
   swapped in (one mistake per exercise and student, so few notebooks are executed);
 - `loop`: the probe with an infinite loop in the cosine function;
 - `tamper`: the probe with wrong answers, one test cell replaced by `pass` and the other deleted;
@@ -55,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = [p.stem for p in classroom.chapter_notebooks(NOTEBOOKS)]
 PROBE = "90_hidden_probe"
-MISTAKES_CHAPTER = "91_typical_mistakes"
+EXERCISES_CHAPTER = "91_every_exercise"
 #: Short, so the infinite loop costs little; still far above any chapter cell's run time.
 TIMEOUT = 20
 HIDDEN_TEST = """\
@@ -217,13 +218,13 @@ def exercises_only(folder: Path, numbers: list[str]):
 
 
 def make_probe(folder: Path) -> None:
-    """The probe (chapter 01's exercises, a hidden test in the cosine's test) and MISTAKES_CHAPTER."""
+    """The probe (chapter 01's exercises, a hidden test in the cosine's test) and EXERCISES_CHAPTER
+    (every chapter's exercises)."""
     nb = exercises_only(folder, ["01"])
     test = next(c for c in nb.cells if gid(c) == "ex01_cosine_test")
     test.source = test.source.rstrip("\n") + "\n" + HIDDEN_TEST
     write(nb, folder / f"{PROBE}.ipynb")
-    numbers = sorted({m.chapter for m in MISTAKES if chapter_named(m.chapter)})
-    write(exercises_only(folder, numbers), folder / f"{MISTAKES_CHAPTER}.ipynb")
+    write(exercises_only(folder, [c[:2] for c in CHAPTERS]), folder / f"{EXERCISES_CHAPTER}.ipynb")
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -266,10 +267,11 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
     sources = {c: read(root / "source" / c / f"{c}.ipynb") for c in chapters}
     for chapter in chapters:
         submit("teacher", chapter, sources[chapter])
+    for chapter in (PROBE, EXERCISES_CHAPTER):
         submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
 
     who = {}
-    wrong: dict[str, object] = {}  # student -> their MISTAKES_CHAPTER notebook
+    wrong: dict[str, object] = {}  # student -> their EXERCISES_CHAPTER notebook
     replaced: dict[str, set[tuple[str, str]]] = {}  # student -> (chapter, solution) changed
     for m in MISTAKES:
         if chapter_named(m.chapter) is None:
@@ -279,11 +281,11 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
             n += 1
         student = f"wrong{n}"
         replaced.setdefault(student, set()).add((m.chapter, m.defines))
-        nb = wrong.setdefault(student, copy.deepcopy(sources[MISTAKES_CHAPTER]))
+        nb = wrong.setdefault(student, copy.deepcopy(sources[EXERCISES_CHAPTER]))
         solution_cell(nb, m.defines, m.chapter).source = m.source
         who[m.chapter, m.name] = student
     for student, nb in wrong.items():
-        submit(student, MISTAKES_CHAPTER, nb)
+        submit(student, EXERCISES_CHAPTER, nb)
 
     probe = PROBE  # chapter 01's exercises, without the rest of the chapter to run
     loop = copy.deepcopy(sources[probe])
@@ -375,7 +377,7 @@ def test_chapters_are_discovered(tmp_path):
 
 
 def test_build_prints_a_line_per_chapter(course):
-    assert course.chapters[-2:] == [PROBE, MISTAKES_CHAPTER]
+    assert course.chapters[-2:] == [PROBE, EXERCISES_CHAPTER]
     for i, chapter in enumerate(course.chapters, 1):
         assert any(line.startswith(f"[{i}/{len(course.chapters)}] {chapter}")
                    for line in course.build_log), course.build_log
@@ -491,7 +493,7 @@ def test_config_is_what_nbgrader_reads(tmp_path):
 # Autograding
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
+@pytest.mark.parametrize("chapter", CHAPTERS + [PROBE, EXERCISES_CHAPTER])
 def test_teacher_solutions_score_full_marks(course, chapter):
     graded = course.scores(chapter)["teacher"]
     assert sum(graded.values()) == points(course.source(chapter)) > 0, graded
@@ -499,15 +501,17 @@ def test_teacher_solutions_score_full_marks(course, chapter):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_untouched_release_scores_zero(course, chapter):
-    graded = course.scores(chapter)["untouched"]
-    assert graded and set(graded.values()) == {0.0}, graded
+    """Each chapter's exercises as released, graded in EXERCISES_CHAPTER: no point for any."""
+    ids = {gid(c) for c in course.source(chapter).cells if c.metadata.get("nbgrader", {}).get("grade")}
+    graded = course.scores(EXERCISES_CHAPTER)["untouched"]
+    assert ids and {i: graded.get(i) for i in ids} == dict.fromkeys(ids, 0.0), graded
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=[f"{m.chapter}-{m.name}" for m in MISTAKES])
 def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
     if chapter_named(mistake.chapter) is None:
         pytest.skip(f"第 {mistake.chapter} 章のノートブックはまだありません")
-    chapter, student = MISTAKES_CHAPTER, course.mistakes[mistake.chapter, mistake.name]
+    chapter, student = EXERCISES_CHAPTER, course.mistakes[mistake.chapter, mistake.name]
     graded = course.scores(chapter)[student]
     nb = course.autograded(student, chapter)
     test = grading_cell_after(nb, solution_cell(nb, mistake.defines, mistake.chapter))
@@ -599,7 +603,7 @@ def test_csv_tells_failed_from_missing_and_from_graded(course):
 def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
     with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
-    chapter = MISTAKES_CHAPTER
+    chapter = EXERCISES_CHAPTER
     two_d, keys = course.mistakes["01", "cosine_two_d_only"], course.mistakes["06", "mixes_keys"]
     assert course.scores(chapter)[two_d]["ex01_cosine_test"] == 1.0
     assert course.scores(chapter)[keys]["ex06_attention_test"] == 1.5
@@ -642,14 +646,14 @@ def test_wrong_answer_in_feedback_is_the_hint_alone(course):
     """While autograding a wrong answer is its ✗ line on stdout (no error, no traceback) and the
     cell ends with its score, the number nbgrader reads."""
     student = course.mistakes["01", "cosine_no_division"]
-    nb = course.autograded(student, MISTAKES_CHAPTER)
+    nb = course.autograded(student, EXERCISES_CHAPTER)
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
     assert [o.output_type for o in test.outputs] == ["stream", "execute_result"], test.outputs
     assert test.outputs[0].name == "stdout"
     lines = test.outputs[0].text.splitlines()
     assert len(lines) == 2 and all(line.startswith("✗ ") for line in lines), lines  # visible, hidden
     assert test.outputs[1].data["text/plain"] == "0.0"
-    page = visible_text(course.feedback(student, MISTAKES_CHAPTER))
+    page = visible_text(course.feedback(student, EXERCISES_CHAPTER))
     assert "site-packages" not in page and "most recent call last" not in page
     assert "_base.py" not in page and "check_cosine(fn" not in page
 
@@ -679,6 +683,24 @@ def test_feedback_page_for_every_submission(course):
         for student in course.scores(chapter):
             page = course.feedback(student, chapter)
             assert "<html" in page and chapter in page, (student, chapter)
+
+
+def test_a_feedback_page_that_cannot_be_made_is_reported_and_the_others_are_made(course, tmp_path):
+    """A chapter's pages are made in one nbgrader run; one that fails stops none of the others
+    and is named, with its reason."""
+    root = tmp_path / "course"
+    shutil.copytree(course.root, root)  # its nbgrader_config.py finds the course where it is
+    chapter = EXERCISES_CHAPTER
+    (root / "autograded" / "untouched" / chapter / f"{chapter}.ipynb").write_text("{", "utf-8")
+    pages = sorted((root / "feedback").glob(f"*/{chapter}/{chapter}.html"))
+    for page in pages:
+        page.unlink()
+    lines: list[str] = []
+    classroom.feedback(root, [chapter], log=lines.append)
+    made = sorted((root / "feedback").glob(f"*/{chapter}/{chapter}.html"))
+    assert made == [p for p in pages if p.parts[-3] != "untouched"] and len(made) >= 2
+    assert len(lines) == 1 and f"フィードバック {len(made)} 人分" in lines[0], lines
+    assert "作れなかったもの: untouched: " in lines[0], lines
 
 
 def test_feedback_never_shows_hidden_test_code(course):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import csv
 import os
@@ -738,19 +739,25 @@ def feedback(root: str | Path = "classroom", chapters: Iterable[str] | None = No
              log: Log = print) -> list[str]:
     """`nbgrader generate_feedback`: `feedback/<student>/<chapter>/<chapter>.html` per submission.
 
-    One student at a time: a page that cannot be made is reported and the others are still made.
+    A chapter's pages are made in one run (nbgrader compiles its page templates once per run:
+    one run per student spent most of its time on that). A page that cannot be made is
+    reported, with its reason, and the others are still made: nbgrader goes on past it and
+    leaves no file for it; it is then tried once more alone, for the reason.
     """
     root = Path(root).resolve()
     todo = _chapters_with(root, "autograded", chapters)
     for i, chapter in enumerate(todo, 1):
         students = sorted(p.parent.parent.name
                           for p in (root / "autograded").glob(f"*/{chapter}/{chapter}.ipynb"))
+        with contextlib.suppress(ClassroomError):
+            _run(GenerateFeedback, root, assignment_id=chapter)
         failed = []
         for student in students:
-            try:
-                _run(GenerateFeedback, root, assignment_id=chapter, student_id=student)
-            except ClassroomError as err:
-                failed.append(f"{student}: {_short(str(err))}")
+            if not (root / "feedback" / student / chapter / f"{chapter}.html").exists():
+                try:
+                    _run(GenerateFeedback, root, assignment_id=chapter, student_id=student)
+                except ClassroomError as err:
+                    failed.append(f"{student}: {_short(str(err))}")
         n = len(list((root / "feedback").glob(f"*/{chapter}/{chapter}.html")))
         log(f"[{i}/{len(todo)}] {chapter}: フィードバック {n} 人分 → feedback/<学生>/{chapter}/"
             + (f"(作れなかったもの: {'; '.join(failed)})" if failed else ""))
