@@ -250,6 +250,15 @@ def test_every_toc_page_was_built(book):
     assert not missing, f"書き出されていないページ: {missing}"
 
 
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_a_cells_printed_lines_are_one_box(book, doc):
+    """However the kernel flushed them (book/_config.yml: nb_merge_streams), so that the page is
+    the same from build to build."""
+    cells = re.split(r'<div class="cell(?: [^"]*)?"', html_path(doc).read_text(encoding="utf-8"))
+    split = [n for n, cell in enumerate(cells[1:], 1) if cell.count('class="output stream') > 1]
+    assert not split, f"{doc}: 出力が二つ以上の枠に分かれたセル(ページの {split} 番め)"
+
+
 def test_no_page_points_at_a_remote_script_or_stylesheet(book):
     """Every built HTML file, including the ones outside the toc (search, genindex)."""
     remote = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.I)
