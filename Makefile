@@ -103,8 +103,9 @@ browser: setup
 	@$(BIN)/python tests/chromium.py
 
 # The book build runs inside the session (tests/test_book_build.py), beside the other tests.
+# The ten slowest tests are listed at the end: the budget is 4 minutes on two cores.
 test: setup lint browser
-	$(PYTEST) $(PARALLEL) tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
+	$(PYTEST) $(PARALLEL) --durations=10 tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
 
 # The author's loop: no book, no browser, no classroom; nbval only for the chapters changed since
 # main (book/scripts/changed_chapters.py; every chapter when src/helpers/ changed).
