@@ -270,7 +270,7 @@ def check_print(page, doc: str) -> None:
 def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     """On a 390 px phone no figure text is too small to read, frame sliders are touch targets
     and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
-    says where it is; where the desktop test names it (CONTROL_PAGES, MENUS_CHAPTER) also the
+    says where it is; on the chapters that CONTROL_PAGES and MENUS_CHAPTER name, also the
     controls' Japanese names and the menus. One page load serves all (a load is the costly
     part): the phone's checks first, then the same page at A4 width with print styles."""
     page = phone(f"{doc}.html")

@@ -742,18 +742,23 @@ def feedback(root: str | Path = "classroom", chapters: Iterable[str] | None = No
     A chapter's pages are made in one run (nbgrader compiles its page templates once per run:
     one run per student spent most of its time on that). A page that cannot be made is
     reported, with its reason, and the others are still made: nbgrader goes on past it and
-    leaves no file for it; it is then tried once more alone, for the reason.
+    leaves no file for it; it is then tried once more alone, for the reason. (The pages of an
+    earlier run are removed first, as nbgrader's --force would, so an old page never passes
+    for a new one.)
     """
     root = Path(root).resolve()
     todo = _chapters_with(root, "autograded", chapters)
     for i, chapter in enumerate(todo, 1):
         students = sorted(p.parent.parent.name
                           for p in (root / "autograded").glob(f"*/{chapter}/{chapter}.ipynb"))
+        pages = {s: root / "feedback" / s / chapter / f"{chapter}.html" for s in students}
+        for page in pages.values():
+            page.unlink(missing_ok=True)
         with contextlib.suppress(ClassroomError):
             _run(GenerateFeedback, root, assignment_id=chapter)
         failed = []
         for student in students:
-            if not (root / "feedback" / student / chapter / f"{chapter}.html").exists():
+            if not pages[student].exists():
                 try:
                     _run(GenerateFeedback, root, assignment_id=chapter, student_id=student)
                 except ClassroomError as err:
