@@ -140,7 +140,7 @@ def matmul_operands(
         raise HelpersError(
             f"{na} @ {nb} の形が合いません。{na} は shape {a.shape}({a.shape[1]} 列)ですが、"
             f"{nb} は shape {b.shape}({b.shape[0]} 行)です。{nb} の行数は {na} の列数 {inner}"
-            f"{inner_meaning} と同じ {a.shape[1]} でなければなりません: "
+            f"{inner_meaning}{'' if inner_meaning else ' '}と同じ {a.shape[1]} でなければなりません: "
             f"(n×{inner}) · ({inner}×{out}) → (n×{out})。"
         )
     return a, b

@@ -1,6 +1,7 @@
 """helpers.checks._base: how every check calls the learner's code and names a mistake."""
 
 import inspect
+import re
 import threading
 
 import numpy as np
@@ -339,3 +340,23 @@ def test_the_score_line_in_a_real_ipython_cell(monkeypatch):
                             "checks.check_pudding_prediction('プリン')\nchecks.score(1)",
                             store_history=True)
     assert graded.success and graded.result == 0.5
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("変わりません", "変わらない"), ("変わります", "変わる"), ("対称になります。", "対称になる"),
+    ("壊れます", "壊れる"), ("エラーです", "エラー"), ("けーき", "ケーキ"), ("ケーキです", "ケーキ"),
+])
+def test_a_polite_or_hiragana_answer_means_its_choice(typed, meant):
+    choices = ("変わる", "変わらない", "対称になる", "壊れる", "エラー", "ケーキ")
+    assert _base.normalise_answer(typed, choices) == meant
+
+
+@pytest.mark.parametrize("crash, said", [
+    (lambda: np.ones((5, 2)) @ np.ones((5, 2)), "左の列の数が 2、右の行の数が 5"),
+    (lambda: np.ones((1, 3)) + np.ones((5, 2)), "形 (1,3) と (5,2) の配列は"),
+    (lambda: 1 / 0, "ZeroDivisionError: division by zero"),
+])
+def test_numpys_shape_errors_are_said_in_japanese(crash, said):
+    with pytest.raises(CheckFailed, match=re.escape(said)) as caught:
+        _base.call_learner(lambda: crash(), what="f")
+    assert "gufunc" not in str(caught.value) and "broadcast" not in str(caught.value)

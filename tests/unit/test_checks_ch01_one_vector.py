@@ -54,7 +54,7 @@ def test_pudding_prediction_accepts(answer, capsys):
 
 @pytest.mark.parametrize("answer, hint", [
     ("プリン", "コサイン類似度ならそう"), ("プリン　", "コサイン類似度ならそう"),
-    ("カレー", "見直して"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
+    ("カレー", "同じ向きの矢印"), ("照り焼き", "同じ向きの矢印"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
     (None, "まだ答えが"), (np.array(["ケーキ"]), "文字列で"),
 ])
 def test_pudding_prediction_rejects_with_hint(answer, hint):

@@ -86,7 +86,7 @@ def test_check_soft_lookup_not_written_yet():
 
 
 def test_check_soft_lookup_crash_becomes_a_hint():
-    with pytest.raises(AssertionError, match="エラーで止まりました.*ValueError"):
+    with pytest.raises(AssertionError, match="エラーで止まりました.*行列の積 @ の形が合いません.*形を順にたどりましょう"):
         check_soft_lookup(lambda q, K, V, T: helpers.softmax(q @ K.T) @ V.T)
 
 
@@ -175,7 +175,7 @@ def test_temperature_prediction_accepts(small, large, capsys):
     ("ゼロ", "平均", "small_T:重みの合計はいつでも 1"),
     ("一冊", "変わらない。", "large_T:温度は得点を割る数"),
     ("", "平均", "small_T にまだ答えが"),
-    ("一冊", "たくさん", "large_T の「たくさん」 は選択肢にありません"),
+    ("一冊", "たくさん", "large_T の「たくさん」は選択肢にありません"),
     ("一冊", None, "large_T にまだ答えが"),
 ])
 def test_temperature_prediction_rejects_with_hint(small, large, hint):

@@ -109,7 +109,7 @@ def test_order_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("変わる", "ほかのマスの結果は"), ("ときどき変わる", "乱数"), ("時々変わる", "乱数"),
+    ("変わる", "ほかのマスの結果は"), ("ときどき変わる", "使う数は変わるでしょうか"), ("時々変わる", "使う数は変わるでしょうか"),
     ("たぶん", "選択肢にありません"), ("", "まだ答えが"),
 ])
 def test_order_prediction_rejects_with_hint(answer, hint):

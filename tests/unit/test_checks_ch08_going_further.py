@@ -32,7 +32,9 @@ RIGHT_CAUSAL = _causal(upper)
 @pytest.mark.parametrize("hidden", [False, True])
 def test_right_causal_attention_passes(hidden, capsys):
     checks.check_causal_attention(RIGHT_CAUSAL, hidden=hidden)
-    assert capsys.readouterr().out.startswith("✓")
+    out = capsys.readouterr().out
+    # the visible check says ✓; the hidden one passes without a word, as in every chapter
+    assert out.startswith("✓") if not hidden else out == ""
 
 
 @pytest.mark.parametrize("fn, hint", [
@@ -108,7 +110,9 @@ def _multi(split="right", merge="right", W_O=True, root="d_k", order=1):
 @pytest.mark.parametrize("hidden", [False, True])
 def test_right_multi_head_passes(hidden, capsys):
     checks.check_multi_head(_multi(), hidden=hidden)
-    assert capsys.readouterr().out.startswith("✓")
+    out = capsys.readouterr().out
+    # the visible check says ✓; the hidden one passes without a word, as in every chapter
+    assert out.startswith("✓") if not hidden else out == ""
 
 
 def test_one_loop_version_passes_too(capsys):

@@ -41,6 +41,17 @@ def test_outline_cells_frames_one_cell_per_row():
     plt.close("all")
 
 
+def test_outline_cells_tells_two_sets_apart_by_line_style():
+    ax = helpers.plotting.plot_heatmap(np.eye(2), list("ab"), list("ab"))
+    outline_cells(ax, [0, 1])
+    outline_cells(ax, [1, 0], linestyle="--")
+    styles = [p.get_linestyle() for p in ax.patches if not p.get_fill()]
+    assert styles == ["-", "-", "--", "--"]
+    with pytest.raises(ValueError, match="実線・破線・点線"):
+        outline_cells(ax, [0, 1], linestyle="dashdot")
+    plt.close("all")
+
+
 def test_plot_weight_matrix_reads_well():
     ax = plot_weight_matrix(np.array([[-2.0, -0.001], [0.3, 2.0]]), "W_K", reach=2.0)
     texts = [t.get_text() for t in ax.texts]

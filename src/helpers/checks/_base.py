@@ -155,7 +155,7 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
         fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。")
     except Exception as err:  # the learner's code crashed: say what and where to look
         advice = on_error(err) if callable(on_error) else on_error
-        fail(f"{call} がエラーで止まりました({type(err).__name__}: {err})。{advice}")
+        fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{advice}")
     if result is None:
         fail(f"{what} が何も返していません(None)。関数の最後に return を書き忘れていませんか?")
     names = _parameter_names(fn)
@@ -164,8 +164,37 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
             name = names[i] if i < len(names) else f"{i + 1} 番目の引数"
             fail(f"{what} が、受け取った {name} の中身を書き換えています(`{name} -= …` や "
                  f"`{name}[...] = …` のような、その場での書き換え)。呼び出した側の {name} まで"
-                 f"変わってしまいます。`new = {name} - …` のように新しい配列を作って返しましょう。")
+                 f"変わってしまいます。`{name} = {name} / …` や `new = {name} - …` のように、"
+                 "新しい配列を作る書き方にしましょう。")
     return result
+
+
+_MATMUL_MISMATCH = re.compile(r"^matmul: Input operand 1 has a mismatch in its core dimension 0.*"
+                              r"\(size (\d+) is different from (\d+)\)")
+_NOT_BROADCAST = re.compile(r"^operands could not be broadcast together with shapes (\S+) (\S+)")
+
+
+def matmul_sizes(err: Exception) -> tuple[int, int] | None:
+    """(columns on the left of @, rows on the right) when `err` is numpy's matmul mismatch."""
+    m = _MATMUL_MISMATCH.match(str(err)) if isinstance(err, ValueError) else None
+    return (int(m.group(2)), int(m.group(1))) if m else None
+
+
+def crash_in_japanese(err: Exception) -> str:
+    """numpy's two commonest shape errors said in Japanese, with the sizes; others as they are.
+
+    numpy's English (e.g. "gufunc signature (n?,k),(k,m?)->(n?,m?)") means nothing to a learner
+    who wrote `Q @ K` for `Q @ K.T`.
+    """
+    text = str(err)
+    if sizes := matmul_sizes(err):
+        left_cols, right_rows = sizes
+        return (f"行列の積 @ の形が合いません: 左の列の数が {left_cols}、右の行の数が {right_rows} です。"
+                "A @ B は、A の列の数と B の行の数がそろっているときだけ計算できます")
+    if isinstance(err, ValueError) and (m := _NOT_BROADCAST.match(text)):
+        return (f"形 {m.group(1)} と {m.group(2)} の配列は、成分ごとの計算(+ - * /)で組み合わせられません。"
+                "どちらかの形が思っていたものと違います")
+    return f"{type(err).__name__}: {text[:300]}"
 
 
 def as_float_array(value, what: str) -> np.ndarray:
@@ -214,13 +243,25 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
 
 #: Marks a learner may type around an answer: quotes and brackets, and a closing 。 or .
 _WRAPPERS = "「」『』\"'“”‘’"
-_TRAILING = "。.、,!?"
+TRAILING = "。.、,!?"
+
+#: Polite endings a learner of a です・ます book types, rewritten once to the plain form the
+#: choices use: 変わりません → 変わらない, 対称になります → 対称になる, 壊れます → 壊れる,
+#: エラーです → エラー.
+_POLITE_ENDINGS = (("りません", "らない"), ("ります", "る"), ("れません", "れない"), ("れます", "れる"),
+                   ("です", ""))
+
+
+#: Hiragana read as katakana on both sides of a comparison: けーき is ケーキ, and a choice such as
+#: ときどき変わる still equals itself.
+_HIRAGANA_AS_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 
 
 def canonical_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
+    text = text.translate(_HIRAGANA_AS_KATAKANA)
     text = re.sub(r"\s+", "", text)             # surrounding and inner spaces, IME's included
-    text = text.strip(_WRAPPERS).rstrip(_TRAILING).strip(_WRAPPERS)
+    text = text.strip(_WRAPPERS).rstrip(TRAILING).strip(_WRAPPERS)
     return text
 
 
@@ -229,14 +270,20 @@ def normalise_answer(answer, choices: Sequence[str],
     """The choice a typed answer means, or None when it is none of them.
 
     One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
-    anywhere (the IME's full-width one too), quotes around it and a closing 「。」 do not count;
-    `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
+    anywhere (the IME's full-width one too), quotes around it and a closing 「。」 do not count,
+    nor does a polite ending (`_POLITE_ENDINGS`); `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
     """
     if not isinstance(answer, str):
         return None
     key = canonical_text(answer)
     table = {canonical_text(c): c for c in choices}
     table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
+    if key not in table:
+        for polite, plain in _POLITE_ENDINGS:
+            polite, plain = canonical_text(polite), canonical_text(plain)
+            if key.endswith(polite):
+                key = key[: -len(polite)] + plain
+                break
     return table.get(key)
 
 
@@ -261,7 +308,7 @@ def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | No
              f"{_shown(answer)} が来ました。")
     choice = normalise_answer(answer, choices, synonyms)
     if choice is None:
-        fail(f"{of}{_shown(answer)} は選択肢にありません。{listed} のどれかを書いてください。")
+        fail(f"{of}{_shown(answer)}は選択肢にありません。{listed} のどれかを書いてください。")
     return choice
 
 

@@ -13,8 +13,8 @@ FIRST_SOFTMAX_HINTS = {
     "raw": "得点をそのまま返しています。まず np.exp(scores) で全部を正の数にし、その合計で割ります。",
     "no_exp": "得点を得点の合計で割っただけで、np.exp を取っていません。"
               "得点がマイナスだと重みもマイナスになってしまいます。先に np.exp を取ります。",
-    "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みは合計が 1 になるように"
-                    "割ります: e = np.exp(scores); e / e.sum()",
+    "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みの合計が 1 になるように、"
+                    "np.exp を取った値をその合計で割ります。",
     "by_score_sum": "割る数が違います。割るのは元の得点の合計ではなく、np.exp を取った後の合計です。",
     "by_max": "np.exp を取ったあと、合計ではなく一番大きい値で割った形になっています"
               "(np.exp(scores - scores.max()) も同じ値です。最大値を引くのはあふれないための工夫で、"
@@ -84,7 +84,7 @@ def check_matmul_shape_prediction(answer) -> None:
     ):
         key = str(tuple(int(a) for a in answer)) if answer else ""
     else:
-        _base.fail(f"答えは (1, 2) のような整数の組(タプル)か、\"エラー\" で書いてください。"
+        _base.fail(f"答えは (4, 5) のような整数の組(タプル)か、\"エラー\" で書いてください。"
                    f"{answer!r}({type(answer).__name__})が来ました。")
     if key == "":
         _base.fail("まだ答えが入っていません。(行の数, 列の数) の組か \"エラー\" を書いてください。")

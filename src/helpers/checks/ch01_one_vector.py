@@ -30,6 +30,10 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
         if np.isclose(got, a @ b):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
                        "長さで割る(a の長さ × b の長さで割る)のを忘れていませんか?")
+        if np.isclose(got, a @ b / np.linalg.norm(a) * np.linalg.norm(b)):
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。a @ b / np.linalg.norm(a) * np.linalg.norm(b) "
+                       "は、左から順に「a の長さで割って、b の長さを掛ける」計算になります。"
+                       "分母の二つの長さを、かっこでひとまとめにしましょう。")
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
                        "両方の長さの積で割ります。")
@@ -56,6 +60,10 @@ def check_pudding_prediction(answer) -> None:
                       "でも内積は長さも効くので、同じ向きでもっと長い語があると、そちらの得点が上回ります。",
             correct: f"プリンの行で一番大きいのは「{correct}」です。同じ向きで長さが 2 倍なので、"
                      "内積も自分自身より大きくなります。",
+            **dict.fromkeys(
+                [w for w in emb.words if w not in ("プリン", correct)],
+                "内積は、向きが近いほど、そして矢印が長いほど大きくなります。最初の矢印の図で、"
+                "プリンとまったく同じ向きの矢印はどれか、その長さはプリンと比べてどうかを見てみましょう。"),
         },
     )
 

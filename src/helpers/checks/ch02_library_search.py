@@ -36,8 +36,18 @@ SOFT_LOOKUP_HINTS = {
 
 
 #: Chapter 02: where a crash of `soft_lookup` most often comes from.
-SOFT_LOOKUP_ON_ERROR = ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の横一列)。K @ q.T だと n×1 の縦一列に"
-                        "なり、そのあとの weights @ V の形が合いません。途中の形を print して確かめましょう。")
+def _soft_lookup_advice(err: Exception) -> str:
+    """Scores made a column (K @ q.T) crash only at the mixing step: say so; else walk the shapes."""
+    sizes = _base.matmul_sizes(err)
+    if sizes and sizes[0] == 1 and sizes[1] > 1:  # (n×1) @ (n×d_v): the scores were a column
+        return ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の横一列)。K @ q.T だと n×1 の縦一列に"
+                "なり、そのあとの weights @ V の形が合いません。")
+    return SOFT_LOOKUP_ON_ERROR
+
+
+SOFT_LOOKUP_ON_ERROR = ("形を順にたどりましょう: 得点は q (1×d_k) @ K.T (d_k×n) で 1×n、混ぜるのは"
+                        "重み (1×n) @ V (n×d_v) で 1×d_v です。どの行で形が合わなくなるか、途中の形を print "
+                        "して確かめましょう。")
 
 
 def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
@@ -82,7 +92,7 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
         call = f"soft_lookup(q, K, V, temperature={T})"
         got = _base.as_float_array(_base.call_learner(fn, q.copy(), K.copy(), V.copy(), T,
                                                       what="soft_lookup", call=call,
-                                                      on_error=SOFT_LOOKUP_ON_ERROR), "soft_lookup")
+                                                      on_error=_soft_lookup_advice), "soft_lookup")
         variants = soft_lookup_variants(q, K, V, T)
         want = variants["right"]
         if _base.same(got, want):

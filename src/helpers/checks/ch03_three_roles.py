@@ -71,6 +71,14 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     return variants
 
 
+def _party_weights_advice(err: Exception) -> str:
+    """Where to look, by the kind of crash: the scores' product, or a row-wise step."""
+    if "matmul" in str(err):
+        return "得点の表は Q @ K.T です(K を転置して、n×d_k と d_k×m で n×m)。途中の形を print して確かめましょう。"
+    return ("途中の形を print して確かめましょう。行ごとの最大値を引く・行の和で割るときは、"
+            "keepdims=True で形を (n, 1) にします。")
+
+
 @_base.exercise
 def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
@@ -90,8 +98,7 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     for label, q, k in cases:
         got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
                                  call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                                 on_error="途中の形を print して確かめましょう。行ごとの最大値を引く・"
-                                          "行の和で割るときは、keepdims=True で形を (n, 1) にします。")
+                                 on_error=_party_weights_advice)
         w = _base.as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
@@ -138,7 +145,7 @@ def check_party_symmetry_prediction(answer) -> None:
             "対称にならない": "Q そのものは X と違うので、非対称になりそうに見えます。でも S[i, j] は "
                               "q_i と k_j の内積で、K = Q なら q_i · q_j です。内積は順番を入れ替えても"
                               "同じ値なので……?",
-            "人による": "参加者の好みや人数を変えても結論は同じです。S[i, j] と S[j, i] が "
+            "人による": "参加者の好みや人数を変えても結論は同じです。S[i, j] と S[j, i] が"
                         "どちらも q_i · q_j になることを、式で確かめてみましょう。",
         },
         SYMMETRY_SYNONYMS,

@@ -62,13 +62,14 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             if square and g.shape == w.shape and np.allclose(g, x @ W.T):
                 _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
                            "W を転置せずに、そのまま x @ W を掛けます。")
-            if g.shape == np.broadcast_shapes(x.shape, W.shape) and np.allclose(g, x * W):
+            if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
                 _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
             if g.shape != w.shape:
                 _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
                            "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
             _base.fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
-                       f"{np.round(g, 3).tolist()} でした。")
+                       f"{np.round(g, 3).tolist()} でした。関数の中では、外のセルで作った変数ではなく、"
+                       "受け取った引数(x, W_Q, W_K, W_V)を使います。")
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
@@ -81,11 +82,14 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
-        _base.fail(f"W_Q は数の 2×2 の配列にしてください({type(W).__name__} が来ました)。")
+        if any(v is Ellipsis for v in np.asarray(W, dtype=object).ravel()):
+            _base.fail("W_mine にまだ ... が残っています。... のところを数に書き換えて、"
+                       "np.array([[1 行め], [2 行め]]) の 2 行 2 列にしましょう。")
+        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください({type(W).__name__} の中に数でないものがあります)。")
     if arr.shape != (2, 2):
-        _base.fail(f"W_Q の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
+        _base.fail(f"W_mine の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
     if not np.all(np.isfinite(arr)):
-        _base.fail("W_Q に NaN か inf が入っています。有限の数だけにしましょう。")
+        _base.fail("W_mine に NaN か inf が入っています。有限の数だけにしましょう。")
     X = foods().vectors
     if hidden:  # other foods than the chapter's five; the one shown in a hint is the third
         X = np.round(_base.hidden_rng("question_matrix").uniform(-2, 2, size=(6, 2)), 1)
@@ -96,7 +100,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
         _base.fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
-                   "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の"
+                   "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の "
                    "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
         _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
@@ -110,11 +114,12 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
                "行列の形に並べてみましょう。")
 
 
-_SHAPE_TEXT = re.compile(r"\(?(\d+)[,x×*](\d+)\)?")
+_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,x×*]|行)(\d+)列?\)?(?:です|になります|になる)?")
 
 
 def _shape_answer(answer):
-    """'(5,3)', '5×3', '（5, 3）', (5, 3), np.array([5, 3]) or Q.shape → '(5, 3)'; else unchanged."""
+    """'(5,3)', '5×3', '（5, 3）', '5行3列', '(5, 3)です', (5, 3), np.array([5, 3]) or Q.shape
+    → '(5, 3)'; else unchanged."""
     if isinstance(answer, np.ndarray):
         answer = answer.tolist() if answer.ndim == 1 else answer.shape
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
@@ -125,7 +130,7 @@ def _shape_answer(answer):
         return str(tuple(answer))  # e.g. (5, 3, 1): not one of the choices
     if isinstance(answer, str):
         text = unicodedata.normalize("NFKC", answer)
-        text = re.sub(r"\s+", "", text).replace("X", "x")
+        text = re.sub(r"\s+", "", text).replace("X", "x").rstrip(_base.TRAILING)
         m = _SHAPE_TEXT.fullmatch(text)
         if m:
             return f"({m.group(1)}, {m.group(2)})"

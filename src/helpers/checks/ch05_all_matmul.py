@@ -150,7 +150,11 @@ def _fused_on_error(err: Exception) -> str:
     if "equal division" in text:
         return ("np.split で三等分できませんでした。分けるのは列の方向(axis=1)です。"
                 "axis=0(行、語の方向)で分けようとしていませんか?")
-    if "matmul" in text or "aligned" in text or "dimension" in text:
+    sizes = _base.matmul_sizes(err)
+    if sizes and sizes[1] != 3 * sizes[0]:  # not a W stacked three times as tall: the order
+        return ("掛ける順番を確かめましょう。X の各行に右から掛けるので X @ W_QKV です(W_QKV @ X では"
+                "ありません)。X は n × d_model、W_QKV は d_model × 3d_k です。")
+    if sizes or "aligned" in text or "dimension" in text:
         return ("X と掛けられる形になっていません。三つの W は横に(列の方向に)並べます: "
                 "np.hstack([W_Q, W_K, W_V]) で d_model × 3d_k です。縦に積む(np.vstack)と "
                 "3d_model × d_k になり、X と掛けられません。")
@@ -200,7 +204,8 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
 
 #: Other words a learner may use for the order prediction's choices.
 ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない", "変化しない": "変わらない",
-                  "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
+                  "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる",
+                  "かわらない": "変わらない", "かわる": "変わる"}
 
 
 @_base.exercise
@@ -215,8 +220,8 @@ def check_order_prediction(answer) -> None:
                           "だから順番を変えても、一斉に計算しても、同じ行列になります。",
             "変わる": "マス (i, j) の計算に、ほかのマスの結果は出てくるでしょうか? "
                       "X の i 行めと W の j 列めしか使っていないことを確かめましょう。",
-            "ときどき変わる": "乱数が入るのでは、と思いましたか? 順番は乱数で決めても、各マスの計算"
-                              "そのものは毎回同じ手順なので、結果は 1 ビットも変わりません。",
+            "ときどき変わる": "逆順にしたとき、あるマス (i, j) の計算に使う数は変わるでしょうか? "
+                              "使うのが X の i 行めと W の j 列めだけなら、いつ計算しても同じ数が出ます。",
         },
         ORDER_SYNONYMS,
     )

@@ -72,10 +72,16 @@ def plot_learning_curve(
     return ax
 
 
+#: Line styles `outline_cells` draws: solid, dashed, dotted.
+FRAME_STYLES = ("-", "--", ":")
+
+
 def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float = 2.5,
-                  animated: bool = False):
+                  animated: bool = False, linestyle: str = "-"):
     """Frame cell (i, cols[i]) of every row i of a heatmap drawn on `ax` (e.g. the right key).
 
+    Two sets of frames on one map are told apart by `linestyle` as well as colour (a dashed
+    frame stays recognisable where a colour sinks into a dark cell).
     `animated=True` is for widgets whose heatmap is redrawn on top of a saved background.
     """
     n_rows, n_cols = heatmap_axes_of(ax)
@@ -87,9 +93,12 @@ def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float =
     (color,) = colors_of([color], "color", 1)
     number(lw, "lw(枠の線の太さ)", positive=True)
     animated = flag(animated, "animated")
+    if linestyle not in FRAME_STYLES:
+        raise HelpersError(f"linestyle は {'、'.join(repr(s) for s in FRAME_STYLES)} のどれかにしてください"
+                           f"(実線・破線・点線)。{linestyle!r} が来ました。")
     for i, j in enumerate(cols):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
-                               animated=animated))
+                               animated=animated, linestyle=linestyle))
     return ax
 
 

@@ -59,7 +59,7 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -
             variance = float(scores.var())
             hist.set_data(scaling.relative_histogram(scores, edges))
             # Plain text, not mathtext: this label is redrawn on every update and must stay cheap.
-            how = "平方根で割る" if scaled else "割らない"
+            how = "d_k の平方根で割る" if scaled else "割らない"  # as the book's frame labels say
             info.set_text(f"d_k = {d_k}・{how}\n分散 {variance:.1f}")
             bars.set(weights, highlight=int(np.argmax(weights)))
             average_max = mean_max[scaled][d_ks.index(d_k)]

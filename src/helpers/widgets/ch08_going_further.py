@@ -62,7 +62,7 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
             heat.set(weights[head])
             for square in squares:
                 square.set_visible(masked)
-            title.set_text(f"{head_names[head]}の注目の重み" + ("(因果マスクあり)" if masked else ""))
+            title.set_text(f"注目の重み({head_names[head]}" + ("、因果マスクあり)" if masked else ")"))
             out.set(output)
             return {"head": head, "masked": masked, "weights": weights[head], "output": output}
 
