@@ -68,6 +68,12 @@ def weights_twice(Q, K, V):
     return w, w
 
 
+def no_keepdims(Q, K, V):
+    e = np.exp(Q @ K.T / np.sqrt(Q.shape[1]))
+    w = e / e.sum(axis=1)  # (n,) divides column i by row i's sum on a square table
+    return w @ V, w
+
+
 def v_times_weights(Q, K, V):
     _, w = right(Q, K, V)
     return w[:, : V.shape[1]] * V[: w.shape[0]], w
@@ -87,6 +93,7 @@ def v_times_weights(Q, K, V):
         (swapped, "swapped"),
         (weights_twice, "weights_as_output"),
         (v_times_weights, "bad_output"),
+        (no_keepdims, "no_keepdims"),
     ],
 )
 def test_check_attention_names_each_mistake(fn, hint):

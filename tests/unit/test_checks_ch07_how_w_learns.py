@@ -52,6 +52,16 @@ def test_each_mistake_differs_from_the_right_answer():
         assert not np.allclose(wrong, right), name
 
 
+@pytest.mark.parametrize("fn", [
+    lambda W, X, dQ, lr: W - lr * (X.T * dQ),  # elementwise, not @
+    lambda W, X, dQ, lr: W - lr * dQ,          # dQ taken for dW_Q
+])
+def test_an_elementwise_gradient_step_is_told_to_use_a_product(fn):
+    with pytest.raises(CheckFailed, match="@ で掛けたもの") as info:
+        checks.check_gradient_step(fn)
+    assert "X.T @ dQ" not in str(info.value)  # the shapes lead there; the formula is not given
+
+
 def test_check_gradient_step_other_failures():
     with pytest.raises(AssertionError, match="形を print"):
         checks.check_gradient_step(lambda W, X, dQ, lr: W - lr * X @ dQ)  # shapes do not fit

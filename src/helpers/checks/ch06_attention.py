@@ -23,6 +23,9 @@ ATTENTION_HINTS = {
                   "得点にソフトマックスをかけ忘れていませんか?",
     "unnormalised": "重みの各行の和が 1 になっていません。np.exp を取ったあと、"
                     "行の和(axis=-1, keepdims=True)で割るのを忘れていませんか?",
+    "no_keepdims": "重みの各行の和が 1 になっていません。e.sum(axis=1) の形は (n,) なので、e / e.sum(axis=1) "
+                   "は i 列めを i 行めの和で割ってしまいます。e.sum(axis=1, keepdims=True) で形を (n, 1) に"
+                   "すると、各行がその行の和で割られます。",
     "not_normalised": "重みの各行の和が 1 になっていません。重みは、得点を行ごとにソフトマックスに"
                       "通したもの(どの行も和が 1)です。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
@@ -55,7 +58,7 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     """The weights that scaled dot-product attention gives ("right") and those of each mistake."""
     S = Q @ K.T
     root = np.sqrt(Q.shape[1])
-    return {
+    variants = {
         "right": softmax(S / root),
         "no_sqrt": softmax(S),
         "by_d": softmax(S / Q.shape[1]),
@@ -65,6 +68,10 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
         "no_softmax": S / root,
         "unnormalised": np.exp(S / root),
     }
+    if S.shape[0] == S.shape[1]:  # only then does e / e.sum(axis=1) broadcast instead of crashing
+        e = np.exp(S / root)
+        variants["no_keepdims"] = e / e.sum(axis=1)
+    return variants
 
 
 @_base.exercise
