@@ -29,9 +29,20 @@ def test_plot_vectors_draws_one_labelled_arrow_per_row(no_glyph_warnings):
     ax = render(plotting.plot_vectors(emb.vectors, emb.words, title="食べ物"))
     labels = [t.get_text().strip() for t in ax.texts if t.get_text().strip()]
     assert labels == list(emb.words)
-    arrows = [t for t in ax.texts if t.__class__.__name__ == "Annotation"]
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
     assert [a.xy for a in arrows] == [tuple(v) for v in emb.vectors]
     assert ax.get_xlabel() == AXES[0] and ax.get_title() == "食べ物"
+
+
+def test_a_label_on_a_longer_arrows_ray_sits_clear_of_that_arrow(no_glyph_warnings):
+    """プリン (1, 0.1) lies on ケーキ's arrow to (2, 0.2): its label must not sit on that line."""
+    emb = foods()
+    ax = render(plotting.plot_vectors(emb.vectors, emb.words))
+    label = next(t for t in ax.texts if t.get_text().strip() == "プリン")
+    box = label.get_window_extent().transformed(ax.transData.inverted())
+    cake_x, cake_y = emb["ケーキ"][0]
+    line_at_right_end = cake_y / cake_x * box.x1  # the cake arrow's height under the label
+    assert box.y0 > line_at_right_end, (box, line_at_right_end)
 
 
 def test_plot_heatmap_labels_rows_as_queries(no_glyph_warnings):

@@ -133,7 +133,8 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
             _base.fail(CELL_HINTS[best[0][0]])
         i, j, want, value, _ = wrong[0]
-        _base.fail(f"X の {i} 行めと W の {j} 列めの内積は {want:.3f} のはずが、{value:.3f} でした。")
+        _base.fail(f"X[{i}, :] と W[:, {j}] の内積は {want:.3f} のはずが、{value:.3f} でした"
+                       "(番号は 0 から数えます)。")
     _base.passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 

@@ -94,7 +94,10 @@ def plot_vectors(
             "", xy=(x, y), xytext=(0, 0),
             arrowprops={"arrowstyle": "-|>", "color": c, "lw": 2, "shrinkA": 0, "shrinkB": 0},
         )
-        ax.text(x, y, f" {label}", color=c, fontsize=11, va="bottom", ha="left")
+        # 5 points above the tip: a word on the same ray as a longer one (プリン on ケーキ's
+        # arrow) would otherwise sit on that arrow's line
+        ax.annotate(f" {label}", xy=(x, y), xytext=(0, 5), textcoords="offset points", color=c,
+                    fontsize=11, va="bottom", ha="left")
     return finish_plane(ax, (lo, hi), axis_labels, title)
 
 
