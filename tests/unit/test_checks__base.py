@@ -345,9 +345,12 @@ def test_the_score_line_in_a_real_ipython_cell(monkeypatch):
 @pytest.mark.parametrize("typed, meant", [
     ("変わりません", "変わらない"), ("変わります", "変わる"), ("対称になります。", "対称になる"),
     ("壊れます", "壊れる"), ("エラーです", "エラー"), ("けーき", "ケーキ"), ("ケーキです", "ケーキ"),
+    ("変わらないと思います", "変わらない"), ("均等になります", "均等"), ("発散します", "発散する"),
+    ("エラーになると思います", "エラー"), ("対称になりません", "対称にならない"),
 ])
 def test_a_polite_or_hiragana_answer_means_its_choice(typed, meant):
-    choices = ("変わる", "変わらない", "対称になる", "壊れる", "エラー", "ケーキ")
+    choices = ("変わる", "変わらない", "対称になる", "対称にならない", "壊れる", "エラー", "ケーキ",
+               "均等", "発散する")
     assert _base.normalise_answer(typed, choices) == meant
 
 
@@ -355,6 +358,7 @@ def test_a_polite_or_hiragana_answer_means_its_choice(typed, meant):
     (lambda: np.ones((5, 2)) @ np.ones((5, 2)), "左の列の数が 2、右の行の数が 5"),
     (lambda: np.ones((1, 3)) + np.ones((5, 2)), "形 (1,3) と (5,2) の配列は"),
     (lambda: 1 / 0, "ZeroDivisionError: division by zero"),
+    (lambda: np.dot(np.ones((2, 9)), np.ones((5, 2))), "左の列の数が 9、右の行の数が 5"),
 ])
 def test_numpys_shape_errors_are_said_in_japanese(crash, said):
     with pytest.raises(CheckFailed, match=re.escape(said)) as caught:

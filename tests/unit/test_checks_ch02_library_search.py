@@ -86,7 +86,7 @@ def test_check_soft_lookup_not_written_yet():
 
 
 def test_check_soft_lookup_crash_becomes_a_hint():
-    with pytest.raises(AssertionError, match="エラーで止まりました.*行列の積 @ の形が合いません.*形を順にたどりましょう"):
+    with pytest.raises(AssertionError, match="エラーで止まりました.*行列の積.*の形が合いません.*形を順にたどりましょう"):
         check_soft_lookup(lambda q, K, V, T: helpers.softmax(q @ K.T) @ V.T)
 
 

@@ -92,3 +92,22 @@ def test_hidden_question_matrix_test():
     checks.check_question_matrix(QUESTION_MATRIX, hidden=True)
     with pytest.raises(CheckFailed, match="転置"):
         checks.check_question_matrix(QUESTION_MATRIX.T, hidden=True)
+
+
+GLOBAL_X = np.array([[1.0, 2.0]])
+GLOBAL_W_Q = np.eye(2)
+
+
+@pytest.mark.parametrize("fn, unused", [
+    (lambda x_in, W_Q, W_K, W_V: (GLOBAL_X @ W_Q, GLOBAL_X @ W_K, GLOBAL_X @ W_V), "引数の x を変えても"),
+    (lambda x, W_Q, W_K, W_V: (x @ GLOBAL_W_Q, x @ W_K, x @ W_V), "引数の W_Q を変えても"),
+])
+def test_a_function_that_reads_the_notebooks_variables_is_told_so(fn, unused):
+    with pytest.raises(CheckFailed, match=unused):
+        checks.check_three_faces(fn)
+
+
+def test_an_ordinary_wrong_value_is_not_blamed_on_global_variables():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_three_faces(lambda x, W_Q, W_K, W_V: (x @ W_Q + 1, x @ W_K, x @ W_V))
+    assert "引数" not in str(info.value)

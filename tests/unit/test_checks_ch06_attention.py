@@ -74,6 +74,20 @@ def no_keepdims(Q, K, V):
     return w @ V, w
 
 
+def no_keepdims_as_in_step_2(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    e = np.exp(S - S.max(axis=1, keepdims=True))  # the chapter's step 2, then the slip
+    w = e / e.sum(axis=1)
+    return w @ V, w
+
+
+def max_without_keepdims(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    e = np.exp(S - S.max(axis=1))
+    w = e / e.sum(axis=1, keepdims=True)
+    return w @ V, w
+
+
 def v_times_weights(Q, K, V):
     _, w = right(Q, K, V)
     return w[:, : V.shape[1]] * V[: w.shape[0]], w
@@ -94,6 +108,8 @@ def v_times_weights(Q, K, V):
         (weights_twice, "weights_as_output"),
         (v_times_weights, "bad_output"),
         (no_keepdims, "no_keepdims"),
+        (no_keepdims_as_in_step_2, "no_keepdims"),
+        (max_without_keepdims, "max_no_keepdims"),
     ],
 )
 def test_check_attention_names_each_mistake(fn, hint):

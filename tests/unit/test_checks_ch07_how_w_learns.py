@@ -62,6 +62,16 @@ def test_an_elementwise_gradient_step_is_told_to_use_a_product(fn):
     assert "X.T @ dQ" not in str(info.value)  # the shapes lead there; the formula is not given
 
 
+@pytest.mark.parametrize("fn", [
+    lambda W, X, dQ, lr: W - lr * (dQ @ X.T),  # a product, but the wrong one: (n×n)
+    lambda W, X, dQ, lr: W - lr * (X @ dQ.T),
+])
+def test_a_wrong_product_is_met_with_the_shapes_not_the_elementwise_hint(fn):
+    with pytest.raises(CheckFailed, match="どちらに .T をつけるか") as info:
+        checks.check_gradient_step(fn)
+    assert "成分ごとの掛け算" not in str(info.value)
+
+
 def test_check_gradient_step_other_failures():
     with pytest.raises(AssertionError, match="形を print"):
         checks.check_gradient_step(lambda W, X, dQ, lr: W - lr * X @ dQ)  # shapes do not fit

@@ -174,10 +174,27 @@ _MATMUL_MISMATCH = re.compile(r"^matmul: Input operand 1 has a mismatch in its c
 _NOT_BROADCAST = re.compile(r"^operands could not be broadcast together with shapes (\S+) (\S+)")
 
 
+_DOT_NOT_ALIGNED = re.compile(r"^shapes \((\d+),(\d+)\) and \((\d+),(\d+)\) not aligned")
+
+
 def matmul_sizes(err: Exception) -> tuple[int, int] | None:
-    """(columns on the left of @, rows on the right) when `err` is numpy's matmul mismatch."""
-    m = _MATMUL_MISMATCH.match(str(err)) if isinstance(err, ValueError) else None
-    return (int(m.group(2)), int(m.group(1))) if m else None
+    """(columns on the left, rows on the right) when `err` is numpy's product mismatch, from
+    `@`/np.matmul or from np.dot."""
+    if not isinstance(err, ValueError):
+        return None
+    if m := _MATMUL_MISMATCH.match(str(err)):
+        return int(m.group(2)), int(m.group(1))
+    if m := _DOT_NOT_ALIGNED.match(str(err)):
+        return int(m.group(2)), int(m.group(3))
+    return None
+
+
+def broadcast_shapes(err: Exception) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The two shapes when `err` is numpy's "operands could not be broadcast together"."""
+    m = _NOT_BROADCAST.match(str(err)) if isinstance(err, ValueError) else None
+    if not m:
+        return None
+    return tuple(tuple(int(d) for d in re.findall(r"\d+", g)) for g in m.groups())
 
 
 def crash_in_japanese(err: Exception) -> str:
@@ -189,7 +206,7 @@ def crash_in_japanese(err: Exception) -> str:
     text = str(err)
     if sizes := matmul_sizes(err):
         left_cols, right_rows = sizes
-        return (f"行列の積 @ の形が合いません: 左の列の数が {left_cols}、右の行の数が {right_rows} です。"
+        return (f"行列の積(@ や np.dot)の形が合いません: 左の列の数が {left_cols}、右の行の数が {right_rows} です。"
                 "A @ B は、A の列の数と B の行の数がそろっているときだけ計算できます")
     if isinstance(err, ValueError) and (m := _NOT_BROADCAST.match(text)):
         return (f"形 {m.group(1)} と {m.group(2)} の配列は、成分ごとの計算(+ - * /)で組み合わせられません。"
@@ -233,6 +250,36 @@ def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str 
     return None
 
 
+#: The hints for `keepdims_slips`, shared by every chapter that asks for a row-wise softmax.
+KEEPDIMS_HINTS = {
+    "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
+                   "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
+                   "j 行目の和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
+    "max_no_keepdims": "各行の最大値を引くところで keepdims=True が抜けています。S - S.max(axis=1) だと、"
+                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行目の最大値が引かれます。"
+                       "S - S.max(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに引けます"
+                       "(和で割るところも同じです)。",
+}
+
+
+def keepdims_slips(S: np.ndarray) -> dict[str, np.ndarray]:
+    """What a row-wise softmax of the scores `S` gives when a row's sum or maximum loses
+    `keepdims=True`: on a square table the (n,) result lines up with the columns instead of
+    crashing. With and without the maximum subtracted; none for a table that is not square."""
+    if S.shape[0] != S.shape[1]:
+        return {}
+    with np.errstate(over="ignore", invalid="ignore"):  # huge scores: the naive versions overflow
+        raw = np.exp(S)
+        stable = np.exp(S - S.max(axis=1, keepdims=True))
+        shifted = np.exp(S - S.max(axis=1))
+        return {
+            "no_keepdims": raw / raw.sum(axis=1),
+            "no_keepdims:stable": stable / stable.sum(axis=1),
+            "max_no_keepdims": shifted / shifted.sum(axis=1, keepdims=True),
+            "max_no_keepdims:both": shifted / shifted.sum(axis=1),
+        }
+
+
 def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
                             hints: Mapping[str, str], *, said: str = "") -> None:
     """If `got` is one of the typical mistakes in `variants`, fail with its hint (`said` first)."""
@@ -248,8 +295,8 @@ TRAILING = "。.、,!?"
 #: Polite endings a learner of a です・ます book types, rewritten once to the plain form the
 #: choices use: 変わりません → 変わらない, 対称になります → 対称になる, 壊れます → 壊れる,
 #: エラーです → エラー.
-_POLITE_ENDINGS = (("りません", "らない"), ("ります", "る"), ("れません", "れない"), ("れます", "れる"),
-                   ("です", ""))
+_POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
+                   ("れません", "れない"), ("れます", "れる"), ("します", "する"), ("です", ""))
 
 
 #: Hiragana read as katakana on both sides of a comparison: けーき is ケーキ, and a choice such as
@@ -278,12 +325,14 @@ def normalise_answer(answer, choices: Sequence[str],
     key = canonical_text(answer)
     table = {canonical_text(c): c for c in choices}
     table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
-    if key not in table:
-        for polite, plain in _POLITE_ENDINGS:
-            polite, plain = canonical_text(polite), canonical_text(plain)
-            if key.endswith(polite):
-                key = key[: -len(polite)] + plain
-                break
+    for polite, plain in _POLITE_ENDINGS:  # 変わらないと思います → 変わらない → …
+        if key in table:
+            break
+        polite, plain = canonical_text(polite), canonical_text(plain)
+        if key.endswith(polite):
+            key = key[: -len(polite)] + plain
+    if key not in table and key.endswith(becoming := canonical_text("になる")):
+        key = key[: -len(becoming)]  # 均等になります → 均等になる → 均等
     return table.get(key)
 
 

@@ -16,13 +16,7 @@ PARTY_HINTS = {
                   "得点を重みにするには、行ごとにソフトマックスを通します。",
     "unnormalised": "np.exp を取ったところで止まっています(各行の和が 1 になっていません)。"
                     "そのあと行の和(axis=1, keepdims=True)で割ります。",
-    "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
-                   "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
-                   "j 行目の和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
-    "max_no_keepdims": "各行の最大値を引くところで keepdims=True が抜けています。S - S.max(axis=1) だと、"
-                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行目の最大値が引かれます。"
-                       "S - S.max(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに引けます"
-                       "(和で割るところも同じです)。",
+    **_base.KEEPDIMS_HINTS,
     "stable_unnormalised": "最大値を引いて np.exp を取るところまでは正しいのですが、そこで止まっています"
                            "(各行の和が 1 になっていません)。最後に行の和"
                            "(axis=1, keepdims=True)で割ります。",
@@ -62,13 +56,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
         stable = np.exp(S - S.max(axis=1, keepdims=True))
         variants["stable_unnormalised"] = stable
         variants["stable_unnormalised:whole_max"] = e
-        if S.shape[0] == S.shape[1]:
-            variants["no_keepdims"] = raw / raw.sum(axis=1)
-            variants["no_keepdims:stable"] = stable / stable.sum(axis=1)
-            shifted = np.exp(S - S.max(axis=1))
-            variants["max_no_keepdims"] = shifted / shifted.sum(axis=1, keepdims=True)
-            variants["max_no_keepdims:both"] = shifted / shifted.sum(axis=1)
-    return variants
+    return variants | _base.keepdims_slips(S)
 
 
 def _party_weights_advice(err: Exception) -> str:

@@ -27,6 +27,24 @@ def _face_cases():
     return [square, wide]
 
 
+def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, face: int) -> str:
+    """"" or a hint when face `face` of `fn`'s answer stays `got` for another x or other W: the
+    function then reads a variable of the notebook (a global `x` or `W_Q`), not its arguments."""
+    def same_answer(*args) -> bool:
+        try:
+            with np.errstate(all="ignore"):
+                other = fn(*args)
+            return np.array_equal(np.asarray(other[face], dtype=float), got)
+        except Exception:  # noqa: BLE001 (any failure means: not the same answer)
+            return False
+    unused = [name for name, args in (("x", (x + 1.0, *Ws)), (f"W_{'QKV'[face]}", (x, *(2.0 * W for W in Ws))))
+              if same_answer(*args)]
+    if not unused:
+        return ""
+    return (f"引数の {unused[0]} を変えても、この答えが変わりません。関数の中では、外のセルで作った変数ではなく、"
+            "受け取った引数を使います。")
+
+
 @_base.exercise
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
@@ -68,8 +86,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                 _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
                            "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
             _base.fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
-                       f"{np.round(g, 3).tolist()} でした。関数の中では、外のセルで作った変数ではなく、"
-                       "受け取った引数(x, W_Q, W_K, W_V)を使います。")
+                       f"{np.round(g, 3).tolist()} でした。{_unused_arguments(fn, x, Ws, g, names.index(name))}")
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
@@ -85,7 +102,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         if any(v is Ellipsis for v in np.asarray(W, dtype=object).ravel()):
             _base.fail("W_mine にまだ ... が残っています。... のところを数に書き換えて、"
                        "np.array([[1 行め], [2 行め]]) の 2 行 2 列にしましょう。")
-        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください({type(W).__name__} の中に数でないものがあります)。")
+        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。")
     if arr.shape != (2, 2):
         _base.fail(f"W_mine の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
     if not np.all(np.isfinite(arr)):
@@ -99,7 +116,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         _base.passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
-        _base.fail("W_Q が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
+        _base.fail("W_mine が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
                    "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の "
                    "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):

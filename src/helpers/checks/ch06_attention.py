@@ -23,9 +23,7 @@ ATTENTION_HINTS = {
                   "得点にソフトマックスをかけ忘れていませんか?",
     "unnormalised": "重みの各行の和が 1 になっていません。np.exp を取ったあと、"
                     "行の和(axis=-1, keepdims=True)で割るのを忘れていませんか?",
-    "no_keepdims": "重みの各行の和が 1 になっていません。e.sum(axis=1) の形は (n,) なので、e / e.sum(axis=1) "
-                   "は i 列めを i 行めの和で割ってしまいます。e.sum(axis=1, keepdims=True) で形を (n, 1) に"
-                   "すると、各行がその行の和で割られます。",
+    **_base.KEEPDIMS_HINTS,
     "not_normalised": "重みの各行の和が 1 になっていません。重みは、得点を行ごとにソフトマックスに"
                       "通したもの(どの行も和が 1)です。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
@@ -68,10 +66,7 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
         "no_softmax": S / root,
         "unnormalised": np.exp(S / root),
     }
-    if S.shape[0] == S.shape[1]:  # only then does e / e.sum(axis=1) broadcast instead of crashing
-        e = np.exp(S / root)
-        variants["no_keepdims"] = e / e.sum(axis=1)
-    return variants
+    return variants | _base.keepdims_slips(S / root)
 
 
 @_base.exercise

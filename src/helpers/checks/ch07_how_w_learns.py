@@ -41,10 +41,11 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
     return variants
 
 
-def _gradient_step_advice(err: Exception) -> str:
-    """A crash of `update_W_Q`: an elementwise step (`*`, or dQ used as if it were dW_Q) or a
-    product whose shapes do not fit."""
-    if _base.matmul_sizes(err) is None and "broadcast" in str(err):
+def _gradient_step_advice(err: Exception, X: np.ndarray, dQ: np.ndarray) -> str:
+    """A crash of `update_W_Q`: an elementwise step (`X.T * dQ`, or dQ used as if it were dW_Q),
+    or a product whose shapes do not fit (`dQ @ X.T`: a product, but the wrong one)."""
+    shapes = _base.broadcast_shapes(err)
+    if shapes and {dQ.shape, X.T.shape} & set(shapes):
         return ("dQ は Q の勾配で、形は W_Q と違います(n×d_k)。W_Q の勾配は行列の積で"
                 "作ります: dW_Q は X と dQ を @ で掛けたもの(* は成分ごとの掛け算です)。")
     return ("dW_Q は (d_model×n) · (n×d_k) の積で、W_Q と同じ d_model×d_k の形になります。"
@@ -71,7 +72,7 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         result = _base.call_learner(
             fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q",
             call=f"{shapes} で update_W_Q",
-            on_error=_gradient_step_advice)
+            on_error=lambda err, X=X, dQ=dQ: _gradient_step_advice(err, X, dQ))
         got = _base.as_float_array(result, "update_W_Q")
         variants = gradient_step_variants(W_Q, X, dQ, lr)
         if _base.same(got, variants["right"]):
