@@ -77,7 +77,7 @@ def masked_softmax(scores, mask=None) -> np.ndarray:
     empty = np.where(np.all(np.isneginf(s), axis=1))[0]
     if empty.size:
         raise HelpersError(
-            f"{empty[0] + 1} 行目はすべて -inf で、見てよい見出しが一つもありません。"
+            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
             "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
         )
     return _masked_softmax(s)

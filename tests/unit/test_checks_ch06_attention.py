@@ -165,7 +165,7 @@ def test_check_attention_accepts_lists():
         (lambda Q, K, V: (np.zeros((Q.shape[0], V.shape[1])), np.full((Q.shape[0], 2), 0.5)),
          "weights の形"),
         (lambda Q, K, V: (np.zeros((Q.shape[0], V.shape[1])),
-                          np.full((Q.shape[0], K.shape[0]), 1 / K.shape[0])), "1 行目"),
+                          np.full((Q.shape[0], K.shape[0]), 1 / K.shape[0])), "1 行め"),
     ],
 )
 def test_check_attention_other_stumbles(fn, words):

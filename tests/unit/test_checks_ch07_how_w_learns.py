@@ -83,7 +83,7 @@ def test_check_gradient_step_other_failures():
         checks.check_gradient_step(lambda W, X, dQ, lr: "W")
     with pytest.raises(AssertionError, match="同じ shape"):
         checks.check_gradient_step(lambda W, X, dQ, lr: np.zeros(3))
-    with pytest.raises(AssertionError, match="1 行目"):
+    with pytest.raises(AssertionError, match="1 行め"):
         checks.check_gradient_step(lambda W, X, dQ, lr: W - 0.3 * X.T @ dQ)
 
 

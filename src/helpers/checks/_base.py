@@ -254,9 +254,9 @@ def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str 
 KEEPDIMS_HINTS = {
     "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
                    "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
-                   "j 行目の和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
+                   "j 行めの和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
     "max_no_keepdims": "各行の最大値を引くところで keepdims=True が抜けています。S - S.max(axis=1) だと、"
-                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行目の最大値が引かれます。"
+                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行めの最大値が引かれます。"
                        "S - S.max(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに引けます"
                        "(和で割るところも同じです)。",
 }

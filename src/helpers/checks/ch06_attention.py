@@ -84,7 +84,7 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
                        f"{w.shape} でした。")
         if not np.allclose(w.sum(axis=-1), 1.0):
             _base.fail(ATTENTION_HINTS["not_normalised"])
-        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行目は {want_w[0]} に"
+        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行めは {want_w[0]} に"
                    f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
     _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
                  "でも合っています。", quiet=hidden)

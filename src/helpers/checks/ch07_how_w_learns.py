@@ -81,7 +81,7 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != W_Q.shape:
             _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
                        f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
-        _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行目は {variants['right'][0]} になるはずが "
+        _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行めは {variants['right'][0]} になるはずが "
                    f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
     _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 

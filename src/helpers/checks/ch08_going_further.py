@@ -16,7 +16,7 @@ CAUSAL_HINTS = {
     "lower": "隠す三角形が逆です。隠すのは対角より上(列の番号 > 行の番号、つまり後ろの語)です。"
              "np.tril ではなく np.triu(..., k=1) を使います。",
     "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
-                "1 行目がすべて -inf になり、NaN が出ます)。",
+                "1 行めがすべて -inf になり、NaN が出ます)。",
     "nan": "重みに NaN が出ています。どこかの行がすべて -inf になっていませんか?"
            "対角(自分自身)は隠さないので、np.triu(..., k=1) です。",
     "mask_after": "ソフトマックスのあとでマスクを足しています(重みに -inf が残っています)。"
@@ -102,9 +102,9 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
             _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
         if not np.allclose(w.sum(axis=1), 1.0):
             _base.fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
-        _base.fail(f"weights の 2 行目は {want_w[1]} になるはずが {w[1]} でした。"
+        _base.fail(f"weights の 2 行めは {want_w[1]} になるはずが {w[1]} でした。"
                    "Q @ K.T / np.sqrt(d_k) にマスクを足し、行ごとにソフトマックス、の順に確かめましょう。")
-    _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行目は自分自身だけを見ています。",
+    _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
                  quiet=hidden)
 
 
@@ -184,7 +184,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         if out.shape != want.shape:
             _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
                        "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
-        _base.fail(f"X {X.shape}、h = {h} で、出力の 1 行目は {want[0]} になるはずが {out[0]} でした。"
+        _base.fail(f"X {X.shape}、h = {h} で、出力の 1 行めは {want[0]} になるはずが {out[0]} でした。"
                    "頭ごとに Q, K, V の列を切り出し、softmax(Q_i K_iᵀ / √d_k) V_i を計算して、"
                    "横につないでから W_O をかける、の順に確かめましょう。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
