@@ -39,6 +39,14 @@ def test_explorer_follows_the_dropdown(explorer):
     assert explorer.state["pick"] == "ユイ"
 
 
+def test_explorer_picture_names_whose_q_it_shows(explorer):
+    labels = [t.get_text() for t in explorer.fig.axes[0].texts]
+    assert "ケンの Q" in labels
+    explorer.controls["person"].value = "ミオ"
+    labels = [t.get_text() for t in explorer.fig.axes[0].texts]
+    assert "ミオの Q" in labels and "ケンの Q" not in labels
+
+
 def test_explorer_weight_bars_are_neutral_grey(explorer):
     """A weight is neither Q (blue) nor K (vermillion): the bars use the neutral grey."""
     ax_w = explorer.fig.axes[1]

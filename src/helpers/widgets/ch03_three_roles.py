@@ -68,6 +68,7 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Explo
         def update(person: str) -> dict:
             state = party_attention(g, person)
             q_arrow.set(*state["q"])
+            q_arrow.text.set_text(f"{person}の Q")  # the picture itself says whose Q it is
             _label_beside(q_arrow.text, *state["q"])
             bars.set(state["weights"], highlight=int(np.argmax(state["weights"])))
             take.set(*state["take_home"])
