@@ -62,7 +62,20 @@ def test_heatmap_axes_put_the_looked_at_on_top():
     assert ax.get_xlabel() == COL_TITLE and ax.get_ylabel() == ROW_TITLE
     assert ax.xaxis.get_label_position() == "top"
     assert [t.get_text() for t in ax.get_yticklabels()] == ["r1", "r2"]
-    assert ax.get_xticklabels()[0].get_rotation() == 45  # more than four columns
+    assert ax.get_xticklabels()[0].get_rotation() == 0  # short labels fit under their columns
+
+
+@pytest.mark.parametrize("labels, turned", [
+    (["辛い", "カレー", "の", "後", "に", "甘い", "ケーキ"], False),  # chapter 06's phrase
+    (["ケーキ", "プリン", "カレー", "キムチ", "照り焼き"], False),  # the five foods
+    ([f"とても長い名前の語{i}" for i in range(8)], True),  # they would run into each other
+    (["食べ物らしさ", "甘さ", "辛さ"], False),  # four columns or fewer always stay level
+])
+def test_heatmap_column_labels_turn_only_when_they_would_crowd(labels, turned):
+    _, ax = plt.subplots(figsize=(5.5, 4.0))
+    heatmap_axes(ax, ["r"], labels)
+    assert (ax.get_xticklabels()[0].get_rotation() == 45) is turned
+    plt.close("all")
 
 
 def test_text_colors_of_one_number():

@@ -6,6 +6,7 @@ Q blue, K vermillion, V green, the embedding x grey.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import matplotlib
@@ -146,6 +147,19 @@ def text_colors(image, values) -> np.ndarray:
     return np.where(luminance < 0.5, "white", "black")
 
 
+def _labels_crowd(ax, labels: Sequence[str]) -> bool:
+    """Whether the widest of `labels` would not fit under its column, written level (then they
+    are turned 45°). Estimated before layout: the axes keep about 90 % of their grid width, and a
+    full-width character is one em of the tick font, a half-width one half an em."""
+    em = matplotlib.font_manager.FontProperties(size=matplotlib.rcParams["xtick.labelsize"])
+    em_inches = em.get_size_in_points() / 72
+    widest = max((sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.5 for c in label)
+                  for label in labels), default=0.0)
+    axes_inches = ax.bbox.width / ax.get_figure(root=True).dpi  # subfigures included
+    column = axes_inches * 0.9 / max(len(labels), 1)
+    return widest * em_inches > 0.85 * column
+
+
 def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
                  row_title: str = ROW_TITLE, col_title: str = COL_TITLE):
     """Ticks and titles of a heatmap: rows = who looks (left), columns = who is looked at (top).
@@ -157,7 +171,8 @@ def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
     row_title, col_title = text(row_title, "row_title"), text(col_title, "col_title")
     ax = axes_or_new(ax)
     ax.grid(False)
-    ax.set_xticks(range(len(col_labels)), col_labels, rotation=45 if len(col_labels) > 4 else 0)
+    ax.set_xticks(range(len(col_labels)), col_labels,
+                  rotation=45 if len(col_labels) > 4 and _labels_crowd(ax, col_labels) else 0)
     ax.set_yticks(range(len(row_labels)), row_labels)
     ax.set_xlabel(col_title, labelpad=8)
     ax.set_ylabel(row_title)
