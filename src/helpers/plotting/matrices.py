@@ -98,8 +98,11 @@ def _dim_text(value: int, symbol: str | None) -> str:
 def _label_box(ax, x0, rows, cols, name, row_sym, col_sym, color, row_color=None, col_color=None,
                size: float = 10):
     top = rows / 2
-    ax.text(x0 - 0.12, 0, _dim_text(rows, row_sym), ha="right", va="center", fontsize=size,
-            rotation=90, color=row_color or "black")
+    row_text = _dim_text(rows, row_sym)
+    # Turned along the side when it is a phrase ("n = 5"); a bare number stays upright (a 1
+    # turned on its side reads as 一).
+    ax.text(x0 - 0.12, 0, row_text, ha="right", va="center", fontsize=size,
+            rotation=90 if len(row_text) > 2 else 0, color=row_color or "black")
     ax.text(x0 + cols / 2, top + 0.15, _dim_text(cols, col_sym), ha="center", va="bottom",
             fontsize=size, color=col_color or "black")
     ax.text(x0 + cols / 2, -top - 0.25, name, ha="center", va="top", fontsize=size + 3,
