@@ -178,3 +178,15 @@ def test_matrix_plots_refuse_bad_input_in_japanese(call, error, word):
     with pytest.raises(error, match=word):
         call()
     assert plt.get_fignums() == figures  # refused before a figure was made
+
+
+def test_a_bare_row_count_stays_upright_and_a_phrase_runs_along_the_side():
+    ax = plot_matmul_shapes(left=(1, 2), right=(2, 3), names=("x", "W_Q", "q"),
+                            dims=("1", "2", "3"))
+    upright = [t for t in ax.texts if t.get_text() == "1"]
+    assert upright and all(t.get_rotation() == 0 for t in upright)  # a turned 1 reads as 一
+    ax = plot_matmul_shapes(left=(5, 2), right=(2, 3), names=("X", "W_Q", "Q"),
+                            dims=("$n$", "$d_{model}$", "$d_k$"))
+    along = [t for t in ax.texts if t.get_text().startswith("$n$")]
+    assert along and all(t.get_rotation() == 90 for t in along)
+    plt.close("all")
