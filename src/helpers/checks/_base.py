@@ -172,8 +172,6 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
 _MATMUL_MISMATCH = re.compile(r"^matmul: Input operand 1 has a mismatch in its core dimension 0.*"
                               r"\(size (\d+) is different from (\d+)\)")
 _NOT_BROADCAST = re.compile(r"^operands could not be broadcast together with shapes (\S+) (\S+)")
-
-
 _DOT_NOT_ALIGNED = re.compile(r"^shapes \((\d+),(\d+)\) and \((\d+),(\d+)\) not aligned")
 
 
@@ -198,7 +196,8 @@ def broadcast_shapes(err: Exception) -> tuple[tuple[int, ...], tuple[int, ...]] 
 
 
 def crash_in_japanese(err: Exception) -> str:
-    """numpy's two commonest shape errors said in Japanese, with the sizes; others as they are.
+    """numpy's commonest shape errors (a product's, a broadcast's) said in Japanese, with the
+    sizes; any other error as it is, cut at 300 characters.
 
     numpy's English (e.g. "gufunc signature (n?,k),(k,m?)->(n?,m?)") means nothing to a learner
     who wrote `Q @ K` for `Q @ K.T`.
@@ -292,9 +291,9 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
 _WRAPPERS = "「」『』\"'“”‘’"
 TRAILING = "。.、,!?"
 
-#: Polite endings a learner of a です・ます book types, rewritten once to the plain form the
-#: choices use: 変わりません → 変わらない, 対称になります → 対称になる, 壊れます → 壊れる,
-#: エラーです → エラー.
+#: Polite endings a learner of a です・ます book types, rewritten in this order until the answer
+#: is a choice: 変わらないと思います → 変わらない, 変わりません → 変わらない, 対称になります →
+#: 対称になる, 壊れます → 壊れる, エラーです → エラー (and then a trailing になる: 均等になります → 均等).
 _POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
                    ("れません", "れない"), ("れます", "れる"), ("します", "する"), ("です", ""))
 
@@ -317,8 +316,9 @@ def normalise_answer(answer, choices: Sequence[str],
     """The choice a typed answer means, or None when it is none of them.
 
     One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
-    anywhere (the IME's full-width one too), quotes around it and a closing 「。」 do not count,
-    nor does a polite ending (`_POLITE_ENDINGS`); `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
+    anywhere (the IME's full-width one too), quotes around it, a closing 「。」, hiragana for
+    katakana and a polite ending (`_POLITE_ENDINGS`) do not count; `synonyms` maps other words
+    a learner may use (e.g. 発散 → 壊れる) to a choice.
     """
     if not isinstance(answer, str):
         return None
