@@ -141,6 +141,9 @@ MISTAKES = [
             PARTY_WEIGHTS.format(scores="K @ Q.T", axis=1), "PARTY_HINTS:swapped"),
     Mistake("03", "softmax_wrong_axis", "def party_weights(",
             PARTY_WEIGHTS.format(scores="Q @ K.T", axis=0), "PARTY_HINTS:axis0"),
+    # a crash: numpy's shape error must reach the feedback in Japanese, with the sizes
+    Mistake("03", "scores_not_transposed", "def party_weights(",
+            PARTY_WEIGHTS.format(scores="Q @ K", axis=1), "左の列の数が 2、右の行の数が 5 です"),
     Mistake("06", "softmax_wrong_axis", "def my_attention(",
             WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=0),
             "ATTENTION_HINTS:axis0"),

@@ -35,7 +35,12 @@ SOFT_LOOKUP_HINTS = {
 }
 
 
-#: Chapter 02: where a crash of `soft_lookup` most often comes from.
+#: Chapter 02: what to do when `soft_lookup` crashes (walk the shapes).
+SOFT_LOOKUP_ON_ERROR = ("形を順にたどりましょう: 得点は q (1×d_k) @ K.T (d_k×n) で 1×n、混ぜるのは"
+                        "重み (1×n) @ V (n×d_v) で 1×d_v です。どの行で形が合わなくなるか、途中の形を print "
+                        "して確かめましょう。")
+
+
 def _soft_lookup_advice(err: Exception) -> str:
     """Scores made a column (K @ q.T) crash only at the mixing step: say so; else walk the shapes."""
     sizes = _base.matmul_sizes(err)
@@ -43,11 +48,6 @@ def _soft_lookup_advice(err: Exception) -> str:
         return ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の横一列)。K @ q.T だと n×1 の縦一列に"
                 "なり、そのあとの weights @ V の形が合いません。")
     return SOFT_LOOKUP_ON_ERROR
-
-
-SOFT_LOOKUP_ON_ERROR = ("形を順にたどりましょう: 得点は q (1×d_k) @ K.T (d_k×n) で 1×n、混ぜるのは"
-                        "重み (1×n) @ V (n×d_v) で 1×d_v です。どの行で形が合わなくなるか、途中の形を print "
-                        "して確かめましょう。")
 
 
 def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:

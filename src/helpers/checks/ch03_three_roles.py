@@ -61,7 +61,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
 
 def _party_weights_advice(err: Exception) -> str:
     """Where to look, by the kind of crash: the scores' product, or a row-wise step."""
-    if "matmul" in str(err):
+    if _base.matmul_sizes(err):
         return "得点の表は Q @ K.T です(K を転置して、n×d_k と d_k×m で n×m)。途中の形を print して確かめましょう。"
     return ("途中の形を print して確かめましょう。行ごとの最大値を引く・行の和で割るときは、"
             "keepdims=True で形を (n, 1) にします。")

@@ -13,6 +13,10 @@ from ._base import MAX_ITEMS, Explorable, LiveBars, Update
 __all__ = ["scaling_explorer"]
 
 
+#: What the picture and the book's frame labels call the two settings (one wording for both).
+SCALING_WORDS = {False: "割らない", True: "d_k の平方根で割る"}
+
+
 def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -> Explorable:
     """Chapter 06: slide d_k and watch q·k spread out and one softmax row turn one-hot.
 
@@ -59,7 +63,7 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -
             variance = float(scores.var())
             hist.set_data(scaling.relative_histogram(scores, edges))
             # Plain text, not mathtext: this label is redrawn on every update and must stay cheap.
-            how = "d_k の平方根で割る" if scaled else "割らない"  # as the book's frame labels say
+            how = SCALING_WORDS[scaled]
             info.set_text(f"d_k = {d_k}・{how}\n分散 {variance:.1f}")
             bars.set(weights, highlight=int(np.argmax(weights)))
             average_max = mean_max[scaled][d_ks.index(d_k)]
@@ -79,7 +83,7 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -
         static_frames=[{"d_k": d, "scaled": s}
                        for s in (False, True) for d in (1, 4, 16, 64, 256, 512)],
         frame_label=lambda v: f"d_k = {v['d_k']}・"
-                              + ("d_k の平方根で割る" if v["scaled"] else "割らない"),
+                              + SCALING_WORDS[v["scaled"]],
         title="d_k と得点の散らばり",
         figsize=(10.0, 3.6),
     )
