@@ -732,6 +732,7 @@ def setup(app: Sphinx) -> dict:
     # After Sphinx's translations.js and documentation_options.js (priority 500).
     app.add_js_file("qkv-book.js", priority=900)
     app.add_directive("shipped-assets", ShippedAssets)
+    app.setup_extension("qkv_explorables")  # book/_ext/qkv_explorables.py
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_hidden_cell))
     app.add_css_file(ICON_CSS, priority=900)
     for event, handlers in HANDLERS.items():

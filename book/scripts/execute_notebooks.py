@@ -3,15 +3,18 @@
     python book/scripts/execute_notebooks.py [notebooks/01_one_vector.md ...]
 
 With no arguments, every chapter is done. The MyST file is the source; the .ipynb is rebuilt from
-it, so outputs always belong to today's code. Widget state is not stored (it would bloat the file
-with images that any run recomputes), and no timing metadata is recorded, so two runs give the
-same file.
+it, so outputs always belong to today's code. The explorables' state is stored in the notebook's
+metadata, as JupyterLab stores it: a chapter reopened with a new kernel restores each explorable
+from there (it runs in the browser) instead of saying "model not found". Model ids are derived
+from the cell ids and no timing metadata is recorded, so two runs give the same file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -37,14 +40,38 @@ def stable_cell_ids(nb) -> None:
         cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def stable_widget_ids(nb) -> None:
-    """Widget outputs carry a random model id; with no widget state saved, the id points nowhere
-    anyway, so derive it from the cell id to keep the file identical between runs."""
+    """Widget models get random ids; rename each after the cell that shows it (and its child
+    models, such as the layout, after their parent), everywhere they are named, so the file is
+    identical between runs. Models no output shows are dropped from the saved state."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    names: dict[str, str] = {}
+
+    def rename(old: str, new: str) -> None:
+        if old in names:
+            return
+        names[old] = new
+        for k, child in enumerate(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state.get(old, {})))):
+            rename(child, hashlib.sha1(f"{new}/{k}".encode()).hexdigest()[:32])
+
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            view = out.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            view = out.get("data", {}).get(WIDGET_VIEW)
             if view:
-                view["model_id"] = hashlib.sha1(cell.id.encode()).hexdigest()[:32]
+                rename(view["model_id"], hashlib.sha1(cell.id.encode()).hexdigest()[:32])
+                view["model_id"] = names[view["model_id"]]
+    if not state:
+        nb.metadata.pop("widgets", None)
+        return
+    kept = {names[old]: model for old, model in state.items() if old in names}
+    text = json.dumps(kept, sort_keys=True)
+    text = re.sub(r"IPY_MODEL_([0-9a-f]+)", lambda m: f"IPY_MODEL_{names.get(m[1], m[1])}", text)
+    nb.metadata["widgets"] = {WIDGET_STATE: {"state": json.loads(text), "version_major": 2,
+                                             "version_minor": 0}}
 
 
 def is_check_cell(cell) -> bool:
@@ -71,7 +98,7 @@ def execute(md: Path) -> Path:
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(md.parent)}},
-        store_widget_state=False,
+        store_widget_state=True,
         record_timing=False,
     )
     client.execute()

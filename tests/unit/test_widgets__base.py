@@ -7,8 +7,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import helpers
-from helpers.widgets import Explorable, LiveBars, LiveHeatmap
+from helpers.widgets import LiveBars, LiveHeatmap
 from helpers.widgets._base import FrameExplorable
+from helpers.widgets._base import KernelExplorable as Explorable
 
 
 def _heatmap(**kwargs):

@@ -1,10 +1,9 @@
-"""helpers.widgets.ch02_library_search: chapter 02's widget, driven headlessly."""
+"""helpers.widgets.ch02_library_search: chapter 02's explorable, driven headlessly from Python."""
 
 
 import numpy as np
 import pytest
 import reference
-from static_frames import static_payload
 
 from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Catalog, library_catalog
@@ -16,7 +15,7 @@ def explorer():
     return library_search_explorer()
 
 
-def reference_state(angle, temperature, cat=None):
+def reference_numbers(angle, temperature, cat=None):
     cat = cat or library_catalog()
     a = np.deg2rad(angle)
     q = 2.0 * np.array([np.cos(a), np.sin(a)])
@@ -26,65 +25,57 @@ def reference_state(angle, temperature, cat=None):
 
 
 def test_explorer_starts_where_asked(explorer):
-    q, s, w, answer = reference_state(30, 1.0)
-    np.testing.assert_allclose(explorer.state["question"], q)
-    np.testing.assert_allclose(explorer.state["scores"], s)
-    np.testing.assert_allclose(explorer.state["weights"], w)
-    np.testing.assert_allclose(explorer.state["answer"], answer)
-    assert explorer.state["best"] == "照り焼き"
+    q, s, w, answer = reference_numbers(30, 1.0)
+    n = explorer.numbers()
+    np.testing.assert_allclose(n["question"], q)
+    np.testing.assert_allclose(n["scores"], s)
+    np.testing.assert_allclose(n["weights"], w)
+    np.testing.assert_allclose(n["answer"], answer)
+    assert n["best"] == "照り焼き"
 
 
 @pytest.mark.parametrize("angle, temperature", [(90, 1.0), (0, 0.3), (-30, 5.0), (150, 0.1)])
-def test_explorer_follows_both_sliders(explorer, angle, temperature):
-    before = explorer.image.value
-    explorer.controls["angle"].value = angle
-    explorer.controls["temperature"].value = temperature
-    q, s, w, answer = reference_state(angle, explorer.controls["temperature"].value)
-    np.testing.assert_allclose(explorer.state["question"], q, atol=1e-12)
-    np.testing.assert_allclose(explorer.state["scores"], s, atol=1e-12)
-    np.testing.assert_allclose(explorer.state["weights"], w)
-    np.testing.assert_allclose(explorer.state["answer"], answer)
-    assert explorer.state["best"] == library_catalog().names[int(np.argmax(s))]
-    assert explorer.image.value != before
+def test_setting_traits_from_python_moves_the_numbers(explorer, angle, temperature):
+    explorer.angle = angle
+    explorer.temperature = temperature
+    q, s, w, answer = reference_numbers(angle, temperature)
+    n = explorer.numbers()
+    np.testing.assert_allclose(n["question"], q, atol=1e-12)
+    np.testing.assert_allclose(n["weights"], w)
+    np.testing.assert_allclose(n["answer"], answer)
+    assert n["best"] == library_catalog().names[int(np.argmax(s))]
+    # the traits the browser receives say the same
+    state = explorer.get_state()
+    assert state["angle"] == angle and state["temperature"] == temperature
 
 
-def test_explorer_cold_is_lookup_hot_is_average(explorer):
+def test_cold_is_lookup_hot_is_average(explorer):
+    """The chapter's three suggestions, as numbers: cold, the weights jump from book to book
+    across the 照り焼き/キムチ border; hot, every weight is near 0.2."""
     cat = library_catalog()
-    explorer.controls["angle"].value = 90
-    explorer.controls["temperature"].value = 0.05
-    np.testing.assert_allclose(explorer.state["answer"], cat.values[cat.index("カレー")], atol=0.05)
-    explorer.controls["temperature"].value = 20.0
-    np.testing.assert_allclose(explorer.state["weights"], 0.2, atol=0.04)
-    np.testing.assert_allclose(explorer.state["answer"], cat.values.mean(axis=0), atol=0.2)
+    explorer.temperature = 0.05
+    picks = []
+    for angle in (0, 25, 40, 50, 90):
+        explorer.angle = angle
+        picks.append(explorer.numbers()["best"])
+        assert explorer.numbers()["weights"].max() > 0.85
+    assert picks == ["ケーキ", "照り焼き", "照り焼き", "キムチ", "カレー"]
+    explorer.angle = 40
+    chilli_40 = explorer.numbers()["answer"][1]
+    explorer.angle = 50
+    assert explorer.numbers()["answer"][1] - chilli_40 > 2.0
+    explorer.temperature = 20.0
+    np.testing.assert_allclose(explorer.numbers()["weights"], 0.2, atol=0.04)
+    np.testing.assert_allclose(explorer.numbers()["answer"], cat.values.mean(axis=0), atol=0.2)
 
 
-def test_explorer_static_frames(explorer, monkeypatch):
-    _, payload = static_payload(explorer, monkeypatch)
-    assert all("温度 T" in label and "問いの向き" in label for label in payload["labels"])
-    # the live figure goes back to what the controls say
-    assert explorer.render(explorer.values)["best"] == "照り焼き"
-
-
-def test_static_frames_hold_the_chapters_suggestions(explorer):
-    """The book can show what the chapter asks: a cold turn that jumps, the same turn warm that
-    glides, and a hot question that stays near the average."""
-    frames = explorer.static_frames
-    cold = [f for f in frames if f["temperature"] == 0.05]
-    warm = [f for f in frames if f["temperature"] == 1.0]
-    hot = [f for f in frames if f["temperature"] == 20.0]
-    assert len(cold) == len(warm) == 5 and len(hot) == 2 and len(frames) == 12
-    assert [f["angle"] for f in cold] == [f["angle"] for f in warm]
-    cold_states = [explorer.render(f) for f in cold]
-    warm_states = [explorer.render(f) for f in warm]
-    assert [s["best"] for s in cold_states] == ["ケーキ", "照り焼き", "照り焼き", "キムチ", "カレー"]
-    assert all(s["weights"].max() > 0.85 for s in cold_states)
-    assert all(s["weights"].max() < 0.65 for s in warm_states)
-    # 40° → 50°: cold, the chilli in the answer jumps by over 2 spoons; warm, by under 0.5
-    chilli = 1
-    assert cold_states[3]["answer"][chilli] - cold_states[2]["answer"][chilli] > 2.0
-    assert warm_states[3]["answer"][chilli] - warm_states[2]["answer"][chilli] < 0.5
-    for f in hot:
-        np.testing.assert_allclose(explorer.render(f)["weights"], 0.2, atol=0.04)
+def test_the_browser_gets_the_catalog_as_plain_lists(explorer):
+    state = explorer.get_state()
+    cat = library_catalog()
+    assert state["names"] == list(cat.names)
+    assert state["book_keys"] == cat.keys.tolist()
+    assert state["book_values"] == cat.values.tolist()
+    assert "export default" in state["_esm"] and "import " not in state["_esm"].split("\n", 3)[0]
 
 
 def test_explorer_accepts_another_catalog():
@@ -92,8 +83,25 @@ def test_explorer_accepts_another_catalog():
                   np.array([[1.0], [0.0]]), value_axes=("砂糖",))
     ex = library_search_explorer(cat, angle=0, temperature=1.0)
     w = reference.softmax(cat.keys @ np.array([2.0, 0.0]))
-    np.testing.assert_allclose(ex.state["weights"], w)
-    np.testing.assert_allclose(ex.state["answer"], w @ cat.values)
+    np.testing.assert_allclose(ex.numbers()["weights"], w)
+    np.testing.assert_allclose(ex.numbers()["answer"], w @ cat.values)
+
+
+@pytest.mark.parametrize(
+    "name, value, error, words",
+    [
+        ("angle", 200, HelpersError, "angle.*-90 以上 180 以下"),
+        ("angle", "北", HelpersTypeError, "angle.*数で指定"),
+        ("temperature", 0.0, HelpersError, "温度.*0.05 以上 20 以下"),
+        ("temperature", float("nan"), HelpersError, "有限の数"),
+    ],
+)
+def test_a_trait_out_of_range_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
+                                                                         error, words):
+    before = explorer.get_state()[name]
+    with pytest.raises(error, match=words):
+        setattr(explorer, name, value)
+    assert explorer.get_state()[name] == before
 
 
 @pytest.mark.parametrize(
@@ -103,7 +111,7 @@ def test_explorer_accepts_another_catalog():
         ((), {"temperature": 0.0}, ValueError, "温度"),
         ((), {"temperature": 100.0}, ValueError, "温度"),
         ((), {"temperature": "1"}, TypeError, "温度.* は数で指定"),
-        ((), {"angle": "北"}, TypeError, "angle_deg は数で"),
+        ((), {"angle": "北"}, TypeError, "angle.*数で"),
         ((np.eye(2),), {}, HelpersTypeError, "Catalog"),
         ((Catalog(tuple("abcdefghijklm"), tuple("abcdefghijklm"), np.ones((13, 2)), np.ones((13, 3))),),
          {}, HelpersError, "本は 12 個まで"),

@@ -1,12 +1,14 @@
-"""What every widget shares: `Explorable` (a figure plus controls) and the live artists.
+"""What every widget shares: `Explorable`, a picture computed and drawn in the browser.
 
-An `Explorable` is a figure plus controls. `build(fig)` draws everything that never changes and
-returns `update(**values)`, which only mutates artists created with `animated=True` (see the
-`Live*` classes) and returns what it computed. Redraws blit those artists onto a saved background,
-which keeps an update around 10 ms instead of the ~100 ms of a full matplotlib redraw.
+An explorable is one plain ES module (`js/chNN_<notebook>.js`) that draws SVG from the model's
+traits, plus a thin Python class (anywidget) that keeps the data and the state as synced traits:
+a learner reads `explorer.angle` in the next cell or sets it, and the picture follows. The same
+module runs in JupyterLab and, through a small model shim (book/_ext), in the static book.
 
-In JupyterLab an Explorable is a live widget. In the static HTML book (`helpers.static_mode()`),
-where no kernel answers, it becomes a frame slider over precomputed images: the control responds.
+`numbers()` gives, in numpy, the numbers the picture shows for the current traits (tests hold the
+browser's numbers to them). Modules import the shared `qkv_math.js` and `qkv_draw.js`;
+`module_source` inlines those imports, since anywidget (and a page opened from disk) load one
+module with no path to resolve another from.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ import base64
 import html
 import io
 import json
+import re
 import struct
 import zlib
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from importlib import resources
 
+import anywidget
 import ipywidgets as W
 import numpy as np
+import traitlets
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -28,10 +35,160 @@ from matplotlib.transforms import ScaledTranslation
 from PIL import Image
 
 from .._mode import autograding, static_mode
-from .._validate import HelpersError, HelpersTypeError, integer, number, pair
+from .._validate import HelpersError, HelpersKeyError, HelpersTypeError, flag, integer, number, pair
 from ..data import Embedding, foods
 from ..plotting import COL_TITLE, COLORS, ROW_TITLE, heatmap_axes, text_colors
 from ..plotting._base import text as _text
+
+#: The shared modules an explorable may import, in the order they are inlined.
+SHARED_MODULES = ("qkv_math", "qkv_draw")
+_IMPORT = re.compile(r'^import\s*\{[^}]*\}\s*from\s*"\./(\w+)\.js";\s*$', re.M)
+_EXPORT = re.compile(r"^export (?=function|const|class|let)", re.M)
+
+
+def js_source(name: str) -> str:
+    """The text of `js/<name>.js` as shipped in the package."""
+    return resources.files(__package__).joinpath("js", f"{name}.js").read_text(encoding="utf-8")
+
+
+@cache
+def module_source(name: str) -> str:
+    """`js/<name>.js` as one module: its `import {…} from "./qkv_*.js"` lines replaced by those
+    shared modules' text (each once, `export` kept only on the explorable's own names)."""
+    own = js_source(name)
+    wanted = set(_IMPORT.findall(own))
+    unknown = wanted - set(SHARED_MODULES)
+    if unknown:
+        raise HelpersError(f"{name}.js が知らないモジュールを読み込んでいます: {sorted(unknown)}")
+    shared = []
+    for dep in SHARED_MODULES:  # qkv_draw imports qkv_math: inline math first, then draw
+        if dep in wanted or (dep == "qkv_math" and "qkv_draw" in wanted):
+            shared.append(_IMPORT.sub("", _EXPORT.sub("", js_source(dep))))
+    return "\n".join([*shared, _IMPORT.sub("", own)])
+
+
+@cache
+def stylesheet() -> str:
+    """The explorables' CSS: the book's palette (plotting.COLORS) as variables, then js/qkv.css."""
+    palette = "".join(f"  --qkv-{name.lower()}: {colour};\n" for name, colour in COLORS.items())
+    css = resources.files(__package__).joinpath("js", "qkv.css").read_text(encoding="utf-8")
+    return f".qkv-ex {{\n{palette}}}\n{css}"
+
+
+class Number(traitlets.TraitType):
+    """A synced number trait that refuses, in Japanese, what is not a number in `lo` … `hi`."""
+
+    def __init__(self, default: float, what: str, lo: float, hi: float):
+        self.what, self.lo, self.hi = what, lo, hi
+        super().__init__(default_value=float(default))
+        self.tag(sync=True)
+
+    def validate(self, obj, value):
+        return number(value, self.what, lo=self.lo, hi=self.hi)
+
+
+class Flag(traitlets.TraitType):
+    """A synced True/False trait (a checkbox), refused in Japanese when it is anything else."""
+
+    def __init__(self, default: bool, what: str):
+        self.what = what
+        super().__init__(default_value=bool(default))
+        self.tag(sync=True)
+
+    def validate(self, obj, value):
+        return flag(value, self.what)
+
+
+class Choice(traitlets.TraitType):
+    """A synced trait that takes one of the values listed in the object's trait `options`
+    (a data trait, so the browser draws the same choices)."""
+
+    def __init__(self, default, what: str, options: str):
+        self.what, self.options = what, options
+        super().__init__(default_value=default)
+        self.tag(sync=True)
+
+    def validate(self, obj, value):
+        options = getattr(obj, self.options)
+        if value not in options or isinstance(value, bool) != isinstance(options[0], bool):
+            shown = "、".join(map(str, options))
+            raise HelpersKeyError(f"{self.what} は {shown} のどれかにしてください。{value!r} が来ました。")
+        return value
+
+
+def data_trait(value) -> traitlets.TraitType:
+    """A synced trait for the data the picture is drawn from (lists of numbers and names)."""
+    return traitlets.Any(value).tag(sync=True)
+
+
+#: ipywidgets' and anywidget's own traits: not part of an explorable's state.
+_PLUMBING = {"_esm", "_css", "_anywidget_id", "layout", "tabbable", "tooltip", "_dom_classes",
+             "_model_module", "_model_module_version", "_model_name", "_view_module",
+             "_view_module_version", "_view_name", "_view_count", "comm", "keys", "log"}
+
+
+class Explorable(anywidget.AnyWidget):
+    """An explorable: subclasses set `module` (the ES module's name) and `title`, declare their
+    controls as `Number`, `Flag` or `Choice` traits and their data as `data_trait`s, and define
+    `numbers()` (what the picture shows now, computed with numpy) and the classmethod
+    `example()` (the explorable as its chapter shows it; tests start from there)."""
+
+    module = ""
+    title = ""
+    #: Every explorable class by its module's name (the book's tests find them here).
+    registry: dict[str, type[Explorable]] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Only where `module` is declared: ipywidgets' add_traits makes a subclass on the fly.
+        if "module" in cls.__dict__:
+            cls._esm = module_source(cls.module)  # anywidget makes these two synced traits
+            cls._css = stylesheet()
+            Explorable.registry[cls.module] = cls
+
+    @classmethod
+    def control_traits(cls) -> dict[str, traitlets.TraitType]:
+        """The traits the controls move, by name."""
+        return {name: t for name, t in cls.class_traits().items()
+                if isinstance(t, (Number, Flag, Choice))}
+
+    def state_for_page(self) -> dict:
+        """The synced traits the module reads, as JSON (the book's model shim starts from it)."""
+        state = {}
+        for name in self.trait_names(sync=lambda v: v):
+            if name in _PLUMBING or name.startswith("_model") or name.startswith("_view"):
+                continue
+            state[name] = getattr(self, name)
+        return json.loads(json.dumps(state, default=_jsonable))
+
+    def static_html(self) -> str:
+        """The explorable for the static book: a container the book's shim mounts the same module
+        in, with the state as JSON (book/_ext/qkv_book.py ships the modules and the shim)."""
+        state = json.dumps(self.state_for_page(), ensure_ascii=False).replace("</", "<\\/")
+        return (f'<div class="qkv-explorable" data-qkv-module="{html.escape(self.module)}" '
+                f'aria-label="{html.escape(self.title)}" role="group">'
+                f'<script type="application/json" class="qkv-state">{state}</script>'
+                f'<p class="qkv-noscript">{html.escape(self.title)}(図は JavaScript で描かれます)</p>'
+                "</div>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        if static_mode():
+            return {"text/html": self.static_html(), "text/plain": f"<{self.title}>"}
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/plain"] = f"<{self.title}>"
+        return bundle
+
+
+def _jsonable(value):
+    tolist = getattr(value, "tolist", None)
+    if tolist is None:  # json.dumps expects a TypeError here
+        raise HelpersTypeError(f"{type(value).__name__} は JSON にできません")
+    return tolist()
+
+
+# --- The kernel-drawn widgets, until every chapter has moved to the browser (above). ---
+
 
 Update = Callable[..., Mapping | None]
 
@@ -120,7 +277,7 @@ def _fast_png(rgb: np.ndarray) -> bytes:
             + _png_chunk(b"IEND", b""))
 
 
-class Explorable:
+class KernelExplorable:
     """A figure that `update(**values)` redraws whenever one of `controls` changes.
 
     `state` holds what the latest update computed, so tests and curious readers can check the
@@ -239,7 +396,7 @@ class Explorable:
         return bundle, {"image/png": {"width": width, "height": height}}
 
 
-class FrameExplorable(Explorable):
+class FrameExplorable(KernelExplorable):
     """An Explorable with a few discrete control values, each drawn once and then looked up.
 
     Moving the slider only swaps a ready PNG, so it responds at once however busy the figure.

@@ -13,7 +13,8 @@ from .. import plotting
 from .._validate import number
 from ..attention import qkv, scaled_dot_product_attention
 from ..data import Embedding, preview_w_q
-from ._base import MAX_ITEMS, Explorable, LiveHeatmap, Update, planar_embedding, slider
+from ._base import MAX_ITEMS, LiveHeatmap, Update, planar_embedding, slider
+from ._base import KernelExplorable as Explorable
 
 __all__ = ["attention_preview_explorer"]
 

@@ -12,13 +12,15 @@ from ..data import Embedding
 from ..plotting._base import text
 from ._base import (
     MAX_ITEMS,
-    Explorable,
     LiveArrow,
     LiveBars,
     Update,
     on_the_plane,
     planar_embedding,
     slider,
+)
+from ._base import (
+    KernelExplorable as Explorable,
 )
 
 __all__ = ["similarity_explorer"]

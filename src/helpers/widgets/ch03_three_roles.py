@@ -11,7 +11,8 @@ from .. import plotting
 from .._validate import HelpersError, HelpersTypeError
 from ..data import Party, party, party_attention
 from ..plotting._base import text
-from ._base import MAX_ITEMS, Explorable, LiveArrow, LiveBars, Update, at_most
+from ._base import MAX_ITEMS, LiveArrow, LiveBars, Update, at_most
+from ._base import KernelExplorable as Explorable
 
 __all__ = ["party_explorer"]
 

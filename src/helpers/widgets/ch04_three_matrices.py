@@ -16,7 +16,8 @@ from .. import plotting
 from ..attention import project
 from ..data import Embedding
 from ..geometry import rotation_scale_matrix
-from ._base import Explorable, Update, on_the_plane, planar_embedding, slider
+from ._base import KernelExplorable as Explorable
+from ._base import Update, on_the_plane, planar_embedding, slider
 
 __all__ = ["three_faces_explorer"]
 

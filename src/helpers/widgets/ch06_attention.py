@@ -8,7 +8,8 @@ from matplotlib.figure import Figure
 
 from .. import plotting, scaling
 from .._validate import integer
-from ._base import MAX_ITEMS, Explorable, LiveBars, Update
+from ._base import MAX_ITEMS, LiveBars, Update
+from ._base import KernelExplorable as Explorable
 
 __all__ = ["scaling_explorer"]
 

@@ -9,7 +9,8 @@ from matplotlib.figure import Figure
 from .. import plotting
 from .._validate import HelpersError, HelpersTypeError
 from ..learning import NAMES, History
-from ._base import Explorable, FrameExplorable, LiveHeatmap, Update
+from ._base import FrameExplorable, LiveHeatmap, Update
+from ._base import KernelExplorable as Explorable
 
 __all__ = ["training_explorer"]
 

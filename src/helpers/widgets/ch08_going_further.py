@@ -12,7 +12,8 @@ from .._validate import HelpersError, as_array, as_matrix
 from ..heads import causal_mask, multi_head_attention
 from ..plotting import shade_masked
 from ..plotting._base import texts
-from ._base import MAX_ITEMS, Explorable, FrameExplorable, LiveHeatmap, Update, at_most
+from ._base import MAX_ITEMS, FrameExplorable, LiveHeatmap, Update, at_most
+from ._base import KernelExplorable as Explorable
 
 __all__ = ["heads_explorer"]
 

@@ -1,0 +1,67 @@
+// The book's stand-in for a kernel: mounts each explorable (a `.qkv-explorable` box written by
+// helpers.widgets' static_html) with the same ES module JupyterLab runs, on a small model that
+// keeps the state in the page (get/set/on/off/save_changes, as anywidget's model offers them).
+// The modules' text comes from window.QKV_EXPLORABLES (written in front of this file when the
+// book is built); a page opened from disk may not import() a module file, but a Blob URL works.
+(function () {
+  "use strict";
+
+  class PageModel {
+    constructor(state) {
+      this.state = state;
+      this.handlers = new Map();
+    }
+    get(key) {
+      return this.state[key];
+    }
+    set(key, value) {
+      if (this.state[key] === value) return;
+      this.state[key] = value;
+      for (const handler of this.handlers.get(`change:${key}`) ?? []) handler();
+    }
+    on(event, handler) {
+      if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+      this.handlers.get(event).add(handler);
+    }
+    off(event, handler) {
+      if (!event) return this.handlers.clear();
+      if (handler) this.handlers.get(event)?.delete(handler);
+      else this.handlers.delete(event);
+    }
+    save_changes() {} // nothing to save to: the page is the whole state
+    send() {}
+  }
+
+  const modules = new Map();
+  function load(name) {
+    if (!modules.has(name)) {
+      const source = window.QKV_EXPLORABLES[name];
+      if (source === undefined) return Promise.reject(new Error(`explorable ${name} is not shipped`));
+      const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+      modules.set(name, import(url));
+    }
+    return modules.get(name);
+  }
+
+  async function mount(box) {
+    const state = JSON.parse(box.querySelector("script.qkv-state").textContent);
+    const module = await load(box.dataset.qkvModule);
+    const el = document.createElement("div");
+    box.replaceChildren(el);
+    const widget = module.default ?? module;
+    widget.render({ model: new PageModel(state), el });
+    box.dataset.qkvReady = "true";
+  }
+
+  function mountAll() {
+    for (const box of document.querySelectorAll(".qkv-explorable")) {
+      mount(box).catch((error) => {
+        box.dataset.qkvError = String(error);
+        console.error(error);
+      });
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
+  else mountAll();
+})();
