@@ -9,47 +9,21 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
 import numpy as np
 
 import helpers.widgets  # noqa: F401  (registers every explorable)
-from helpers.widgets._base import Choice, Explorable, Flag, Number
+from helpers.widgets._base import Choice, Explorable, Flag, Number, data_trait
 
-_RUNNER = """
-import * as mod from "./module.mjs";
-const input = JSON.parse(await new Promise((ok) => {
-  let text = ""; process.stdin.on("data", (c) => (text += c)); process.stdin.on("end", () => ok(text));
-}));
-const fix = (v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);
-const out = input.cases.map((args) => {
-  try { return { ok: mod[input.function](...args) }; } catch (e) { return { error: String(e.message) }; }
-});
-process.stdout.write(JSON.stringify(out, (k, v) => fix(v)));
-"""
-
-
-def node() -> str:
-    found = shutil.which("node")
-    assert found, "Node.js(node)が見つかりません。README の手順で入れてください。"
-    return found
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
+import explorable_pictures  # noqa: E402  (book/scripts: the same Node runner `make sync` uses)
 
 
 def run_module(source: str, function: str, cases: list[list]) -> list[dict]:
-    """Call `function(*args)` of the module `source` for every `args` in `cases`, in Node.
-
-    Each result is {"ok": value} or {"error": message}; ±Infinity and NaN come back as strings."""
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "module.mjs").write_text(source, encoding="utf-8")
-        Path(tmp, "run.mjs").write_text(_RUNNER, encoding="utf-8")
-        payload = json.dumps({"function": function, "cases": cases}, default=_jsonable)
-        done = subprocess.run([node(), "run.mjs"], cwd=tmp, input=payload, capture_output=True,
-                              text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+    """Call `function(*args)` of the module `source` for every `args` in `cases`, in Node."""
+    return explorable_pictures.run_module(source, function, cases, default=_jsonable)
 
 
 def _jsonable(value):
@@ -108,3 +82,67 @@ def random_controls(cls: type[Explorable], explorer: Explorable, rng: np.random.
 
 def explorable_classes() -> dict[str, type[Explorable]]:
     return dict(sorted(Explorable.registry.items()))
+
+
+# ------------------------------------------------------------------ in a browser (book and Lab)
+
+
+def class_for(state: dict) -> type[Explorable]:
+    """The explorable class whose traits are exactly the keys of a page's `data-qkv-state`."""
+    for cls in explorable_classes().values():
+        names = {n for n, t in cls.class_traits(sync=True).items()
+                 if n in cls.control_traits() or isinstance(t, type(data_trait(0)))}
+        if names == set(state):
+            return cls
+    raise AssertionError(f"この状態に合う explorable がありません: {sorted(state)}")
+
+
+def numpy_numbers(state: dict) -> dict:
+    """What numpy computes for a state the browser shows."""
+    return class_for(state)(**state).numbers()
+
+
+def shown(explorable) -> tuple[dict, dict, str]:
+    """(state, numbers, picture) of an explorable in the page: a Playwright locator of `.qkv-ex`."""
+    state = json.loads(explorable.get_attribute("data-qkv-state"))
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    picture = explorable.locator(".qkv-panels").evaluate("p => p.innerHTML + p.getAttribute('aria-label')")
+    return state, numbers, picture
+
+
+def check_numbers(explorable, where: str) -> dict:
+    state, numbers, _ = shown(explorable)
+    differences = same_numbers(numbers, numpy_numbers(state))
+    assert differences == [], f"{where}: 図の数と numpy の数が違います {differences[:3]}(状態 {state})"
+    return state
+
+
+def move_every_control(page, explorable, where: str) -> list[str]:
+    """Move each control of one explorable as a learner would (keyboard on sliders, clicks on
+    boxes and buttons); after each move the state, the picture and the numbers must change,
+    and the numbers must equal numpy's for the new state. Returns the traits moved."""
+    moved = []
+    controls = explorable.locator(".qkv-control")
+    for i in range(controls.count()):
+        control = controls.nth(i)
+        before_state, _, before_picture = shown(explorable)
+        control.scroll_into_view_if_needed()
+        slider = control.locator("input[type=range]")
+        if slider.count():
+            slider.focus()
+            page.keyboard.press("End" if float(slider.input_value()) < float(slider.get_attribute("max"))
+                                else "Home")
+        elif control.locator("input[type=checkbox]").count():
+            control.locator("label").click()
+        else:
+            labels = control.locator(".qkv-choice label")
+            checked = control.locator("input:checked").get_attribute("id") if control.locator("input:checked").count() else ""
+            target = next(j for j in range(labels.count()) if labels.nth(j).get_attribute("for") != checked)
+            labels.nth(target).click()
+        after_state, _, after_picture = shown(explorable)
+        changed = [k for k in after_state if after_state[k] != before_state[k]]
+        assert changed, f"{where}: コントロール {i} を動かしても状態が変わりません"
+        assert after_picture != before_picture, f"{where}: コントロール {i} を動かしても図が変わりません"
+        check_numbers(explorable, f"{where}(コントロール {i} のあと)")
+        moved += changed
+    return moved

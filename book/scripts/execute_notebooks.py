@@ -74,6 +74,26 @@ def stable_widget_ids(nb) -> None:
                                              "version_minor": 0}}
 
 
+def add_first_pictures(nb) -> None:
+    """Beside each explorable's widget output, its first picture (book/scripts/explorable_pictures.py):
+    what JupyterLab shows before any kernel has run, drawn by the module the browser runs."""
+    from explorable_pictures import first_pictures
+
+    from helpers.widgets._base import module_source, stylesheet
+
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            model = state.get(view["model_id"], {}).get("state", {}) if view else {}
+            owner = model.get("_anywidget_id", "")
+            if not owner.startswith("helpers.widgets."):
+                continue
+            module = owner.split(".")[-2]  # helpers.widgets.<module>.<Class>
+            (picture,) = first_pictures(module_source(module), [model], stylesheet())
+            out.data["text/html"] = picture
+
+
 def is_check_cell(cell) -> bool:
     """An nbgrader test cell: the answer check that follows an exercise."""
     return cell.cell_type == "code" and bool(cell.metadata.get("nbgrader", {}).get("grade"))
@@ -107,6 +127,7 @@ def execute(md: Path) -> Path:
     nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
     clear_check_outputs(nb)
     stable_widget_ids(nb)
+    add_first_pictures(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")
     save_as_jupyterlab_does(out)

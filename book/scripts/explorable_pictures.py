@@ -1,0 +1,93 @@
+"""Run the explorables' ES modules in Node: their numbers for tests, their first picture for
+the saved notebooks.
+
+A notebook opened before any kernel has run (a fresh clone: untrusted) cannot show a widget, and
+JupyterLab then shows the richest safe output instead. `make sync` (book/scripts/execute_notebooks.py)
+puts the explorable's first picture there, drawn by the same module the browser runs, as an image
+with a Japanese text alternative that states its numbers. JupyterLab's sanitizer keeps an
+`<img>` with a data URL but strips inline SVG, and an image cannot read the page's CSS variables,
+so the colours are written in (the light theme's).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+_RUNNER = """
+import * as mod from "./module.mjs";
+const input = JSON.parse(await new Promise((ok) => {
+  let text = ""; process.stdin.on("data", (c) => (text += c)); process.stdin.on("end", () => ok(text));
+}));
+const fix = (v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);
+const out = input.cases.map((args) => {
+  try { return { ok: mod[input.function](...args) }; } catch (e) { return { error: String(e.message) }; }
+});
+process.stdout.write(JSON.stringify(out, (k, v) => fix(v)));
+"""
+
+
+def node() -> str:
+    found = shutil.which("node")
+    if not found:
+        raise RuntimeError("Node.js(node)が見つかりません。README の手順で入れてください。")
+    return found
+
+
+def run_module(source: str, function: str, cases: list[list], default=None) -> list[dict]:
+    """Call `function(*args)` of the module `source` for every `args` in `cases`, in Node.
+
+    Each result is {"ok": value} or {"error": message}; ±Infinity and NaN come back as strings.
+    `default` turns values JSON cannot hold (numpy arrays) into ones it can."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "module.mjs").write_text(source, encoding="utf-8")
+        Path(tmp, "run.mjs").write_text(_RUNNER, encoding="utf-8")
+        payload = json.dumps({"function": function, "cases": cases}, default=default)
+        done = subprocess.run([node(), "run.mjs"], cwd=tmp, input=payload, capture_output=True,
+                              text=True, timeout=120, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr)
+        return json.loads(done.stdout)
+
+
+def light_colours(css: str) -> dict[str, str]:
+    """`--qkv-*` variables with the colour they take on a light page: the last colour literal of
+    each definition (after the fallbacks of JupyterLab's and the book's own variables)."""
+    colours = {}
+    for name, value in re.findall(r"(--qkv-[a-z]+):\s*([^;]+);", css):
+        literal = re.findall(r"#[0-9A-Fa-f]{3,8}\b", value)
+        if literal and name not in colours:
+            colours[name] = literal[-1]
+    return colours
+
+
+def standalone(svg: str, colours: dict[str, str]) -> str:
+    """One panel as a file of its own: colours written in, a font family named."""
+    svg = re.sub(r"var\((--qkv-[a-z]+)\)", lambda m: colours.get(m[1], "#222222"), svg)
+    return svg.replace("<svg ", '<svg font-family="sans-serif" ', 1)
+
+
+def first_pictures(module_source: str, states: list[dict], css: str) -> list[str]:
+    """For each state, the HTML of its picture as images (one per panel) with the alt text."""
+    colours = light_colours(css)
+    results = run_module(module_source, "picture", [[s] for s in states])
+    pictures = []
+    for result in results:
+        if "error" in result:
+            raise RuntimeError(result["error"])
+        picture = result["ok"]
+        alt = html.escape(picture["alt"])
+        images = []
+        for panel in picture["panels"]:
+            data = base64.b64encode(standalone(panel, colours).encode()).decode("ascii")
+            width = re.search(r'viewBox="0 0 ([\d.]+)', panel)[1]
+            images.append(f'<img src="data:image/svg+xml;base64,{data}" width="{width}" alt="">')
+        pictures.append(f'<div role="img" aria-label="{alt}">{"".join(images)}'
+                        f"<p>{alt}</p></div>")
+    return pictures
