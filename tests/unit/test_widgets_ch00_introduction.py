@@ -1,18 +1,21 @@
-"""helpers.widgets.ch00_introduction: chapter 00's widget, driven headlessly."""
+"""helpers.widgets.ch00_introduction: chapter 00's explorable, driven headlessly from Python."""
 
 import numpy as np
 import pytest
 import reference
-from static_frames import static_payload
 
 from helpers._validate import HelpersError, HelpersTypeError
-from helpers.data import SWAP, Embedding, foods
-from helpers.widgets import attention_preview_explorer
+from helpers.data import Embedding, foods
+from helpers.widgets import AttentionPreviewExplorer, attention_preview_explorer
+
+SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 
 
-def reference_weights(X, W_Q):
-    """The preview's attention weights: W_K = W_V = I, so Q = X W_Q and K = V = X."""
-    return reference.attention(X @ W_Q, X, X)[1]
+def reference_numbers(X, t, words):
+    """The preview by hand: W_Q = (1 - t) I + t SWAP, W_K = W_V = I, so Q = X W_Q and K = V = X."""
+    W_Q = (1 - t) * np.eye(2) + t * SWAP
+    weights = reference.attention(X @ W_Q, X, X)[1]
+    return W_Q, weights, [words[i] for i in np.argmax(weights, axis=1)]
 
 
 @pytest.fixture
@@ -21,54 +24,97 @@ def explorer():
 
 
 def test_preview_starts_with_q_equal_x(explorer):
-    X = foods().vectors
-    np.testing.assert_allclose(explorer.state["weights"], reference_weights(X, np.eye(2)))
-    assert explorer.state["picks"][:3] == ["ケーキ", "ケーキ", "カレー"]
+    W_Q, weights, picks = reference_numbers(foods().vectors, 0.0, foods().words)
+    n = explorer.numbers()
+    np.testing.assert_allclose(n["W_Q"], np.eye(2))
+    np.testing.assert_allclose(n["weights"], weights)
+    assert n["picks"] == picks
+    assert n["picks"][:3] == ["ケーキ", "ケーキ", "カレー"]
+    assert isinstance(explorer, AttentionPreviewExplorer) and explorer.mix == 0.0
 
 
-@pytest.mark.parametrize("t", [0.3, 0.7, 1.0])
-def test_preview_follows_the_slider(explorer, t):
-    before = explorer.image.value
-    explorer.controls["mix"].value = t
-    X = foods().vectors
-    W_Q = (1 - t) * np.eye(2) + t * np.array([[0.0, 1.0], [1.0, 0.0]])
-    np.testing.assert_allclose(explorer.state["W_Q"], W_Q)
-    want = reference_weights(X, W_Q)
-    np.testing.assert_allclose(explorer.state["weights"], want)
-    np.testing.assert_allclose(explorer.state["weights"].sum(axis=1), 1.0)
-    assert explorer.state["picks"] == [foods().words[i] for i in np.argmax(want, axis=1)]
-    assert explorer.image.value != before
+@pytest.mark.parametrize("t", [0.3, 0.5, 0.7, 1.0])
+def test_setting_mix_from_python_moves_the_numbers(explorer, t):
+    explorer.mix = t
+    W_Q, weights, picks = reference_numbers(foods().vectors, t, foods().words)
+    n = explorer.numbers()
+    np.testing.assert_allclose(n["W_Q"], W_Q)
+    np.testing.assert_allclose(n["weights"], weights)
+    np.testing.assert_allclose(n["weights"].sum(axis=1), 1.0)
+    assert n["picks"] == picks
+    # the trait the browser receives says the same
+    assert explorer.get_state()["mix"] == t
 
 
-def test_preview_at_one_matches_the_chapter(explorer):
-    explorer.controls["mix"].value = 1.0
-    w = explorer.state["weights"]
+def test_the_chapters_suggestions(explorer):
+    """What the chapter says: t = 0 each looks at its own kind, t = 0.5 all at 照り焼き, t = 1
+    swapped (カレー → ケーキ 0.49, ケーキ → カレー 0.46); the picks change only between t ≈ 0.36 and 0.58."""
     words = foods().words
-    assert explorer.state["picks"][words.index("カレー")] == "ケーキ"
-    assert explorer.state["picks"][words.index("ケーキ")] == "カレー"
+    explorer.mix = 0.0
+    assert explorer.numbers()["picks"] == ["ケーキ", "ケーキ", "カレー", "カレー", "照り焼き"]
+    explorer.mix = 0.5
+    assert explorer.numbers()["picks"] == ["照り焼き"] * 5
+    explorer.mix = 1.0
+    n = explorer.numbers()
+    assert n["picks"] == ["カレー", "カレー", "ケーキ", "ケーキ", "照り焼き"]
+    w = n["weights"]
     assert f"{w[words.index('カレー'), words.index('ケーキ')]:.2f}" == "0.49"
+    assert f"{w[words.index('ケーキ'), words.index('カレー')]:.2f}" == "0.46"
+    assert f"{w[words.index('照り焼き'), words.index('照り焼き')]:.2f}" == "0.26"
+    first_change = last_change = None
+    before = None
+    for t in np.linspace(0.0, 1.0, 101):
+        explorer.mix = float(t)
+        picks = explorer.numbers()["picks"]
+        if before is not None and picks != before:
+            first_change = first_change if first_change is not None else t
+            last_change = t
+        before = picks
+    assert 0.35 <= first_change <= 0.4 and 0.55 <= last_change <= 0.6
 
 
-def test_preview_static_frames(explorer, monkeypatch):
-    _, payload = static_payload(explorer, monkeypatch)
-    assert payload["labels"][0] == "入れ替え度 t = 0.0" and payload["labels"][-1] == "入れ替え度 t = 1.0"
-    np.testing.assert_allclose(explorer.render(explorer.values)["W_Q"], np.eye(2))
+def test_the_browser_gets_the_words_as_plain_lists(explorer):
+    state = explorer.get_state()
+    assert state["words"] == list(foods().words)
+    assert state["vectors"] == foods().vectors.tolist()
+    assert state["axes"] == list(foods().axes)
+    assert state["mix"] == 0.0
+    assert "export default" in state["_esm"] and 'from "./' not in state["_esm"]
 
 
 def test_preview_other_embedding_and_start():
     emb = Embedding(("a", "b"), np.array([[1.0, 0.0], [0.0, 1.0]]))
     ex = attention_preview_explorer(emb, mix=1.0)
-    np.testing.assert_allclose(ex.state["weights"], reference_weights(emb.vectors, SWAP))
-    assert ex.state["picks"] == ["b", "a"]
+    W_Q, weights, picks = reference_numbers(emb.vectors, 1.0, emb.words)
+    np.testing.assert_allclose(ex.numbers()["weights"], weights)
+    assert ex.numbers()["picks"] == picks == ["b", "a"]
+    assert ex.get_state()["mix"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [(1.5, HelpersError, "入れ替え度 t.*0 以上 1 以下"),
+     (-0.1, HelpersError, "0 以上 1 以下"),
+     ("0.5", HelpersTypeError, "入れ替え度 t.*数で指定"),
+     (True, HelpersTypeError, "数で指定"),
+     (float("nan"), HelpersError, "有限の数")],
+)
+def test_a_bad_mix_is_refused_and_the_picture_keeps_its_state(explorer, value, error, words):
+    explorer.mix = 0.25
+    with pytest.raises(error, match=words):
+        explorer.mix = value
+    assert explorer.get_state()["mix"] == 0.25
+    np.testing.assert_allclose(explorer.numbers()["W_Q"], [[0.75, 0.25], [0.25, 0.75]])
 
 
 @pytest.mark.parametrize(
     "args, error, words",
     [((np.eye(2),), HelpersTypeError, "Embedding"),
      (("foods",), HelpersTypeError, "Embedding"),
-     ((None, 2.0), HelpersError, "0 以上 1 以下"),
-     ((None, "0.5"), HelpersTypeError, "数で指定"),
-     ((Embedding(tuple("abcdefghijklm"), np.ones((13, 2))),), HelpersError, "12 個まで")],
+     ((None, 2.0), HelpersError, "入れ替え度 t.*0 以上 1 以下"),
+     ((None, "0.5"), HelpersTypeError, "入れ替え度 t.*数で指定"),
+     ((Embedding(tuple("abcdefghijklm"), np.ones((13, 2))),), HelpersError, "12 個まで"),
+     ((Embedding(("a", "b"), np.array([[1e200, 0.0], [0.0, 1.0]])),), HelpersError, "大きくなりすぎ")],
 )
 def test_preview_bad_inputs(args, error, words):
     with pytest.raises(error, match=words):

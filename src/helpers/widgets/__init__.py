@@ -5,7 +5,7 @@ artists). Only notebooks import widgets; nothing else in `helpers` does.
 """
 
 from ._base import Explorable, FrameExplorable, LiveArrow, LiveBars, LiveHeatmap, canvas_png, slider
-from .ch00_introduction import attention_preview_explorer
+from .ch00_introduction import AttentionPreviewExplorer, attention_preview_explorer
 from .ch01_one_vector import similarity_explorer
 from .ch02_library_search import library_search_explorer
 from .ch03_three_roles import party_explorer
@@ -16,6 +16,7 @@ from .ch08_going_further import heads_explorer
 
 __all__ = [
     "Explorable", "FrameExplorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
+    "AttentionPreviewExplorer",
     "attention_preview_explorer", "similarity_explorer", "library_search_explorer",
     "party_explorer", "three_faces_explorer", "scaling_explorer", "training_explorer",
     "heads_explorer",

@@ -1,70 +1,59 @@
-"""Chapter 00's widget: a first look at the destination.
+"""Chapter 00's explorable: a first look at the destination.
 
 `attention_preview_explorer` blends the hand-made W_Q of the preview from "keep the embedding as
 it is" (t = 0, so Q = K = X) to "swap sweet and spicy" (t = 1) and shows who attends to whom.
+Drawn in the browser (js/ch00_introduction.js); `explorer.mix = 0.5` in a cell moves it too.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from .. import plotting
-from .._validate import number
 from ..attention import qkv, scaled_dot_product_attention
 from ..data import Embedding, preview_w_q
-from ._base import MAX_ITEMS, LiveHeatmap, Update, planar_embedding, slider
-from ._base import KernelExplorable as Explorable
+from ._base import MAX_ITEMS, Explorable, Number, data_trait, planar_embedding
 
-__all__ = ["attention_preview_explorer"]
+__all__ = ["attention_preview_explorer", "AttentionPreviewExplorer"]
 
 
-def attention_preview_explorer(embedding: Embedding | None = None, mix: float = 0.0) -> Explorable:
-    """Slide t from 0 (Q = K = X) to 1 (the swapped W_Q); watch the attention weights change.
+class AttentionPreviewExplorer(Explorable):
+    """Slide t from 0 (Q = K = X) to 1 (the swapped W_Q); W_Q and the attention weights follow.
 
     W_K and W_V stay the identity, so only the question side moves, as in the preview.
     """
+
+    module = "ch00_introduction"
+    title = "W_Q を動かすと注目先が変わる"
+    mix = Number(0.0, "mix(入れ替え度 t)", lo=0.0, hi=1.0)
+    words = data_trait([])
+    vectors = data_trait([])
+    axes = data_trait([])
+
+    @classmethod
+    def example(cls) -> AttentionPreviewExplorer:
+        return attention_preview_explorer()
+
+    def numbers(self) -> dict:
+        """What the picture shows now: W_Q, the attention weights and each word's first pick."""
+        X = np.array(self.vectors, dtype=float)
+        W_Q = preview_w_q(self.mix)
+        eye = np.eye(2)
+        Q, K, V = qkv(X, W_Q, eye, eye)
+        _, weights = scaled_dot_product_attention(Q, K, V)
+        picks = [self.words[int(j)] for j in np.argmax(weights, axis=1)]
+        return {"W_Q": W_Q, "weights": weights, "picks": picks}
+
+
+def attention_preview_explorer(
+    embedding: Embedding | None = None, mix: float = 0.0
+) -> AttentionPreviewExplorer:
+    """Slide t from 0 (Q = K = X) to 1 (the swapped W_Q); watch the attention weights change.
+
+    `embedding` (None: the five foods) must lie on the plane (d_model = 2, at most 12 words).
+    """
     emb = planar_embedding(embedding, MAX_ITEMS)
-    start = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
-    X = emb.vectors
-    eye = np.eye(2)
-
-    def build(fig: Figure) -> Update:
-        ax_w, ax_a = fig.subplots(1, 2, width_ratios=[1, 1.9])
-        # One short text, one image and one ring marker: texts cost ~1 ms each per redraw,
-        # so the 25 cells carry colour only and a ring marks each row's largest weight.
-        ax_w.axis("off")
-        ax_w.set_title(r"問いを作る行列 $W_Q$", color=plotting.COLORS["Q"])
-        ax_w.text(0.5, 0.3, "t = 0:そのまま(Q = X)\nt = 1:甘さと辛さを入れ替え\n\n"
-                  "○ = 各行で一番重いマス\n(その語が一番注目する語)", ha="center", va="center",
-                  fontsize=9, color="#444444", transform=ax_w.transAxes)
-        w_text = ax_w.text(0.5, 0.8, "", ha="center", va="center", fontsize=14,
-                           family="monospace", color=plotting.COLORS["Q"],
-                           transform=ax_w.transAxes, animated=True)
-        a_map = LiveHeatmap(ax_a, emb.words, emb.words, vmin=0.0, vmax=0.6, numbers=False,
-                            title="注目の重み(各行の合計 = 1)")
-        rings = ax_a.scatter([], [], s=260, marker="o", facecolors="none", linewidths=2.5,
-                             edgecolors=plotting.COLORS["K"], animated=True)
-
-        def update(mix: float) -> dict:
-            W_Q = preview_w_q(mix)
-            Q, K, V = qkv(X, W_Q, eye, eye)
-            _, weights = scaled_dot_product_attention(Q, K, V)
-            a_map.set(weights)
-            w_text.set_text("\n".join(f"[ {a:.2f}  {b:.2f} ]" for a, b in W_Q))
-            best = np.argmax(weights, axis=1)
-            rings.set_offsets(np.column_stack([best, np.arange(len(best))]))
-            picks = [emb.words[int(j)] for j in best]
-            return {"W_Q": W_Q, "weights": weights, "picks": picks}
-
-        return update
-
-    return Explorable(
-        build,
-        {"mix": slider("入れ替え度 t", start, 0.0, 1.0)},
-        static_frames=[{"mix": round(t, 1)} for t in np.linspace(0.0, 1.0, 11)],
-        frame_label=lambda v: f"入れ替え度 t = {v['mix']:.1f}",
-        title="W_Q を動かすと注目先が変わる",
-        figsize=(9.0, 3.6),
+    explorer = AttentionPreviewExplorer(
+        mix=mix, words=list(emb.words), vectors=emb.vectors.tolist(), axes=list(emb.axes)
     )
-
+    explorer.numbers()  # as before: an embedding whose scores overflow is refused here, in Japanese
+    return explorer
