@@ -5,8 +5,8 @@ they FAIL, they never skip: a missing book is a broken book.
 
 Every page of book/_toc.yml is loaded from file:// in a fresh browser context with every request
 that is not `file:` or `data:` blocked and counted. Checked: no external request, no console
-error, every image loaded, math typeset, internal links resolve, prev/next follow the toc, frame
-sliders respond, solutions stay collapsed until clicked, images have real alt text, Japanese is
+error, every image loaded, math typeset, internal links resolve, prev/next follow the toc, every
+explorable's controls move its picture to numpy's numbers, solutions stay collapsed until clicked, images have real alt text, Japanese is
 drawn with the shipped web font, Japanese search finds compounds, each page with everything it
 loads stays under 3 MB. With QKV_SCREENSHOTS=<folder> a full-page screenshot of each page is
 saved there, to look at (off by default: each takes longer than loading the page).
@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote, urlsplit
 import chromium
 import pytest
 import yaml
+from explorables import check_numbers, class_for, move_every_control
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
@@ -393,33 +394,30 @@ def solution_cells(nb: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
-def test_every_widget_is_a_responding_frame_slider(pages, doc):
+def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
+    """Each explorable runs its own ES module on the book's model shim, with no kernel: every
+    control moves the picture, and the numbers it shows are numpy's for that state."""
     loaded = page_of(pages, doc)
     page = loaded.page
     expected = widget_outputs(notebook(doc))
     assert page.locator(f'script[type="{WIDGET_VIEW}"]').count() == 0, (
         f"{doc}: カーネルなしでは動かないウィジェットがページに残っています")
-    frames = page.locator(".qkv-frames")
-    assert frames.count() >= expected, (
-        f"{doc}: ウィジェット {expected} 個に対してコマ送りスライダーが {frames.count()} 個")
-    for i in range(frames.count()):
-        box = frames.nth(i)
-        slider = box.locator("input[type=range]")
-        img = box.locator("img.qkv-frame")
-        n = int(slider.get_attribute("max")) + 1
-        assert n >= 2, f"{doc}: スライダー {i} のコマが {n} 枚しかありません"
-        before_src, before_label = img.get_attribute("src"), box.locator("output").inner_text()
-        box.scroll_into_view_if_needed()
-        slider.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.element_handle())
-        assert box.get_attribute("data-frame") == "1", f"{doc}: スライダー {i} が動きません"
-        assert img.get_attribute("src") != before_src, f"{doc}: スライダー {i} で図が変わりません"
-        assert box.locator("output").inner_text() != before_label, f"{doc}: 値の表示が変わりません"
-        page.keyboard.press("End")
-        assert box.get_attribute("data-frame") == str(n - 1)
-        assert img.get_attribute("alt"), f"{doc}: コマの代替テキストがありません"
-    assert not loaded.errors, f"{doc}: スライダーを動かしたらエラー: {loaded.errors}"
+    boxes = page.locator(".qkv-explorable")
+    assert boxes.count() == expected, f"{doc}: ウィジェット {expected} 個に対して図が {boxes.count()} 個"
+    for i in range(boxes.count()):
+        box = boxes.nth(i)
+        page.wait_for_function("b => b.dataset.qkvReady === 'true' || b.dataset.qkvError", arg=box.element_handle())
+        assert box.get_attribute("data-qkv-error") is None, box.get_attribute("data-qkv-error")
+        explorable = box.locator(".qkv-ex")
+        state = check_numbers(explorable, f"{doc} の図 {i}")
+        moved = move_every_control(page, explorable, f"{doc} の図 {i}")
+        assert set(moved) >= set(class_for(state).control_traits()), (
+            f"{doc} の図 {i}: 動かせなかった値 {set(class_for(state).control_traits()) - set(moved)}")
+        label = explorable.locator(".qkv-panels").get_attribute("aria-label")
+        assert JAPANESE.search(label) and re.search(r"\d\.\d\d", label), (
+            f"{doc} の図 {i}: 図の代替テキストが数を言っていません: {label!r}")
+    assert not loaded.errors, f"{doc}: 図を動かしたらエラー: {loaded.errors}"
+    assert not loaded.external, f"{doc}: 本の外への通信 {loaded.external}"
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)

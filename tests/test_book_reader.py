@@ -175,26 +175,52 @@ def check_figure_text_on_a_phone(page, doc: str) -> None:
     assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
 
 
-#: The chapters whose frame sliders (ch00, ch02, ch07) and display maths (ch02's soft lookup,
-#: ch07's aligned forward pass: wider than a phone) the phone checks as well.
-FRAME_SLIDERS = {"notebooks/00_introduction", "notebooks/02_library_search", "notebooks/07_how_w_learns"}
+#: The chapters whose display maths (ch02's soft lookup, ch07's aligned forward pass: wider than a
+#: phone) the phone checks as well.
 WIDE_MATHS = {"notebooks/02_library_search", "notebooks/07_how_w_learns"}
+EXPLORABLE_TEXT_PX = 12  # an explorable's labels on a phone, in CSS px
+
+PANEL_TEXT = """svg => Math.min(...[...svg.querySelectorAll('text')]
+    .filter(t => t.textContent.trim() && t.getBoundingClientRect().height > 0)
+    .map(t => parseFloat(t.getAttribute('font-size')) * svg.getBoundingClientRect().width
+              / svg.viewBox.baseVal.width))"""
 
 
-def check_frame_sliders_are_touch_targets(page, doc: str) -> None:
-    sliders = page.locator(".qkv-frames input[type=range]")
-    assert sliders.count() > 0, f"{doc}: コマ送りスライダーがありません"
-    for i in range(sliders.count()):
-        slider = sliders.nth(i)
-        slider.scroll_into_view_if_needed()
-        box = slider.bounding_box()
-        assert box["height"] >= TOUCH_PX and box["width"] >= 200, (
-            f"{doc}: スライダー {i} が {box['width']:.0f}×{box['height']:.0f} px"
-            f"(指で触れる的は高さ {TOUCH_PX} px 以上)")
-        top = int(slider.get_attribute("max"))
-        page.touchscreen.tap(box["x"] + box["width"] * 0.98, box["y"] + box["height"] / 2)
-        value = int(slider.input_value())
-        assert value == top, f"{doc}: スライダー {i} の右端を指で触れても {value}(最後のコマ {top})"
+def check_explorables_on_a_phone(page, doc: str) -> None:
+    """Each explorable on a 390 px phone: its controls are touch targets that a finger moves, its
+    panels stack in one column inside the screen with labels of at least 12 px, and the controls
+    stay in view while the last panel is looked at."""
+    explorables = page.locator(".qkv-ex")
+    for i in range(explorables.count()):
+        ex = explorables.nth(i)
+        where = f"{doc} の図 {i}"
+        ex.scroll_into_view_if_needed()
+        for slider in ex.locator("input[type=range]").all():
+            slider.scroll_into_view_if_needed()
+            box = slider.bounding_box()
+            assert box["height"] >= TOUCH_PX and box["width"] >= 200, (
+                f"{where}: スライダーが {box['width']:.0f}×{box['height']:.0f} px"
+                f"(指で触れる的は高さ {TOUCH_PX} px 以上、幅 200 px 以上)")
+            page.touchscreen.tap(box["x"] + box["width"] * 0.99, box["y"] + box["height"] / 2)
+            top, step = float(slider.get_attribute("max")), float(slider.get_attribute("step"))
+            assert float(slider.input_value()) >= top - 2 * step, (
+                f"{where}: スライダーの右端を指で触れても {slider.input_value()}(最大 {top})")
+        for label in ex.locator(".qkv-choice label, .qkv-control input[type=checkbox]").all():
+            assert label.bounding_box()["height"] >= TOUCH_PX, f"{where}: ボタンが指で押すには小さすぎます"
+        panels = ex.locator(".qkv-panel")
+        lefts = {round(p.bounding_box()["x"]) for p in panels.all()}
+        assert len(lefts) == 1, f"{where}: 390 px で図が縦に並びません(左端 {sorted(lefts)})"
+        for panel in panels.all():
+            box = panel.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 0.5, (
+                f"{where}: 図が画面からはみ出します {box}")
+            smallest = panel.evaluate(PANEL_TEXT)
+            assert smallest >= EXPLORABLE_TEXT_PX - 0.05, (
+                f"{where}: いちばん小さい文字が {smallest:.1f} px(下限 {EXPLORABLE_TEXT_PX} px)")
+        panels.last.scroll_into_view_if_needed()
+        controls = ex.locator(".qkv-controls").bounding_box()
+        assert controls["y"] >= 0 and controls["y"] + controls["height"] <= PHONE["height"], (
+            f"{where}: いちばん下の図を見ているとき、コントロールが画面の外にあります {controls}")
 
 
 def check_wide_display_maths_says_it_scrolls(page, doc: str) -> None:
@@ -268,7 +294,7 @@ def check_print(page, doc: str) -> None:
 
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
-    """On a 390 px phone no figure text is too small to read, frame sliders are touch targets
+    """On a 390 px phone no figure text is too small to read, explorables fit and answer a finger,
     and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
     says where it is; on the chapters that CONTROL_PAGES and MENUS_CHAPTER name, also the
     controls' Japanese names and the menus. One page load serves all (a load is the costly
@@ -276,9 +302,8 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     page = phone(f"{doc}.html")
     with subtests.test("figures on a phone"):
         check_figure_text_on_a_phone(page, doc)
-    if doc in FRAME_SLIDERS:
-        with subtests.test("frame sliders by touch"):
-            check_frame_sliders_are_touch_targets(page, doc)
+    with subtests.test("explorables on a phone"):
+        check_explorables_on_a_phone(page, doc)
     if doc in WIDE_MATHS:
         with subtests.test("wide maths on a phone"):
             check_wide_display_maths_says_it_scrolls(page, doc)
