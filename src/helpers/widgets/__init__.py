@@ -10,6 +10,7 @@ from .ch01_one_vector import similarity_explorer
 from .ch02_library_search import library_search_explorer
 from .ch03_three_roles import party_explorer
 from .ch04_three_matrices import three_faces_explorer
+from .ch06_attention import ScalingExplorer as ScalingExplorer  # re-exported beside the function
 from .ch06_attention import scaling_explorer
 from .ch07_how_w_learns import training_explorer
 from .ch08_going_further import heads_explorer
