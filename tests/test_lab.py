@@ -6,6 +6,7 @@ see `lab_server.py`); headless Chrome/Chromium (tests/chromium.py) opens a chapt
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,11 +17,13 @@ import chromium
 import lab_server
 import nbformat
 import pytest
+from explorables import check_numbers, class_for, move_every_control
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 #: A chapter with widgets and a deliberate error.
 CHAPTER = "04_three_matrices.ipynb"
 
@@ -56,15 +59,22 @@ def test_saving_through_jupytext_rewrites_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("ipynb", CHAPTERS, ids=lambda p: p.stem)
-def test_widget_outputs_carry_a_picture(ipynb):
-    """Before its cell runs, a widget cannot be shown: the saved output has a PNG beside it."""
+def test_explorable_outputs_carry_their_first_picture_and_state(ipynb):
+    """Before its cell runs (a fresh clone: untrusted), an explorable cannot be shown: the saved
+    output has its first picture beside it, as images with a Japanese text that states its
+    numbers; and the notebook keeps each explorable's state, which JupyterLab restores when the
+    chapter is reopened with a new kernel."""
     nb = nbformat.read(ipynb, as_version=4)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if WIDGET_MIME in out.get("data", {}):
-                assert out.data["image/png"], f"{ipynb.name}: ウィジェットの出力に画像がありません"
-                assert not out.data["text/plain"].startswith("VBox("), out.data["text/plain"]
-                assert out.metadata["image/png"]["width"] > 0
+                picture = out.data["text/html"]
+                assert picture.count('<img src="data:image/svg+xml;base64,') >= 1, ipynb.name
+                assert re.search(r"<p>[^<]*[\u3040-\u30ff\u4e00-\u9fff][^<]*\d\.\d\d", picture), (
+                    f"{ipynb.name}: 最初の図の説明が数を言っていません")
+                model = state[out.data[WIDGET_MIME]["model_id"]]["state"]
+                assert "export default" in model["_esm"] and "function softmax" in model["_esm"]
 
 
 def test_deliberate_errors_show_only_the_message():
@@ -112,14 +122,15 @@ def test_learner_lab(browser, tmp_path):
     copy = _copy_notebooks(tmp_path)
     with lab_server.running(copy) as lab:
         page = _open(browser, lab, CHAPTER)
-        # A widget cell shows its picture before anything runs, never the widget's text repr.
+        # An explorable's cell shows its first picture before anything runs, never its text repr.
         page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
         outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
-        assert not any(re.search(r"VBox\(|HBox\(|FloatSlider\(", t) for t in outputs)
+        assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
         widget_cells = sum(WIDGET_MIME in o.get("data", {})
                            for c in nbformat.read(copy / CHAPTER, as_version=4).cells
                            for o in c.get("outputs", []))
-        pictures = page.locator(".jp-OutputArea-output[data-mime-type='image/png'] img").count()
+        pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] "
+                                "img[src^='data:image/svg+xml']").count()
         assert widget_cells >= 1 and pictures >= widget_cells
         # nbgrader's authoring UI is off for learners.
         assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
@@ -141,3 +152,89 @@ def test_teacher_lab_has_nbgrader(browser, tmp_path):
         page = _open(browser, lab, CHAPTER)
         page.wait_for_selector(".lm-MenuBar-itemLabel >> text=Nbgrader", timeout=60_000)
         assert _nbgrader_ui(page) == {"menu": True, "validate": True, "create_assignment": True}
+
+
+# ------------------------------------------------------------------ explorables in a real Lab
+
+
+def _run_all(page) -> None:
+    page.locator(".jp-Notebook").first.click()
+    page.keyboard.press("Escape")
+    page.locator(".lm-MenuBar-itemLabel >> text=Run").click()
+    page.get_by_text("Run All Cells", exact=True).click()
+
+
+def _run_new_cell(page, code: str) -> str:
+    """Add a cell at the end of the notebook, run it, return what it printed."""
+    page.locator(".jp-Notebook .jp-Cell").last.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type(code)
+    page.keyboard.press("Shift+Enter")
+    cell = page.locator(".jp-Notebook .jp-CodeCell").last
+    cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    return cell.locator(".jp-OutputArea-output").first.inner_text()
+
+
+#: The chapters whose explorables are tried end to end in JupyterLab: the search counter's two
+#: sliders (and dragging its question), the scaling experiment's slider over a list and checkbox.
+LAB_EXPLORABLES = ["02_library_search.ipynb", "06_attention.ipynb"]
+
+
+@pytest.mark.parametrize("name", LAB_EXPLORABLES)
+def test_explorables_in_a_real_lab(browser, tmp_path, name):
+    """Run All; every control of every explorable moves its picture to numpy's numbers (picture →
+    Python: the kernel's traits follow); a trait set in a new cell moves the picture (Python →
+    picture); saved and reopened with a new kernel, the explorables come back; no console error."""
+    copy = _copy_notebooks(tmp_path)
+    with lab_server.running(copy) as lab:
+        page = _open(browser, lab, name)
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _run_all(page)
+        page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=60_000)
+        explorables = page.locator(".jp-OutputArea-output .qkv-ex")
+        count = explorables.count()
+        assert count >= 1
+        for i in range(count):
+            ex = explorables.nth(i)
+            check_numbers(ex, f"{name} の図 {i}")
+            move_every_control(page, ex, f"{name} の図 {i}")
+        # picture → Python: the kernel's explorers hold what the page shows
+        last = explorables.nth(count - 1)
+        state = json.loads(last.get_attribute("data-qkv-state"))
+        trait = next(iter(class_for(state).control_traits()))
+        printed = _run_new_cell(page, "explorers = [v for v in Out.values() "
+                                      "if isinstance(v, helpers.widgets.Explorable)]\n"
+                                      f"print(repr(explorers[-1].{trait}))")
+        assert printed.strip() == repr(state[trait]), (printed, state[trait])
+        # Python → picture
+        other = class_for(state)(**state)
+        controls = class_for(state).control_traits()
+        new_value = _another_value(controls[trait], other, trait, state[trait])
+        _run_new_cell(page, f"explorers[-1].{trait} = {new_value!r}\nprint('ok')")
+        page.wait_for_function("([el, t, v]) => JSON.parse(el.dataset.qkvState)[t] === v",
+                               arg=[last.element_handle(), trait, new_value], timeout=10_000)
+        check_numbers(last, f"{name}: Python から {trait} = {new_value!r} にしたあと")
+        # saved, reopened with a new kernel: restored from the notebook, never "model not found"
+        page.keyboard.press("Control+s")
+        page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+        lab_server._shut_down_kernels(lab)
+        page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
+        page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
+        assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count
+        assert "model not found" not in page.locator(".jp-Notebook").inner_text()
+        assert not errors, errors
+
+
+def _another_value(trait, explorer, name: str, current):
+    from helpers.widgets._base import Choice, Flag
+
+    if isinstance(trait, Flag):
+        return not current
+    if isinstance(trait, Choice):
+        return next(v for v in getattr(explorer, trait.options) if v != current)
+    return trait.lo if current != trait.lo else trait.hi
