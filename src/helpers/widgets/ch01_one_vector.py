@@ -1,37 +1,70 @@
-"""Chapter 01's widget: move one word's vector; watch its dot products and cosines."""
+"""Chapter 01's explorable: move one word's vector; watch its dot products and cosines.
+
+Drawn in the browser (js/ch01_one_vector.js); this class keeps the embedding and the word's two
+coordinates as traits, so `explorer.sweet = -1` in a cell moves the picture's arrow too.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from .. import plotting
-from .._validate import HelpersError
+from .._validate import HelpersError, text
 from ..attention import cosine_similarity
-from ..data import Embedding
-from ..plotting._base import text
-from ._base import (
-    MAX_ITEMS,
-    LiveArrow,
-    LiveBars,
-    Update,
-    on_the_plane,
-    planar_embedding,
-    slider,
-)
-from ._base import (
-    KernelExplorable as Explorable,
-)
+from ..data import Embedding, foods
+from ..plotting import WORD_COLORS
+from ._base import MAX_ITEMS, Explorable, Number, data_trait, on_the_plane, planar_embedding
 
-__all__ = ["similarity_explorer"]
+__all__ = ["similarity_explorer", "SimilarityExplorer"]
+
+#: The sliders' range for each coordinate (the plane shows a little more).
+LIMIT = 2.0
 
 
-def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ") -> Explorable:
+class SimilarityExplorer(Explorable):
+    """Move one word's arrow (two sliders, or drag its tip); its dot products and cosine
+    similarities with the other words follow. A zero vector has no direction: its cosines are NaN."""
+
+    module = "ch01_one_vector"
+    sweet = Number(2.0, "sweet(甘いもの好き度)", lo=-LIMIT, hi=LIMIT)
+    spicy = Number(0.2, "spicy(辛いもの好き度)", lo=-LIMIT, hi=LIMIT)
+    word = data_trait("ケーキ")
+    word_color = data_trait(WORD_COLORS[0])
+    #: Where the word started (on the sliders): the picture draws its length as a dotted circle.
+    start = data_trait([2.0, 0.2])
+    other_words = data_trait([])
+    other_vectors = data_trait([])
+    axis_labels = data_trait([])
+
+    @property
+    def title(self) -> str:
+        return f"「{self.word}」のベクトル"
+
+    @classmethod
+    def example(cls) -> SimilarityExplorer:
+        return similarity_explorer(foods(), word="ケーキ")
+
+    def numbers(self) -> dict:
+        """What the picture shows now: the word's vector, the other words, the dot products and
+        cosines with them (NaN where a vector has length 0), and the word each chart outlines."""
+        me = np.array([self.sweet, self.spicy])
+        rest = np.array(self.other_vectors, dtype=float).reshape(-1, 2)
+        dots = rest @ me
+        cos = np.full(len(rest), np.nan)
+        has_direction = rest.any(axis=1)
+        if me.any() and has_direction.any():
+            cos[has_direction] = cosine_similarity(me[None, :], rest[has_direction])[0]
+        # A zero vector's dot products are all 0 and its cosines undefined: no bar stands out.
+        best_dot = self.other_words[int(np.argmax(dots))] if me.any() else None
+        best_cos = None if np.isnan(cos).all() else self.other_words[int(np.nanargmax(cos))]
+        return {"vector": me, "others": list(self.other_words), "dot": dots, "cosine": cos,
+                "best_dot": best_dot, "best_cosine": best_cos}
+
+
+def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ") -> SimilarityExplorer:
     """Chapter 01: move one word's vector; watch its dot products and cosines with the others.
 
-    The book's frames turn the word around the origin at a fixed length (direction is what the
-    cosine sees); JupyterLab's sliders move both coordinates freely.
-    """
+    `embedding` (None: the chapter's five foods) must be 2-D. The word starts where it is (moved
+    onto the sliders' ±2 if it lies further out); the other words stay where they are."""
     emb = planar_embedding(embedding, MAX_ITEMS)
     on_the_plane(emb.vectors, "埋め込みのベクトル")
     word = text(word, "word(動かす語)")
@@ -42,48 +75,12 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
             f"「{word}」と比べる相手がいません。埋め込みには「{word}」のほかに 1 語以上が必要です。"
         )
     rest = np.vstack([emb[w] for w in others])
-
-    def build(fig: Figure) -> Update:
-        ax_plane, ax_dot, ax_cos = fig.subplots(1, 3, width_ratios=[1.2, 1, 1])
-        plotting.plot_vectors(rest, others, ax=ax_plane, colors="#999999", limits=(-2.2, 2.2),
-                              title=f"「{word}」を動かす")
-        # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
-        colour = plotting.WORD_COLORS[emb.index(word) % len(plotting.WORD_COLORS)]
-        arrow = LiveArrow(ax_plane, colour, word)
-        dot_bars = LiveBars(ax_dot, others, (-5, 5), title="内積")
-        cos_bars = LiveBars(ax_cos, others, (-1.15, 1.15), title="コサイン類似度")
-        for ax in (ax_dot, ax_cos):
-            ax.tick_params(axis="x", labelrotation=45)
-
-        def update(sweet: float, spicy: float) -> dict:
-            me = np.array([[sweet, spicy]])
-            dots = (me @ rest.T).reshape(-1)
-            # A zero vector has no direction, so its cosine is undefined (shown as NaN, bars at 0).
-            if np.allclose(me, 0):
-                cos = np.full(len(others), np.nan)
-            else:
-                cos = cosine_similarity(me, rest).reshape(-1)
-            arrow.set(sweet, spicy)
-            dot_bars.set(dots, highlight=int(np.argmax(dots)))
-            cos_bars.set(cos, highlight=None if np.isnan(cos).any() else int(np.argmax(cos)))
-            return {"vector": me.reshape(-1), "others": others, "dot": dots, "cosine": cos}
-
-        return update
-
-    # The book's frames: one turn at the word's own length (the cosine changes), then the
-    # original direction at shrinking lengths (only the dot product changes).
-    length = float(np.linalg.norm(start))
-    angle = float(np.arctan2(start[1], start[0]))
-    polar = [(length, angle + a) for a in np.deg2rad(np.arange(0, 360, 45))]
-    polar += [(length * f, angle) for f in (0.75, 0.5, 0.25)]
-    frames = [{"sweet": round(r * np.cos(a), 2), "spicy": round(r * np.sin(a), 2)} for r, a in polar]
-    return Explorable(
-        build,
-        {"sweet": slider("甘いもの好き度", start[0], -2.0, 2.0),
-         "spicy": slider("辛いもの好き度", start[1], -2.0, 2.0)},
-        static_frames=frames,
-        frame_label=lambda v: f"({v['sweet']:.2f}, {v['spicy']:.2f})",
-        title=f"「{word}」のベクトル",
-        figsize=(10.0, 3.6),
+    # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
+    colour = WORD_COLORS[emb.index(word) % len(WORD_COLORS)]
+    sweet, spicy = (float(v) for v in np.clip(start, -LIMIT, LIMIT))
+    return SimilarityExplorer(
+        sweet=sweet, spicy=spicy, word=word,
+        word_color="var(--qkv-fg)" if colour == "#000000" else colour,  # black vanishes in dark mode
+        start=[sweet, spicy], other_words=others, other_vectors=rest.tolist(),
+        axis_labels=list(emb.axes),
     )
-

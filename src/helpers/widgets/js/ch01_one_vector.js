@@ -1,0 +1,169 @@
+// Chapter 01: move one word's arrow (two sliders, or drag its tip in the plane); its dot products
+// and cosine similarities with the other words follow. A zero vector has no direction: its
+// cosines are NaN, shown as "—", and no bar is outlined.
+import { argmax, cosine, dot, norm } from "./qkv_math.js";
+import { FONT, bars, fmt, mount, plane, planeAxes, svg, text } from "./qkv_draw.js";
+
+const LIMIT = 2; // each slider runs from -2 to 2
+const LIM = 2.2; // the plane shows a little more
+
+// The index of the largest number that is not NaN (the first one on a tie); null if all are NaN.
+function nanArgmax(values) {
+  let best = null;
+  values.forEach((v, i) => {
+    if (!Number.isNaN(v) && (best === null || v > values[best])) best = i;
+  });
+  return best;
+}
+
+export function numbers({ sweet, spicy, other_words: words, other_vectors: rest }) {
+  const vector = [sweet, spicy];
+  const moved = sweet !== 0 || spicy !== 0;
+  const dots = rest.map((k) => dot(vector, k));
+  const cosines = rest.map((k) => cosine(vector, k));
+  const bestCos = nanArgmax(cosines);
+  return {
+    vector,
+    others: [...words],
+    dot: dots,
+    cosine: cosines,
+    best_dot: moved ? words[argmax(dots)] : null,
+    best_cosine: bestCos === null ? null : words[bestCos],
+  };
+}
+
+// A rough width of `s` in SVG units (full-width characters are one FONT wide, others about half).
+function width(s, size = FONT) {
+  return [...String(s)].reduce((w, c) => w + (c.charCodeAt(0) > 0x2e7f ? size : size * 0.6), 0);
+}
+
+// A word's label beside the tip of its arrow: above it (`below` false) or below it, on the far
+// side from the origin, turned back inwards only where it would run well out of the panel (a
+// label turned inwards at ケーキ's tip would sit on プリン's).
+function label(p, x, y, s, { fill, below = false, weight = "normal" }) {
+  const [tx, ty] = p.at(x, y);
+  let right = x >= 0;
+  const w = width(s);
+  if (right && tx + 4 + w > p.size + 6) right = false;
+  if (!right && tx - 4 - w < -6) right = true;
+  const dy = below ? 13 : -11;
+  const yy = Math.min(Math.max(ty + dy, FONT), p.size - FONT);
+  return text(tx + (right ? 4 : -4), yy, s, { anchor: right ? "start" : "end", fill, weight, cls: "qkv-halo" });
+}
+
+// An arrow from the origin to (x, y), with a filled head; nothing when it is too short to see.
+function shaft(p, x, y, color, strokeWidth) {
+  const [ox, oy] = p.at(0, 0);
+  const [tx, ty] = p.at(x, y);
+  const len = Math.hypot(tx - ox, ty - oy);
+  if (len < 0.5) return "";
+  const ux = (tx - ox) / len;
+  const uy = (ty - oy) / len;
+  const head = Math.min(9 + strokeWidth, len);
+  const bx = tx - ux * head;
+  const by = ty - uy * head;
+  const side = head * 0.45;
+  return `<line x1="${ox}" y1="${oy}" x2="${bx}" y2="${by}" style="stroke:${color}" stroke-width="${strokeWidth}"/>`
+    + `<polygon points="${tx},${ty} ${bx - uy * side},${by + ux * side} ${bx + uy * side},${by - ux * side}" style="fill:${color}"/>`;
+}
+
+// Integer ticks along the plane's frame, labelled outside it.
+function ticks(p) {
+  let body = "";
+  const lo = p.pad;
+  const hi = p.size - p.pad;
+  for (let v = -LIMIT; v <= LIMIT; v++) {
+    if (v === 0) continue;
+    const [x] = p.at(v, 0);
+    const [, y] = p.at(0, v);
+    body += `<line x1="${x}" x2="${x}" y1="${lo}" y2="${hi}" style="stroke:var(--qkv-axis)" stroke-opacity="0.3"/>`;
+    body += `<line x1="${lo}" x2="${hi}" y1="${y}" y2="${y}" style="stroke:var(--qkv-axis)" stroke-opacity="0.3"/>`;
+    body += text(x, hi + 9, String(v), { size: FONT - 2, fill: "var(--qkv-muted)" });
+    body += text(lo - 3, y, String(v), { size: FONT - 2, anchor: "end", fill: "var(--qkv-muted)" });
+  }
+  return body;
+}
+
+export function picture(data) {
+  const n = numbers(data);
+  const { word, word_color: colour, other_words: words, other_vectors: rest, start } = data;
+  const [xLabel = "", yLabel = ""] = data.axis_labels;
+  const p = plane(LIM);
+  const span = p.size - 2 * p.pad;
+  // What lies beyond the frame is cut off there (a learner's word may sit far out). A clip path,
+  // not a nested <svg>: mount's drag looks for the panel as the pointer's nearest <svg>. Every
+  // copy of this id clips the same square, so two explorables on one page may share it.
+  const clip = (inner) => `<defs><clipPath id="qkv-ch01-frame"><rect x="${p.pad}" y="${p.pad}" width="${span}" height="${span}"/></clipPath></defs>`
+    + `<g clip-path="url(#qkv-ch01-frame)">${inner}</g>`;
+  let inside = "";
+  const [ox, oy] = p.at(0, 0);
+  const radius = (norm(start) / (2 * LIM)) * span;
+  if (radius > 1) inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
+  rest.forEach((k) => {
+    inside += shaft(p, k[0], k[1], "#999999", 2);
+  });
+  const [x, y] = n.vector;
+  inside += shaft(p, x, y, colour, 3.5);
+  const [tx, ty] = p.at(x, y);
+  // The handle the learner drags (and the only mark left when the vector is zero).
+  inside += `<circle cx="${tx}" cy="${ty}" r="7" style="fill:${colour};stroke:var(--qkv-bg)" fill-opacity="0.35" stroke-width="1"/>`;
+  let labels = "";
+  rest.forEach((k, i) => {
+    if (Math.abs(k[0]) <= LIM && Math.abs(k[1]) <= LIM) labels += label(p, k[0], k[1], words[i], { fill: "var(--qkv-muted)" });
+  });
+  labels += label(p, x, y, word, { fill: colour, below: true, weight: "bold" });
+  const body = ticks(p) + planeAxes(p, { title: `「${word}」を動かす`, xLabel, yLabel }) + clip(inside) + labels;
+
+  const reach = 1.15 * Math.max(...rest.map((k) => LIMIT * (Math.abs(k[0]) + Math.abs(k[1]))), 1e-9);
+  const at = (name) => (name === null ? null : words.indexOf(name));
+  const panels = [
+    svg(p.size, p.size, body),
+    bars({ labels: words, values: n.dot, lo: -reach, hi: reach, title: `「${word}」との内積`, highlight: at(n.best_dot) }),
+    bars({ labels: words, values: n.cosine, lo: -1.15, hi: 1.15, title: `「${word}」とのコサイン類似度`, highlight: at(n.best_cosine) }),
+  ];
+
+  const list = (vs) => words.map((w, i) => `${w} ${fmt(vs[i])}`).join("、");
+  const where = `「${word}」のベクトル (${fmt(x)}, ${fmt(y)})、長さ ${fmt(Math.hypot(x, y))}。`;
+  const dots = `内積: ${list(n.dot)}。`;
+  const best = (name, vs) => `${name}(${fmt(vs[words.indexOf(name)])})`;
+  let alt;
+  let readout;
+  if (n.best_dot === null) {
+    alt = `${where}${dots}長さ 0 のベクトルには向きがないので、コサイン類似度は決まりません(—)。`;
+    readout = `(${fmt(x)}, ${fmt(y)}):長さ 0 のベクトルには向きがなく、コサイン類似度は決まりません`;
+  } else {
+    const cosText = n.best_cosine === null ? "コサイン類似度は決まりません(—)。" : `コサイン類似度: ${list(n.cosine)}。`;
+    const top = `内積が一番大きいのは${best(n.best_dot, n.dot)}`
+      + (n.best_cosine === null ? "。" : `、コサイン類似度が一番大きいのは${best(n.best_cosine, n.cosine)}。`);
+    alt = `${where}${dots}${cosText}${top}`;
+    readout = `(${fmt(x)}, ${fmt(y)})、長さ ${fmt(Math.hypot(x, y))}:${top}`;
+  }
+  return { panels, alt, readout, numbers: n };
+}
+
+// The two sliders, labelled with the embedding's axes. Their step divides 2, so 0 (the zero
+// vector) is a stop on both.
+export function controls([xLabel = "横", yLabel = "縦"] = []) {
+  const range = (trait, label) => ({ trait, kind: "range", label, min: -LIMIT, max: LIMIT, step: 0.01, format: (v) => fmt(v) });
+  return [range("sweet", xLabel), range("spicy", yLabel)];
+}
+
+// Where dragging the arrow's tip to (x, y) on the plane puts the word: each coordinate rounded
+// to the sliders' step and kept within ±2 (+ 0 turns a -0 into 0).
+export function dragTo(x, y) {
+  const clamp = (v) => Math.min(LIMIT, Math.max(-LIMIT, Math.round(v * 100) / 100)) + 0;
+  return { sweet: clamp(x), spicy: clamp(y) };
+}
+
+export default {
+  render({ model, el }) {
+    return mount({
+      model, el,
+      data: ["word", "word_color", "start", "other_words", "other_vectors", "axis_labels"],
+      controls: controls(model.get("axis_labels") ?? []),
+      draw: picture,
+      // Drag the word's arrow: its tip goes where the pointer is.
+      drag: { panel: 0, plane: plane(LIM), set: dragTo },
+    });
+  },
+};
