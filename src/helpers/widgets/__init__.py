@@ -13,12 +13,12 @@ from .ch03_three_roles import party_explorer
 from .ch04_three_matrices import three_faces_explorer
 from .ch06_attention import ScalingExplorer, scaling_explorer
 from .ch07_how_w_learns import training_explorer
-from .ch08_going_further import heads_explorer
+from .ch08_going_further import HeadsExplorer, heads_explorer
 
 __all__ = [
     "Explorable", "FrameExplorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
     "AttentionPreviewExplorer", "SimilarityExplorer", "LibrarySearchExplorer", "ScalingExplorer",
     "attention_preview_explorer", "similarity_explorer", "library_search_explorer",
     "party_explorer", "three_faces_explorer", "scaling_explorer", "training_explorer",
-    "heads_explorer",
+    "heads_explorer", "HeadsExplorer",
 ]

@@ -1,30 +1,83 @@
-"""Chapter 08's widget: pick a head, turn the causal mask on, and watch the map and the output."""
+"""Chapter 08's explorable: pick a head, turn the causal mask on, and watch the map and the output.
+
+Drawn in the browser (js/ch08_going_further.js), which computes every head's attention from the
+data traits (X and each head's W_Q, W_K, W_V) and mixes the heads' outputs with W_O, as
+`helpers.heads.multi_head_attention` does. `explorer.head = 1` or `explorer.masked = True` in a
+cell moves the picture too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ipywidgets as W
 import numpy as np
-from matplotlib.figure import Figure
+import traitlets
 
 from .._validate import HelpersError, as_array, as_matrix
+from ..data import phrase
 from ..heads import causal_mask, multi_head_attention
-from ..plotting import shade_masked
 from ..plotting._base import texts
-from ._base import MAX_ITEMS, FrameExplorable, LiveHeatmap, Update, at_most
-from ._base import KernelExplorable as Explorable
+from ._base import MAX_ITEMS, Choice, Explorable, Flag, at_most, data_trait
 
-__all__ = ["heads_explorer"]
+__all__ = ["heads_explorer", "HeadsExplorer"]
+
+#: The most heads one explorer offers: each is a button above the picture, and a phone's width
+#: holds about six of them (the chapter uses two).
+MAX_HEADS = 6
+
+
+class HeadsExplorer(Explorable):
+    """Choose a head and turn the causal mask on or off: left, that head's attention weights
+    (the hidden cells hatched); right, the output of all heads mixed by W_O."""
+
+    module = "ch08_going_further"
+    title = "頭を選ぶ・因果マスク"
+    head = Choice(0, "head(頭)", options="heads")
+    masked = Flag(False, "masked(因果マスク)")
+    heads = data_trait([0])
+    head_names = data_trait([])
+    words = data_trait([])
+    out_labels = data_trait([])
+    X = data_trait([])
+    W_Q = data_trait([])
+    W_K = data_trait([])
+    W_V = data_trait([])
+    W_O = data_trait([])
+
+    @classmethod
+    def example(cls) -> HeadsExplorer:
+        """The chapter's two heads (頭 1 looks by taste, 頭 2 looks for food) on its phrase."""
+        p = phrase()
+        W_Q = [[[1.0, 0.0], [0.0, 1.0], [1.0, -1.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]]
+        W_K = [[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], [[0.0, 0.0], [0.0, 0.0], [1.5, 0.0]]]
+        W_V = [[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0], [1.0, 0.0]]]
+        W_O = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+        return heads_explorer(p.vectors, p.words, W_Q, W_K, W_V, W_O,
+                              ["頭 1:味で探す", "頭 2:食べ物を探す"], ["甘さ", "辛さ", "食べ物らしさ"])
+
+    @traitlets.validate("head")
+    def _head_as_index(self, proposal):
+        # After Choice has checked it is one of `heads`: 1.0 or np.int64(1) from a cell become
+        # the plain int the browser indexes with.
+        return int(proposal["value"])
+
+    def numbers(self) -> dict:
+        """What the picture shows now: the chosen head's weights and the mixed output (n × d_out)."""
+        X = np.array(self.X)
+        mask = causal_mask(X.shape[0]) if self.masked else None
+        output, weights = multi_head_attention(X, np.array(self.W_Q), np.array(self.W_K),
+                                               np.array(self.W_V), np.array(self.W_O), mask)
+        return {"head": self.head, "masked": self.masked, "weights": weights[self.head],
+                "output": output}
 
 
 def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequence[str],
-                   out_labels: Sequence[str]) -> Explorable:
+                   out_labels: Sequence[str]) -> HeadsExplorer:
     """Left: the attention map of the chosen head; right: the output of all heads through W_O.
 
-    With the causal mask on, the cells above the diagonal (later words) are hatched: hidden.
-    Every (head, mask) pair is computed and drawn once up front, so a control only swaps images.
-    `state` holds the chosen head's weights and the output for the current controls.
+    W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out (as
+    `helpers.heads.multi_head_attention` takes them). With the causal mask on, the cells above
+    the diagonal (later words) are hatched: hidden. `numbers()` gives what the picture shows.
     """
     X = as_matrix(X, "X")
     n = X.shape[0]
@@ -33,49 +86,32 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
         raise HelpersError(f"語が {len(words)} 個、X の行が {n} 本です。同じ数にしてください。")
     at_most(n, MAX_ITEMS, "語(X の行)")
     W_Q = as_array(W_Q, "W_Q")
-    if W_Q.ndim == 3 and 2 * W_Q.shape[0] > 12:  # other shapes: multi_head_attention names them
-        raise HelpersError(
-            f"本に載せるコマ(頭 × マスクのあり・なし = {2 * W_Q.shape[0]})は 12 個までにしてください。"
-        )
+    if W_Q.ndim == 3:  # other shapes: multi_head_attention names them
+        at_most(W_Q.shape[0], MAX_HEADS, "頭(W_Q の 1 つめの軸)")
     W_O = as_matrix(W_O, "W_O")
     at_most(W_O.shape[1], MAX_ITEMS, "出力の列(W_O の列)")
     out_labels = texts(out_labels, "out_labels(出力の列の名前)", count=W_O.shape[1])
-    mask = causal_mask(n)
-    results = {masked: multi_head_attention(X, W_Q, W_K, W_V, W_O, mask if masked else None)
-               for masked in (False, True)}
-    h = results[False][1].shape[0]
+    W_K, W_V = as_array(W_K, "W_K"), as_array(W_V, "W_V")
+    # The shapes first (multi_head_attention names what does not fit; zeros never overflow) …
+    multi_head_attention(np.zeros_like(X), W_Q, W_K, W_V, W_O)
+    # … so that what fails below can only be numbers too large (inf or NaN on the way).
+    try:
+        with np.errstate(all="ignore"):
+            results = [multi_head_attention(X, W_Q, W_K, W_V, W_O, mask)
+                       for mask in (None, causal_mask(n))]
+        finite = all(np.all(np.isfinite(out)) for out, _ in results)
+    except HelpersError:
+        finite = False
+    if not finite:
+        raise HelpersError(
+            "X や W の数が大きすぎて、計算の途中で有限の数でなくなりました(inf や NaN)。"
+            "もっと小さな数にしてください。"
+        )
+    h = results[0][1].shape[0]
     head_names = texts(head_names, "head_names(頭の名前)")
     if len(head_names) != h:
         raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
-    # The colour range of the output; an all-zero output still needs one (vmin < vmax).
-    reach = max(float(np.abs(out).max()) for out, _ in results.values()) or 1.0
-
-    def build(fig: Figure) -> Update:
-        ax_map, ax_out = fig.subplots(1, 2, width_ratios=[1.35, 1])
-        heat = LiveHeatmap(ax_map, words, words, vmin=0, vmax=1)
-        squares = shade_masked(ax_map, mask, animated=True)
-        title = ax_map.set_title(" ", pad=12, animated=True)
-        out = LiveHeatmap(ax_out, words, out_labels, vmin=-reach, vmax=reach, cmap="RdBu_r",
-                          title="全部の頭を W_O で混ぜた出力", col_title="出力の列")
-
-        def update(head: int, masked: bool) -> dict:
-            output, weights = results[masked]
-            heat.set(weights[head])
-            for square in squares:
-                square.set_visible(masked)
-            title.set_text(f"注目の重み({head_names[head]}" + ("、因果マスクあり)" if masked else ")"))
-            out.set(output)
-            return {"head": head, "masked": masked, "weights": weights[head], "output": output}
-
-        return update
-
-    return FrameExplorable(
-        build,
-        {"head": W.ToggleButtons(options=[(name, i) for i, name in enumerate(head_names)], value=0,
-                                 description="頭"),
-         "masked": W.Checkbox(value=False, description="因果マスク(先を見ない)")},
-        static_frames=[{"head": i, "masked": m} for m in (False, True) for i in range(h)],
-        frame_label=lambda v: f"{head_names[v['head']]}・" + ("マスクあり" if v["masked"] else "マスクなし"),
-        title="頭を選ぶ・因果マスク",
-        figsize=(10.0, 4.4),
-    ).precompute()
+    return HeadsExplorer(
+        heads=list(range(h)), head_names=head_names, words=words, out_labels=out_labels,
+        X=X.tolist(), W_Q=W_Q.tolist(), W_K=W_K.tolist(), W_V=W_V.tolist(), W_O=W_O.tolist(),
+    )
