@@ -9,16 +9,17 @@ from ._base import Explorable, FrameExplorable, LiveArrow, LiveBars, LiveHeatmap
 from .ch00_introduction import AttentionPreviewExplorer, attention_preview_explorer
 from .ch01_one_vector import SimilarityExplorer, similarity_explorer
 from .ch02_library_search import LibrarySearchExplorer, library_search_explorer
-from .ch03_three_roles import party_explorer
-from .ch04_three_matrices import three_faces_explorer
+from .ch03_three_roles import PartyExplorer, party_explorer
+from .ch04_three_matrices import ThreeFacesExplorer, three_faces_explorer
 from .ch06_attention import ScalingExplorer, scaling_explorer
-from .ch07_how_w_learns import training_explorer
+from .ch07_how_w_learns import TrainingExplorer, training_explorer
 from .ch08_going_further import HeadsExplorer, heads_explorer
 
 __all__ = [
     "Explorable", "FrameExplorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
-    "AttentionPreviewExplorer", "SimilarityExplorer", "LibrarySearchExplorer", "ScalingExplorer",
+    "AttentionPreviewExplorer", "SimilarityExplorer", "LibrarySearchExplorer", "PartyExplorer",
+    "ThreeFacesExplorer", "ScalingExplorer", "TrainingExplorer", "HeadsExplorer",
     "attention_preview_explorer", "similarity_explorer", "library_search_explorer",
     "party_explorer", "three_faces_explorer", "scaling_explorer", "training_explorer",
-    "heads_explorer", "HeadsExplorer",
+    "heads_explorer",
 ]
