@@ -1,87 +1,198 @@
-"""helpers.widgets.ch04_three_matrices: chapter 04's widget, driven headlessly."""
+"""helpers.widgets.ch04_three_matrices: chapter 04's explorable, driven headlessly from Python
+(and its ES module in Node at the settings the chapter talks about)."""
 
-import ipywidgets as W
 import numpy as np
 import pytest
-from static_frames import static_payload
+from explorables import run_module, same_numbers
 
 import helpers
 from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Embedding, foods
-from helpers.geometry import rotation_scale_matrix
-from helpers.widgets import Explorable, three_faces_explorer
+from helpers.widgets import ThreeFacesExplorer, three_faces_explorer
+from helpers.widgets._base import module_source
+
+TIE = "(同点)"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def explorer():
     return three_faces_explorer()
 
 
-@pytest.fixture(autouse=True)
-def _reset(explorer):
-    yield
-    for face in "qkv":
-        explorer.controls[f"{face}_angle"].value = 0.0
-        explorer.controls[f"{face}_scale"].value = 1.0
+def turn(angle, scale):
+    """The chapter's W = s [[cos θ, sin θ], [-sin θ, cos θ]], written out independently."""
+    t = np.radians(angle)
+    return scale * np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
 
 
-def test_it_is_an_explorable_with_six_controls(explorer):
-    assert isinstance(explorer, Explorable)
-    assert set(explorer.controls) == {f"{f}_{p}" for f in "qkv" for p in ("angle", "scale")}
-    assert 1 <= len(explorer.static_frames) <= 12
+def reference_numbers(settings, emb=None):
+    """W_Q, W_K, W_V, Q, K, V, Q Kᵀ and each word's best key (TIE when the top two are equal)."""
+    emb = emb or foods()
+    X = emb.vectors
+    Ws = {f"W_{f}": turn(settings.get(f"{f.lower()}_angle", 0.0), settings.get(f"{f.lower()}_scale", 1.0))
+          for f in "QKV"}
+    faces = {f: X @ Ws[f"W_{f}"] for f in "QKV"}
+    scores = faces["Q"] @ faces["K"].T
+    best = []
+    for row in scores:
+        first, second = sorted(row, reverse=True)[:2]
+        best.append(TIE if abs(first - second) <= 1e-9 + 1e-5 * abs(second) else emb.words[int(np.argmax(row))])
+    return {**Ws, **faces, "scores": scores, "looks_at": best}
 
 
-def test_identity_start_gives_three_faces_equal_to_x(explorer):
+def set_controls(explorer, settings):
+    for name, value in settings.items():
+        setattr(explorer, name, value)
+
+
+def assert_numbers(n, expected):
+    for key in ("W_Q", "W_K", "W_V", "Q", "K", "V", "scores"):
+        np.testing.assert_allclose(n[key], expected[key], atol=1e-12, err_msg=key)
+    assert n["looks_at"] == expected["looks_at"]
+
+
+def test_it_starts_with_three_matrices_that_do_nothing(explorer):
+    assert isinstance(explorer, ThreeFacesExplorer)
+    assert set(ThreeFacesExplorer.control_traits()) == {f"{f}_{p}" for f in "qkv" for p in ("angle", "scale")}
+    n = explorer.numbers()
     X = foods().vectors
     for face in "QKV":
-        np.testing.assert_allclose(explorer.state[face], X)
+        np.testing.assert_allclose(n[face], X)
+        np.testing.assert_allclose(n[f"W_{face}"], np.eye(2))
+    # with Q = K = X, every word's best key is the longest one along its direction
+    assert n["looks_at"] == ["ケーキ", "ケーキ", "カレー", "カレー", "照り焼き"]
+    assert_numbers(n, reference_numbers({}))
 
 
-def test_each_face_is_x_times_its_own_matrix(explorer):
-    before = explorer.image.value
-    explorer.controls["q_angle"].value = -90.0
-    explorer.controls["k_angle"].value = 45.0
-    explorer.controls["k_scale"].value = 1.5
-    explorer.controls["v_scale"].value = 0.5
-    X = foods().vectors
-    np.testing.assert_allclose(explorer.state["W_Q"], [[0.0, -1.0], [1.0, 0.0]], atol=1e-12)
-    np.testing.assert_allclose(explorer.state["Q"], X @ rotation_scale_matrix(-90, 1.0))
-    np.testing.assert_allclose(explorer.state["K"], X @ rotation_scale_matrix(45, 1.5))
-    np.testing.assert_allclose(explorer.state["V"], 0.5 * X)
-    np.testing.assert_allclose(explorer.state["scores"], explorer.state["Q"] @ explorer.state["K"].T)
-    assert explorer.image.value != before
+@pytest.mark.parametrize("settings", [
+    {"q_angle": -90.0},
+    {"q_angle": -90.0, "k_angle": 45.0, "k_scale": 1.5, "v_scale": 0.5},
+    {"q_angle": 180.0, "v_angle": 90.0, "v_scale": 0.5},
+    {"q_angle": -90.0, "q_scale": 1.5, "k_angle": -30.0, "v_angle": 60.0, "v_scale": 0.8},
+    {"k_angle": -45.0, "k_scale": 1.5},
+    {"q_angle": 37.5, "q_scale": 0.25, "k_angle": -123.0, "k_scale": 2.0, "v_angle": -180.0},
+])
+def test_setting_traits_from_python_moves_the_numbers(explorer, settings):
+    set_controls(explorer, settings)
+    assert_numbers(explorer.numbers(), reference_numbers(settings))
+    state = explorer.get_state()  # the traits the browser receives say the same
+    for name, value in settings.items():
+        assert state[name] == value
 
 
-def test_best_match_follows_the_scores(explorer):
-    explorer.controls["q_angle"].value = -90.0  # spicy looks for sweet
+def test_a_quarter_turn_of_w_q_makes_the_spicy_look_for_the_sweet(explorer):
+    """The chapter's second suggestion, as numbers."""
+    explorer.q_angle = -90
+    n = explorer.numbers()
     words = foods().words
-    scores = explorer.state["scores"]
-    expected = tuple("(同点)" if np.isclose(*np.sort(r)[-2:]) else words[int(np.argmax(r))]
-                     for r in scores)
-    assert explorer.state["looks_at"] == expected
-    # ケーキ's question (0.2, -2.0) is perpendicular to both ケーキ and プリン: a true tie at 0
-    assert expected[0] == "(同点)"
-    assert explorer.state["looks_at"][words.index("カレー")] == "ケーキ"
-    assert "カレー→ケーキ" in explorer.summary.value
-    assert "W_Q = [[0.00, -1.00], [1.00, 0.00]]" in explorer.summary.value
+    np.testing.assert_allclose(n["W_Q"], [[0.0, -1.0], [1.0, 0.0]], atol=1e-12)
+    looks_at = dict(zip(words, n["looks_at"], strict=True))
+    assert looks_at["カレー"] == looks_at["キムチ"] == "ケーキ"
+    # ケーキ's and プリン's questions are perpendicular to both their keys (score 0), and every
+    # other key scores below 0: a true tie, said as such
+    assert looks_at["ケーキ"] == looks_at["プリン"] == TIE
+    scores = np.array(n["scores"])
+    for who in ("ケーキ", "プリン"):
+        row = scores[words.index(who)]
+        np.testing.assert_allclose(row[:2], 0.0, atol=1e-12)
+        assert (row[2:] < 0).all()
 
 
-def test_a_zero_query_ties_everything(explorer):
-    explorer.controls["q_scale"].value = 0.0
-    assert set(explorer.state["looks_at"]) == {"(同点)"}
+def test_one_degree_either_side_unties_them(explorer):
+    """-89°: a slightly positive score, the longer key (ケーキ) wins; -91°: slightly negative,
+    the shorter key (プリン) is nearer 0. Only the angles' difference matters for the tie."""
+    explorer.q_angle = -89
+    assert explorer.numbers()["looks_at"][:2] == ["ケーキ", "ケーキ"]
+    explorer.q_angle = -91
+    assert explorer.numbers()["looks_at"][:2] == ["プリン", "プリン"]
+    explorer.q_angle, explorer.k_angle = -45, 45
+    assert explorer.numbers()["looks_at"][:2] == [TIE, TIE]
 
 
-def test_controls_sit_two_to_a_row_above_the_picture_and_summary(explorer):
-    box = explorer.widget
-    assert [type(c) for c in box.children] == [W.HBox, W.HBox, W.HBox, W.Image, W.HTML]
+def test_a_zero_query_ties_everything_and_any_other_scale_does_not(explorer):
+    start = explorer.numbers()["looks_at"]
+    explorer.q_scale = 0.0
+    n = explorer.numbers()
+    np.testing.assert_allclose(n["Q"], 0.0)
+    assert n["looks_at"] == [TIE] * 5
+    for scale in (0.01, 0.5, 2.0):
+        explorer.q_scale = scale
+        assert explorer.numbers()["looks_at"] == start
 
 
-def test_static_book_frames_are_distinct_and_labelled(explorer, monkeypatch):
-    html, payload = static_payload(explorer, monkeypatch)
-    assert payload["labels"][1] == "Q -90°×1.0 / K 0°×1.0 / V 0°×1.0"
-    # every "try this" bullet of the chapter has a frame, including W_Q's scale 0
-    assert "Q 0°×0.0 / K 0°×1.0 / V 0°×1.0" in payload["labels"]
-    assert len(html) < 1_500_000  # the book page budget is 3 MB for everything
+def test_w_v_never_changes_who_looks_at_whom(explorer):
+    explorer.q_angle, explorer.k_angle = -90.0, 45.0
+    before = explorer.numbers()["looks_at"]
+    for angle, scale in ((180.0, 1.0), (90.0, 0.5), (-33.0, 2.0), (0.0, 0.0)):
+        explorer.v_angle, explorer.v_scale = angle, scale
+        n = explorer.numbers()
+        assert n["looks_at"] == before
+        np.testing.assert_allclose(n["V"], foods().vectors @ turn(angle, scale), atol=1e-12)
+
+
+def test_the_browser_shows_the_chapters_ties_as_numpy_does():
+    """The ties come from exact geometry, which random settings never hit: run the ES module in
+    Node at the chapter's settings and compare with numpy, and read its picture's text."""
+    settings = [{"q_angle": -90.0}, {"q_scale": 0.0}, {"k_scale": 0.0}, {"q_angle": -90.0, "k_angle": 45.0},
+                {"q_angle": -45.0, "k_angle": 45.0}, {"q_angle": -89.0}, {"q_angle": -91.0}]
+    states = []
+    for s in settings:
+        fresh = three_faces_explorer()
+        set_controls(fresh, s)
+        states.append(fresh.state_for_page())
+    numbers = run_module(module_source("ch04_three_matrices"), "numbers", [[s] for s in states])
+    pictures = run_module(module_source("ch04_three_matrices"), "picture", [[s] for s in states])
+    for s, got, pic in zip(settings, numbers, pictures, strict=True):
+        expected = reference_numbers(s)
+        assert same_numbers(got["ok"], expected) == [], s
+        panels, alt, readout = pic["ok"]["panels"], pic["ok"]["alt"], pic["ok"]["readout"]
+        assert len(panels) == 4 and all(p.startswith("<svg") for p in panels)
+        for word, best in zip(foods().words, expected["looks_at"], strict=True):
+            assert f"{word}→{best}" in alt and f"{word}→{best}" in readout
+    assert TIE in pictures[0]["ok"]["readout"] and "ケーキ→(同点)" in pictures[1]["ok"]["alt"]
+    assert "W_Q は角度 -90°・倍率 1.00" in pictures[0]["ok"]["alt"]
+    assert "問い Q: ケーキ (0.20, -2.00)" in pictures[0]["ok"]["alt"]
+
+
+def test_the_browser_gets_the_words_and_vectors_as_plain_lists(explorer):
+    state = explorer.get_state()
+    assert state["words"] == list(foods().words)
+    assert state["vectors"] == foods().vectors.tolist()
+    assert "export default" in state["_esm"] and "\nimport " not in state["_esm"]
+
+
+def test_explorer_accepts_another_embedding():
+    emb = Embedding(("甘", "辛", "両方"), np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]]))
+    ex = three_faces_explorer(emb)
+    settings = {"q_angle": 90.0, "k_scale": 0.5}
+    set_controls(ex, settings)
+    expected = reference_numbers(settings, emb)
+    assert_numbers(ex.numbers(), expected)
+    assert ex.numbers()["looks_at"] == ["辛", "辛", "辛"] == expected["looks_at"]
+
+
+@pytest.mark.parametrize(
+    "name, value, error, words",
+    [
+        ("q_angle", 200, HelpersError, "W_Q の角度.*-180 以上 180 以下"),
+        ("k_angle", "北", HelpersTypeError, "W_K の角度.*数で指定"),
+        ("v_angle", -180.5, HelpersError, "W_V の角度.*-180 以上 180 以下"),
+        ("q_scale", -0.1, HelpersError, "W_Q の倍率.*0 以上 2 以下"),
+        ("k_scale", 2.5, HelpersError, "W_K の倍率.*0 以上 2 以下"),
+        ("v_scale", float("nan"), HelpersError, "W_V の倍率.*有限の数"),
+        ("q_scale", True, HelpersTypeError, "W_Q の倍率.*数で指定"),
+        ("q_angle", None, HelpersTypeError, "W_Q の角度.*数で指定"),
+    ],
+)
+def test_a_trait_out_of_range_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
+                                                                         error, words):
+    setattr(explorer, name, 30.0 if "angle" in name else 1.5)
+    before = explorer.get_state()[name]
+    numbers = explorer.numbers()
+    with pytest.raises(error, match=words):
+        setattr(explorer, name, value)
+    assert explorer.get_state()[name] == before
+    assert explorer.numbers() == numbers
 
 
 @pytest.mark.parametrize(

@@ -1,206 +1,84 @@
-"""Chapter 04's widget: edit W_Q, W_K, W_V (angle and scale) and watch the three faces move."""
+"""Chapter 04's explorable: turn and stretch W_Q, W_K, W_V and watch every word's three faces move.
+
+Drawn in the browser (js/ch04_three_matrices.js); this class keeps the words, their embeddings
+and the six controls (an angle and a scale for each W) as traits, so `explorer.q_angle = -90`
+in a cell turns the question panel too.
+"""
 
 from __future__ import annotations
 
-import html
-from collections.abc import Mapping
-
-import ipywidgets as W
 import numpy as np
-from matplotlib.collections import LineCollection
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Polygon
 
-from .. import plotting
 from ..attention import project
 from ..data import Embedding
 from ..geometry import rotation_scale_matrix
-from ._base import KernelExplorable as Explorable
-from ._base import Update, on_the_plane, planar_embedding, slider
+from ._base import Explorable, Number, data_trait, on_the_plane, planar_embedding
 
-__all__ = ["three_faces_explorer"]
+__all__ = ["three_faces_explorer", "ThreeFacesExplorer"]
 
+#: The three faces, in the order the book always uses: (face, its matrix, the trait prefix).
+FACES = (("Q", "W_Q", "q"), ("K", "W_K", "k"), ("V", "W_V", "v"))
 
-#: The three faces, in the order the book always uses, with their weight-matrix names.
-FACES = (("Q", "W_Q", "問い"), ("K", "W_K", "見出し"), ("V", "W_V", "中身"))
+#: One marker shape per word (the browser draws eight), so at most eight words.
+MAX_WORDS = 8
 
-
-_LIMIT = 4.0
-
-
-_GRID = np.arange(-2.0, 2.01, 1.0)
+#: What a word's best match says when its two largest scores q·k are equal.
+TIE = "(同点)"
 
 
-_MARKERS = ("o", "s", "^", "D", "P", "v", "X", "h")
+def best_matches(scores: np.ndarray, words) -> list[str]:
+    """For each row of `scores` (a word's q·k with every key), the word with the largest score,
+    or `TIE` when the two largest are equal (np.isclose, atol 1e-9: a zero query ties them all)."""
+    looks_at = []
+    for row in scores:
+        top = np.sort(row)[::-1]
+        tied = top.size > 1 and bool(np.isclose(top[0], top[1], atol=1e-9))
+        looks_at.append(TIE if tied else words[int(np.argmax(row))])
+    return looks_at
 
 
-_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+class ThreeFacesExplorer(Explorable):
+    """Three panels (Q, K, V): the grid and the unit square as each W maps them, every word's face
+    xW as a marker; beside them, each word's best-matching key and the three matrices."""
+
+    module = "ch04_three_matrices"
+    title = "三つの W の設定"
+    q_angle = Number(0.0, "q_angle(W_Q の角度、度)", lo=-180.0, hi=180.0)
+    q_scale = Number(1.0, "q_scale(W_Q の倍率)", lo=0.0, hi=2.0)
+    k_angle = Number(0.0, "k_angle(W_K の角度、度)", lo=-180.0, hi=180.0)
+    k_scale = Number(1.0, "k_scale(W_K の倍率)", lo=0.0, hi=2.0)
+    v_angle = Number(0.0, "v_angle(W_V の角度、度)", lo=-180.0, hi=180.0)
+    v_scale = Number(1.0, "v_scale(W_V の倍率)", lo=0.0, hi=2.0)
+    words = data_trait([])
+    vectors = data_trait([])
+
+    @classmethod
+    def example(cls) -> ThreeFacesExplorer:
+        return three_faces_explorer()
+
+    def matrices(self) -> dict[str, np.ndarray]:
+        """The three matrices as the controls set them now, by name (W_Q, W_K, W_V)."""
+        return {wname: rotation_scale_matrix(getattr(self, f"{t}_angle"), getattr(self, f"{t}_scale"))
+                for _, wname, t in FACES}
+
+    def numbers(self) -> dict:
+        """What the picture shows now: the three W, the faces Q, K, V (one row per word), the
+        scores Q Kᵀ and, for each word, the word whose key best matches its query."""
+        X = np.array(self.vectors, dtype=float)
+        Ws = self.matrices()
+        faces = {face: project(X, Ws[wname], name=wname) for face, wname, _ in FACES}
+        scores = faces["Q"] @ faces["K"].T
+        return {**{w: M.tolist() for w, M in Ws.items()}, **{f: F.tolist() for f, F in faces.items()},
+                "scores": scores.tolist(), "looks_at": best_matches(scores, list(self.words))}
 
 
-def _format_matrix(M: np.ndarray) -> str:
-    M = np.round(M, 2) + 0.0  # + 0.0 turns -0.0 into 0.0
-    return f"[[{M[0, 0]:.2f}, {M[0, 1]:.2f}], [{M[1, 0]:.2f}, {M[1, 1]:.2f}]]"
-
-
-class _PairedExplorable(Explorable):
-    """An Explorable whose controls sit two to a row (angle and scale of one matrix).
-
-    The state's "summary" lines are shown as HTML under the picture: text in a widget costs
-    nothing to redraw, while text drawn into the figure costs milliseconds per label.
-    """
-
-    summary: W.HTML | None = None
-
-    def redraw(self) -> None:
-        super().redraw()
-        if self.summary is None:
-            self.summary = W.HTML()
-        lines = self.state.get("summary", ())
-        self.summary.value = "<br>".join(f"<code>{html.escape(line)}</code>" for line in lines)
-
-    @property
-    def widget(self) -> W.Widget:
-        controls = list(self.controls.values())
-        rows = [W.HBox(controls[i:i + 2]) for i in range(0, len(controls), 2)]
-        return W.VBox([*rows, self.image, self.summary])
-
-
-class _LivePlane:
-    """The image of a grid and of the unit square under a changing 2×2 W."""
-
-    def __init__(self, ax, color: str):
-        # Lines of constant 1st coordinate solid, of constant 2nd dashed (as plot_plane_transform).
-        self.segments = {
-            ls: np.array([seg(c) for c in _GRID])
-            for ls, seg in (("-", lambda c: [[c, -2.0], [c, 2.0]]),
-                            ("--", lambda c: [[-2.0, c], [2.0, c]]))
-        }
-        self.lines = {ls: LineCollection(segs, colors=color, linewidths=0.8, linestyles=ls,
-                                         alpha=0.35, animated=True)
-                      for ls, segs in self.segments.items()}
-        for lines in self.lines.values():
-            ax.add_collection(lines)
-        self.square = Polygon(_SQUARE, closed=True, facecolor=color, alpha=0.15,
-                              edgecolor="none", animated=True)
-        ax.add_patch(self.square)
-
-    def set(self, M: np.ndarray) -> None:
-        for ls, segs in self.segments.items():
-            self.lines[ls].set_segments(segs @ M)
-        self.square.set_xy(_SQUARE @ M)
-
-
-def three_faces_explorer(embedding: Embedding | None = None) -> Explorable:
+def three_faces_explorer(embedding: Embedding | None = None) -> ThreeFacesExplorer:
     """Turn and stretch W_Q, W_K, W_V; watch every word's three faces move (Q, K, V panels).
 
-    Each panel shows the faint grey embeddings x, the grid as the W maps it, and the face
-    `xW` of every word. Under the picture (live widget only): the three matrices, and for each
-    word the word whose key k best matches its query q (largest q·k), a taste of chapter 06.
+    Each panel shows the faint grey embeddings x, the grid and the unit square as the W maps
+    them, and the face `xW` of every word. Beside them: the three matrices, and for each word
+    the word whose key k best matches its query q (largest q·k), a taste of chapter 06.
     """
-    emb = planar_embedding(embedding, len(_MARKERS))  # one marker shape per word
+    emb = planar_embedding(embedding, MAX_WORDS)  # one marker shape per word
     on_the_plane(emb.vectors, "埋め込みのベクトル")
-    X = emb.vectors
-    n = len(emb.words)
-
-    def build(fig: Figure) -> Update:
-        axes = fig.subplots(1, 3)
-        panels = []
-        for ax, (face, wname, role) in zip(axes, FACES, strict=True):
-            color = plotting.COLORS[face]
-            plotting.plot_vectors(X, [""] * n, ax=ax, colors="#cccccc", limits=(-_LIMIT, _LIMIT),
-                                  title=rf"{role} ${face} = X{wname}$",
-                                  axis_labels=("1 成分め", "2 成分め"))
-            ax.grid(False)
-            plane = _LivePlane(ax, color)
-            # Words are told apart by the marker at the tip (legend below the panels): moving
-            # Japanese labels would cost about 1 ms each per frame, markers almost nothing.
-            shafts = LineCollection(np.zeros((n, 2, 2)), colors=color, linewidths=2,
-                                    animated=True)
-            ax.add_collection(shafts)
-            tips = [ax.plot([], [], marker=m, ls="none", ms=9, color=color, mec="white",
-                            animated=True)[0] for m in _MARKERS[:n]]
-            panels.append((plane, shafts, tips))
-        fig.legend(
-            handles=[Line2D([], [], color="#cccccc", lw=2)]
-            + [Line2D([], [], marker=m, ls="none", ms=9, color="#555555") for m in _MARKERS[:n]],
-            labels=["元の埋め込み x", *emb.words], loc="outside lower center", ncol=n + 1,
-            frameon=False,
-        )
-
-        def update(q_angle, q_scale, k_angle, k_scale, v_angle, v_scale) -> dict:
-            settings = ((q_angle, q_scale), (k_angle, k_scale), (v_angle, v_scale))
-            state: dict = {}
-            for (face, wname, _), (angle, scale), (plane, shafts, tips) in zip(
-                FACES, settings, panels, strict=True
-            ):
-                M = rotation_scale_matrix(angle, scale)
-                F = project(X, M, name=wname)
-                plane.set(M)
-                shafts.set_segments([[(0.0, 0.0), (a, b)] for a, b in F])
-                for tip, (a, b) in zip(tips, F, strict=True):
-                    tip.set_data([a], [b])
-                state[wname] = M
-                state[face] = F
-            scores = state["Q"] @ state["K"].T
-            looks_at = []
-            for row in scores:
-                top = np.sort(row)[::-1]
-                tied = top.size > 1 and np.isclose(top[0], top[1], atol=1e-9)
-                looks_at.append("(同点)" if tied else emb.words[int(np.argmax(row))])
-            state["scores"] = scores
-            state["looks_at"] = tuple(looks_at)
-            state["summary"] = (
-                *(f"{wname} = {_format_matrix(state[wname])}" for _, wname, _ in FACES),
-                "問い q と内積 q·k が最大の見出し k:  "
-                + "  ".join(f"{w}→{t}" for w, t in zip(emb.words, looks_at, strict=True)),
-            )
-            return state
-
-        return update
-
-    def angleslider(label: str, value: float):
-        s = slider(label, value, -180.0, 180.0, step=15.0)
-        s.readout_format = ".0f"
-        return s
-
-    controls = {}
-    for face, _, _ in FACES:
-        controls[f"{face.lower()}_angle"] = angleslider(f"W_{face} の角度(度)", 0.0)
-        controls[f"{face.lower()}_scale"] = slider(f"W_{face} の倍率", 1.0, 0.0, 2.0)
-
-    def frame(q=(0, 1.0), k=(0, 1.0), v=(0, 1.0)) -> dict:
-        return {"q_angle": float(q[0]), "q_scale": q[1], "k_angle": float(k[0]), "k_scale": k[1],
-                "v_angle": float(v[0]), "v_scale": v[1]}
-
-    frames = [
-        frame(),
-        frame(q=(-90, 1.0)),
-        frame(q=(-90, 1.0), k=(45, 1.0)),
-        frame(q=(-90, 1.0), k=(45, 1.0), v=(0, 0.5)),
-        frame(q=(-90, 1.0), k=(45, 1.0), v=(90, 0.5)),
-        frame(q=(180, 1.0)),
-        frame(q=(0, 0.0)),  # every question collapses to the origin: all scores tie
-        frame(q=(0, 2.0)),
-        frame(q=(0, 0.5)),
-        frame(k=(-45, 1.5)),
-        frame(v=(180, 1.0)),
-        frame(q=(-90, 1.5), k=(-30, 1.0), v=(60, 0.8)),
-    ]
-
-    def label(v: Mapping) -> str:
-        return " / ".join(
-            f"{face} {v[f'{face.lower()}_angle']:.0f}°×{v[f'{face.lower()}_scale']:.1f}"
-            for face, _, _ in FACES
-        )
-
-    return _PairedExplorable(
-        build,
-        controls,
-        static_frames=frames,
-        frame_label=label,
-        title="W の設定",
-        figsize=(10.5, 4.0),
-        dpi=72,
-    )
-
+    return ThreeFacesExplorer(words=list(emb.words), vectors=emb.vectors.tolist())
