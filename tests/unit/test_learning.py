@@ -189,8 +189,8 @@ def test_other_starting_points_also_learn(task, seed):
 
 def test_snapshots_are_taken_where_asked(task, start, history, saved_steps):
     assert [s.step for s in history.snapshots] == saved_steps
-    snap = history.snapshots[4]
-    assert snap.loss == history.losses[5] and snap.accuracy == history.accuracies[5]
+    snap = history.snapshots[saved_steps.index(5)]
+    assert snap.step == 5 and snap.loss == history.losses[5] and snap.accuracy == history.accuracies[5]
     w = learning.forward(task.full_menu.X, **snap.W).weights
     np.testing.assert_allclose(snap.weights, w)
     np.testing.assert_array_equal(history.snapshots[0].W["W_Q"], start["W_Q"])

@@ -1,34 +1,76 @@
-"""Chapter 07's widget: step through a training run and watch W and the attention map change."""
+"""Chapter 07's explorable: step through a training run and watch W and the attention map change.
+
+The training itself is the chapter's numpy (`helpers.learning.train`); this class sends its record
+to the browser once, as plain lists (every loss, and at each saved step the loss, the accuracy,
+the full menu's attention weights and the three W), and js/ch07_how_w_learns.js draws the step the
+slider (or `explorer.step = 35` in a cell) chooses.
+"""
 
 from __future__ import annotations
 
-import ipywidgets as W
 import numpy as np
-from matplotlib.figure import Figure
+import traitlets
 
-from .. import plotting
 from .._validate import HelpersError, HelpersTypeError
 from ..learning import NAMES, History
-from ._base import FrameExplorable, LiveHeatmap, Update
-from ._base import KernelExplorable as Explorable
+from ._base import Choice, Explorable, data_trait
 
-__all__ = ["training_explorer"]
+__all__ = ["training_explorer", "TrainingExplorer", "MAX_SNAPSHOTS"]
 
+#: The most saved steps the slider walks through: each one is sent to the page as numbers
+#: (about 0.7 kB each for the chapter's 4 foods), so 60 keep the page light.
+MAX_SNAPSHOTS = 60
 
-#: How the rows and columns of a 2×2 W are labelled: input component → output component.
-W_ROWS = ("甘さ", "辛さ")
-W_COLS = ("1", "2")
-
-
-def _rounded(M: np.ndarray) -> np.ndarray:
-    return np.round(M, 2) + 0.0  # + 0.0 turns -0.0 into 0.0, so no "-0.00" is printed
+#: The steps chapter 07 saves: every step up to 20, then every 10th (39 in all).
+CHAPTER_STEPS = [*range(20), *range(20, 201, 10)]
 
 
-def training_explorer(history: History) -> Explorable:
+class TrainingExplorer(Explorable):
+    """Walk through the saved steps of a training run: the loss so far, the attention map of the
+    full menu (the right partner of each row framed) and W_Q, W_K, W_V at that step."""
+
+    module = "ch07_how_w_learns"
+    title = "学習の途中経過"
+    # `steps` comes before `step`: the control's value is checked against it.
+    steps = data_trait([])
+    step = Choice(0, "step(更新の回数)", options="steps")
+    losses = data_trait([])
+    words = data_trait([])
+    partner = data_trait([])
+    saved_losses = data_trait([])
+    saved_accuracies = data_trait([])
+    saved_weights = data_trait([])
+    saved_W = data_trait([])
+
+    @traitlets.validate("step")
+    def _whole_step(self, proposal):
+        return int(proposal["value"])  # 35.0 or np.int64(35) becomes 35 (JSON, and the same key)
+
+    @classmethod
+    def example(cls) -> TrainingExplorer:
+        """The chapter's run: its starting point, learning rate 0.5, 200 updates."""
+        from .. import DEFAULT_SEED, learning
+
+        task = learning.palate_task()
+        start = learning.initial_weights(np.random.default_rng(DEFAULT_SEED), scale=0.3)
+        return training_explorer(learning.train(task, start, lr=0.5, steps=200, save_at=CHAPTER_STEPS))
+
+    def numbers(self) -> dict:
+        """What the picture shows now: the step, its loss and accuracy, the attention weights of
+        the full menu, the three W and each food's right partner."""
+        i = self.steps.index(self.step)
+        return {"step": self.step, "loss": self.saved_losses[i],
+                "accuracy": self.saved_accuracies[i],
+                "weights": np.array(self.saved_weights[i]),
+                "W": {name: np.array(self.saved_W[i][name]) for name in NAMES},
+                "partner": list(self.partner)}
+
+
+def training_explorer(history: History) -> TrainingExplorer:
     """A slider over the saved steps of `history` (from `learning.train`).
 
-    Top: the loss curve with the current step marked, and the attention map of the full menu
-    (the right partner of each row framed). Bottom: W_Q, W_K, W_V at that step.
+    The loss curve with the current step marked, the attention map of the full menu (the right
+    partner of each row framed) and W_Q, W_K, W_V at that step.
     """
     if not isinstance(history, History):
         raise HelpersTypeError(
@@ -37,57 +79,21 @@ def training_explorer(history: History) -> Explorable:
     snaps = {s.step: s for s in history.snapshots}
     if not snaps or len(history.losses) == 0:
         raise HelpersError("history に保存されたステップがありません。train の save_at を確かめてください。")
-    if len(snaps) > 12:
+    if len(snaps) > MAX_SNAPSHOTS:
         raise HelpersError(
-            f"保存されたステップが {len(snaps)} 個あります。本に載せるコマは 12 個までにしてください"
-            "(train の save_at で選びます)。"
+            f"保存されたステップが {len(snaps)} 個あります。スライダーで選べるステップは "
+            f"{MAX_SNAPSHOTS} 個までにしてください(train の save_at で選びます)。"
         )
     steps = sorted(snaps)
-    words = history.words
-    reach = max(float(np.abs(m).max()) for s in snaps.values() for m in s.W.values())
-    reach = float(np.ceil(reach * 2) / 2)  # a round colour range, the same for all three W
-
-    def build(fig: Figure) -> Update:
-        grid = fig.add_gridspec(2, 3, height_ratios=[1.15, 1])
-        ax_loss = fig.add_subplot(grid[0, :2])
-        ax_map = fig.add_subplot(grid[0, 2])
-        ax_w = [fig.add_subplot(grid[1, k]) for k in range(3)]
-        plotting.plot_learning_curve(history.losses, ax=ax_loss, title="損失の下がり方")
-        (dot,) = ax_loss.plot([], [], "o", ms=9, color=plotting.COLORS["Q"], animated=True)
-        info = ax_loss.text(0.98, 0.95, "", transform=ax_loss.transAxes, ha="right", va="top",
-                            fontsize=11, animated=True)
-        attention = LiveHeatmap(ax_map, words, words, 0.0, 1.0, title="注目の重み(全 4 品)")
-        partner = [int(p) for p in history.partner]
-        plotting.outline_cells(ax_map, partner, animated=True)
-        maps = {}
-        for ax, name in zip(ax_w, NAMES, strict=True):
-            maps[name] = LiveHeatmap(
-                ax, W_ROWS, W_COLS, -reach, reach, cmap="RdBu_r",
-                title=f"${name}$", row_title="入力の成分", col_title="出力の成分",
-                colorbar=name == "W_V",
-            )
-            ax.title.set_color(plotting.COLORS[name[-1]])
-        for heatmap in (attention, *maps.values()):
-            heatmap.image.set_interpolation("none")  # a few big cells: no resampling needed
-
-        def update(step: int) -> dict:
-            snap = snaps[step]
-            dot.set_data([step], [history.losses[step]])
-            info.set_text(f"{step} 回目:損失 {snap.loss:.3f}、正解率 {snap.accuracy:.0%}")
-            attention.set(snap.weights)
-            for name in NAMES:
-                maps[name].set(_rounded(snap.W[name]))
-            return {"step": step, "loss": snap.loss, "accuracy": snap.accuracy,
-                    "weights": snap.weights, "W": snap.W, "partner": partner}
-
-        return update
-
-    return FrameExplorable(
-        build,
-        {"step": W.SelectionSlider(options=steps, value=steps[0], description="更新の回数",
-                                   continuous_update=True, style={"description_width": "initial"})},
-        static_frames=[{"step": s} for s in steps],
-        frame_label=lambda v: f"{v['step']} 回目(損失 {snaps[v['step']].loss:.3f})",
-        title="学習の途中経過",
-        figsize=(9.6, 6.0),
-    ).precompute()
+    chosen = [snaps[s] for s in steps]
+    return TrainingExplorer(
+        steps=steps, step=steps[0],
+        losses=[float(v) for v in history.losses],
+        words=list(history.words),
+        partner=[int(p) for p in history.partner],
+        saved_losses=[float(s.loss) for s in chosen],
+        saved_accuracies=[float(s.accuracy) for s in chosen],
+        saved_weights=[np.asarray(s.weights, dtype=float).tolist() for s in chosen],
+        saved_W=[{name: np.asarray(s.W[name], dtype=float).tolist() for name in NAMES}
+                 for s in chosen],
+    )
