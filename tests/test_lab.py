@@ -173,7 +173,11 @@ def _run_new_cell(page, code: str) -> str:
     page.keyboard.type(code)
     page.keyboard.press("Shift+Enter")
     cell = page.locator(".jp-Notebook .jp-CodeCell").last
-    cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    try:
+        cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    except Exception:
+        page.screenshot(path="/tmp/labtry/newcell.png")
+        raise
     return cell.locator(".jp-OutputArea-output").first.inner_text()
 
 

@@ -4,9 +4,9 @@
   Sphinx's search page fetches every hit's page for a summary; there the hits are listed without
   summaries instead of raising console errors (served over http(s), summaries come back). It also
   fills in the search's closing line, which Sphinx's Japanese catalogue leaves empty.
-- The executed notebooks carry ipywidgets' saved state (a PNG per Explorable). The book loads no
-  widget manager, since every Explorable is a kernel-free frame slider here, so that state is
-  dead weight in every page and is dropped.
+- The executed notebooks may carry ipywidgets' saved state. The book loads no widget manager:
+  its explorables run on their own model shim (book/_ext/qkv_explorables.py, set up from here),
+  so that state is dead weight in every page and is dropped.
 - The solution cells keep nbgrader's `### BEGIN/END SOLUTION` lines (the classroom needs them);
   the book shows the model answer without them, and without hidden tests.
 - ```{shipped-assets}``` (used by book/licenses.md): a table of every third-party file the pages
@@ -14,14 +14,13 @@
   book/scripts/vendor_assets.py) and the installed Python packages; their licence texts are
   copied next to the pages, under _static/licenses/.
 - Page weight (CONTRIBUTING.md, budgets: no page over 3 MB with everything it loads, measured by
-  tests/test_book.py): the figures in _images/ and the PNG frames inlined in the sliders are
-  re-encoded as 256-colour PNGs (about a third of the size, no visible change on matplotlib
+  tests/test_book.py): the figures in _images/ are re-encoded as 256-colour PNGs (about a third of the size, no visible change on matplotlib
   plots), and the Font Awesome icon font is cut down
   to the icons the pages use (_static/qkv-icons.css, a WOFF of a few KB instead of the 150 KB
   woff2 on every page; any other icon still falls back to the theme's full font).
 - Figures readable on a phone: while the book is built, book/scripts/figure_text_probe.py runs in
-  the chapters' kernels and notes the smallest text of every picture they draw. Each figure and
-  each slider frame then carries that size (a PNG text chunk `qkv-min-text-px`, and on the page
+  the chapters' kernels and notes the smallest text of every picture they draw. Each figure then
+  carries that size (a PNG text chunk `qkv-min-text-px`, and on the page
   `data-qkv-text-px`, `data-qkv-width` and `--qkv-readable-width`, the width at which that text
   is READABLE_PX tall). On a phone or tablet (book/_static/qkv.css) no figure is drawn narrower
   than that; one wider than the column scrolls sideways inside `.qkv-scroll` (qkv-book.js shows
@@ -36,7 +35,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import math
@@ -323,42 +321,6 @@ def quantize_images(app: Sphinx, exception: Exception | None) -> None:
         new = img.sub(sized, text)
         if new != text:
             page.write_text(new, encoding="utf-8")
-
-
-PNG_BASE64 = re.compile(r"iVBORw0KGgo[A-Za-z0-9+/]+=*")  # a PNG's signature, base64-encoded
-
-
-def reencoded_html(text: str, sizes: dict[str, float]) -> str:
-    """Raw HTML with every inline PNG re-encoded; a frame slider's <img> sized to stay readable."""
-    measured: list[tuple[float | None, int]] = []
-
-    def shrink(match: re.Match) -> str:
-        png, px, width = reencoded_png(base64.b64decode(match.group(0)), sizes)
-        measured.append((px, width))
-        return base64.b64encode(png).decode("ascii")
-
-    new = PNG_BASE64.sub(shrink, text)
-    if 'class="qkv-frame"' not in new or not measured:
-        return new
-    pxs = [px for px, _ in measured]
-    attrs = readable_attrs(None if None in pxs else min(pxs), max(w for _, w in measured))
-    return re.sub(r'(<img class="qkv-frame"[^>]*?)(\s*/?>)',
-                  lambda m: f'<span class="qkv-scroll">{m.group(1)}{attrs}{m.group(2)}</span>',
-                  new, count=1)
-
-
-def quantize_inline_pngs(app: Sphinx, doctree: nodes.document) -> None:
-    """Re-encode the PNGs inside raw HTML outputs: the frames of every kernel-free slider."""
-    sizes = None
-    for node in list(doctree.findall(nodes.raw)):
-        text = node.astext()
-        if "iVBORw0KGgo" not in text:
-            continue
-        if sizes is None:
-            sizes = figure_text_sizes(app)
-        new = reencoded_html(text, sizes)
-        if new != text:
-            node.replace_self(nodes.raw(node.rawsource, new, **node.attributes))
 
 
 ICON_CSS = "qkv-icons.css"
@@ -713,7 +675,7 @@ HANDLERS = {
     "config-inited": [japanese_search_placeholder],
     "builder-inited": [install_figure_probe],
     "env-updated": [drop_widget_state],
-    "doctree-read": [depend_on_helpers, quantize_inline_pngs, strip_nbgrader_markers, reencode_output_images,
+    "doctree-read": [depend_on_helpers, strip_nbgrader_markers, reencode_output_images,
                      collect_prose],
     "env-purge-doc": [purge_prose],
     "env-merge-info": [merge_prose],

@@ -6,11 +6,11 @@ never runs in JupyterLab, under nbval or in the classroom tools.
 
 While a figure is drawn, it notes the font size, in pixels of the picture, of every visible piece
 of text (titles, tick labels, legends, the numbers in heatmap cells); when the picture's pixels are
-taken (`FigureCanvasAgg.buffer_rgba`, which both the inline figures and the frame sliders' frames
-go through), it appends one line to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels
-and the smallest size. The book extension looks each PNG up by the same hash, so every figure and
-every frame in the built book carries the size of its smallest text, and tests/test_book_reader.py
-can check how large that text is on a phone.
+taken (`FigureCanvasAgg.buffer_rgba`, which the inline figures go through), it appends one line
+to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels and the smallest size. The book
+extension looks each PNG up by the same hash, so every figure in the built book carries the size
+of its smallest text, and tests/test_book_reader.py can check how large that text is on a phone.
+(The explorables draw SVG in the browser; the phone test measures their text there.)
 """
 
 from __future__ import annotations

@@ -1,197 +1,142 @@
-"""helpers.widgets._base: the Explorable machinery and the live artists, driven headlessly."""
+"""helpers.widgets._base: what every explorable shares, driven headlessly (no browser)."""
 
-import ipywidgets as W
+import json
+import re
+
 import numpy as np
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+import traitlets
 
 import helpers
-from helpers.widgets import LiveBars, LiveHeatmap
-from helpers.widgets._base import FrameExplorable
-from helpers.widgets._base import KernelExplorable as Explorable
-
-
-def _heatmap(**kwargs):
-    fig = Figure()
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    return ax, LiveHeatmap(ax, ["行1", "行2"], ["列1", "列2", "列3"], **kwargs)
-
-
-def test_live_heatmap_sets_cells_and_text_colours():
-    ax, hm = _heatmap(vmin=0.0, vmax=1.0)
-    m = np.array([[0.0, 0.5, 1.0], [0.2, 0.9, 0.1]])
-    hm.set(m)
-    np.testing.assert_array_equal(hm.image.get_array(), m)
-    assert hm.texts[(0, 1)].get_text() == "0.50"
-    assert hm.texts[(0, 2)].get_color() == "white"  # darkest blue
-    assert hm.texts[(0, 0)].get_color() == "black"
-    assert hm.image.get_animated() and all(t.get_animated() for t in hm.texts.values())
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["列1", "列2", "列3"]
-
-
-def test_live_heatmap_without_numbers():
-    _, hm = _heatmap(vmin=0.0, vmax=1.0, numbers=False, colorbar=False, fmt="{:.1f}")
-    assert hm.texts == {}
-    hm.set(np.ones((2, 3)))
-    np.testing.assert_array_equal(hm.image.get_array(), np.ones((2, 3)))
-
-
-def test_live_heatmap_bad_inputs():
-    with pytest.raises(ValueError, match="vmin は vmax より小さく"):
-        _heatmap(vmin=1.0, vmax=1.0)
-    _, hm = _heatmap(vmin=0.0, vmax=1.0)
-    with pytest.raises(ValueError, match=r"shape \(2, 3\).*shape \(3, 2\)"):
-        hm.set(np.zeros((3, 2)))
-
-
-def bars_explorer(calls=None):
-    """The smallest Explorable: one slider, two live bars; `calls` collects every update."""
-    calls = [] if calls is None else calls
-
-    def build(fig):
-        ax = fig.subplots()
-        bars = LiveBars(ax, ["a", "b"], (0, 2), title="テスト")
-
-        def update(v):
-            calls.append(v)
-            bars.set([v, 2 - v], highlight=0)
-            return {"v": v}
-
-        return update
-
-    return Explorable(build, {"v": W.FloatSlider(value=0.5, min=0, max=2)},
-                      static_frames=[{"v": 0.0}], frame_label=str, title="テスト")
-
-
-def test_live_mode_shows_an_ipywidget(monkeypatch):
-    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
-    bundle, metadata = bars_explorer()._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["text/plain"] == "<テスト>"
-    assert set(metadata["image/png"]) == {"width", "height"}
-
-
-def test_update_must_not_need_a_full_redraw():
-    """Artists made in build() without animated=True stay in the cached background."""
-    calls = []
-    ex = bars_explorer(calls)
-    ex.controls["v"].value = 1.5
-    assert ex.state == {"v": 1.5}
-    assert calls[-1] == 1.5
-    assert ex.fig.get_layout_engine() is None or not ex.fig.get_layout_engine().adjust_compatible
-
-
-def frames_explorer(calls):
-    """A FrameExplorable over three slider values; `calls` collects every update it draws."""
-
-    def build(fig):
-        bars = LiveBars(fig.subplots(), ["a", "b"], (0, 2))
-
-        def update(v):
-            calls.append(v)
-            bars.set([v, 2 - v])
-            return {"v": v}
-
-        return update
-
-    return FrameExplorable(build, {"v": W.SelectionSlider(options=[0, 1, 2], value=0)},
-                           static_frames=[{"v": 0}, {"v": 1}, {"v": 2}], frame_label=str,
-                           title="テスト", figsize=(2.0, 1.5))
-
-
-def test_precompute_draws_every_frame_once_for_a_live_slider(monkeypatch):
-    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    calls = []
-    ex = frames_explorer(calls).precompute()
-    assert sorted(key for key, in ex._cache) == [("v", 0), ("v", 1), ("v", 2)]
-    drawn = len(calls)
-    ex.controls["v"].value = 2
-    assert len(calls) == drawn and ex.state == {"v": 2}  # looked up, not drawn again
-
-
-@pytest.mark.parametrize("env", [{helpers.STATIC_ENV_VAR: "1"}, {"NBGRADER_EXECUTION": "autograde"}],
-                         ids=["static book", "autograding"])
-def test_precompute_draws_nothing_where_nobody_moves_the_slider(monkeypatch, env):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    calls = []
-    ex = frames_explorer(calls)
-    before = len(calls)
-    assert ex.precompute() is ex and len(calls) == before
-    ex.controls["v"].value = 1  # still drawn when asked for
-    assert ex.state == {"v": 1} and calls[-1] == 1
-
-
-def test_explorable_refuses_no_frames():
-    with pytest.raises(ValueError, match="static_frames"):
-        Explorable(lambda fig: (lambda v: {}), {"v": W.FloatSlider()}, [], str, "x")
-
-
-@pytest.mark.parametrize("size", [(3.0, 2.0), (9.6, 6.0)], ids=["small", "chapter07"])
-@pytest.mark.parametrize("level", [1, 9])
-def test_canvas_png_is_the_canvas_pixel_for_pixel(size, level):
-    """The live widgets' own PNG writer (level 1) and PIL's (level 9) give back every pixel."""
-    import io
-
-    from PIL import Image
-
-    from helpers.widgets._base import canvas_png
-
-    fig = Figure(figsize=size, dpi=97)  # an odd size: rows that do not fill a whole block
-    canvas = FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    ax.imshow(np.random.default_rng(0).random((40, 60)), cmap="RdBu_r")
-    ax.set_title("日本語の題 $W_Q$")
-    canvas.draw()
-    png = canvas_png(canvas, level)
-    with Image.open(io.BytesIO(png)) as im:
-        decoded = np.asarray(im.convert("RGB"))
-    expected = np.asarray(canvas.buffer_rgba())[..., :3]
-    assert decoded.shape == expected.shape
-    np.testing.assert_array_equal(decoded, expected)
-
-
-def test_canvas_png_bad_inputs():
-    from helpers._validate import HelpersError, HelpersTypeError
-    from helpers.widgets import canvas_png
-
-    with pytest.raises(HelpersTypeError, match="FigureCanvasAgg"):
-        canvas_png(Figure())
-    canvas = FigureCanvasAgg(Figure(figsize=(1, 1)))
-    with pytest.raises(HelpersError, match="まだ一度も描かれていません"):
-        canvas_png(canvas)
-    canvas.draw()
-    for level, error in ((10, HelpersError), (-1, HelpersError), (1.5, HelpersTypeError),
-                         (None, HelpersTypeError)):
-        with pytest.raises(error, match="compress_level"):
-            canvas_png(canvas, level)
-    assert canvas_png(canvas, 0).startswith(b"\x89PNG")  # 0 and 1: the fast writer
-
-
-@pytest.mark.parametrize(
-    "args, error, words",
-    [((None, 0.5, 0.0, 1.0), "HelpersTypeError", "名前.*文字列"),
-     (("x", "0.5", 0.0, 1.0), "HelpersTypeError", "value.*数で"),
-     (("x", float("nan"), 0.0, 1.0), "HelpersError", "有限"),
-     (("x", 0.5, 1.0, 0.0), "HelpersError", "下限 < 上限"),
-     (("x", 0.5, 0.0, [1.0]), "HelpersTypeError", "範囲.*数で"),
-     (("x", 0.5, 0.0, 1.0, 0.0), "HelpersError", "step.*正の数"),
-     (("x", 0.5, 0.0, 1.0, 1j), "HelpersTypeError", "step.*数で")],
+from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
+from helpers.plotting import COLORS
+from helpers.widgets import Explorable
+from helpers.widgets._base import (
+    SHARED_MODULES,
+    Choice,
+    Flag,
+    Number,
+    at_most,
+    data_trait,
+    module_source,
+    on_the_plane,
+    planar_embedding,
+    stylesheet,
 )
-def test_slider_bad_inputs(args, error, words):
-    from helpers import _validate
-    from helpers.widgets import slider
-
-    with pytest.raises(getattr(_validate, error), match=words):
-        slider(*args)
 
 
-def test_slider_moves_a_value_outside_to_the_nearer_end():
-    from helpers.widgets import slider
+class Toy(Explorable):
+    """One of each trait kind, as a chapter's explorable declares them."""
 
-    s = slider("x", np.float64(3.0), -2.0, 2.0)
-    assert (s.value, s.min, s.max, s.step, s.description) == (2.0, -2.0, 2.0, 0.1, "x")
+    module = "ch02_library_search"  # any real module: the class only needs a name to load
+    title = "テスト"
+    size = Number(1.0, "size(大きさ)", lo=0.0, hi=2.0)
+    on = Flag(False, "on(切り替え)")
+    pick = Choice("a", "pick(選ぶもの)", options="letters")
+    letters = data_trait(["a", "b"])
+
+    def numbers(self) -> dict:
+        return {"size": self.size}
+
+
+@pytest.fixture
+def toy():
+    return Toy()
+
+
+def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
+    for module, cls in Explorable.registry.items():
+        source = module_source(module)
+        assert not re.search(r"^import\s", source, re.M), f"{module}: import が残っています"
+        assert "export default" in source and "function softmax" in source
+        assert source.count("function mount(") == 1 and source.count("function softmax(") == 1
+        assert cls.__module__.endswith("." + module), (cls.__module__, module)
+
+
+def test_a_module_importing_an_unknown_file_is_refused(monkeypatch):
+    from helpers.widgets import _base
+
+    monkeypatch.setattr(_base, "js_source", lambda name: 'import { x } from "./elsewhere.js";\n')
+    module_source.cache_clear()
+    try:
+        with pytest.raises(HelpersError, match="elsewhere"):
+            module_source("ch99_nothing")
+    finally:
+        module_source.cache_clear()
+
+
+def test_the_stylesheet_carries_the_books_palette():
+    css = stylesheet()
+    for face, colour in COLORS.items():
+        assert f"--qkv-{face.lower()}: {colour};" in css
+    assert "@container" in css and "@media print" in css
+
+
+def test_the_shared_modules_are_shipped():
+    for name in SHARED_MODULES:
+        assert "export function" in helpers.widgets._base.js_source(name)
+
+
+@pytest.mark.parametrize("name, value, error, words", [
+    ("size", 3.0, HelpersError, r"size\(大きさ\) は 0 以上 2 以下"),
+    ("size", "1", HelpersTypeError, "数で指定"),
+    ("size", float("inf"), HelpersError, "有限の数"),
+    ("on", 1, HelpersTypeError, "True か False"),
+    ("pick", "c", HelpersKeyError, "a、b のどれか"),
+])
+def test_a_trait_set_out_of_range_is_refused_and_nothing_changes(toy, name, value, error, words):
+    before = toy.get_state()[name]
+    with pytest.raises(error, match=words):
+        setattr(toy, name, value)
+    assert toy.get_state()[name] == before
+
+
+def test_choices_follow_their_data_trait(toy):
+    toy.letters = ["a", "b", "c"]
+    toy.pick = "c"
+    assert toy.get_state()["pick"] == "c"
+
+
+def test_control_traits_are_the_three_kinds(toy):
+    assert set(Toy.control_traits()) == {"size", "on", "pick"}
+
+
+def test_live_mode_is_a_widget_with_a_japanese_text(toy, monkeypatch):
+    monkeypatch.delenv(helpers.STATIC_ENV_VAR, raising=False)
+    data, _ = toy._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert data["text/plain"] == "<テスト>"
+
+
+def test_static_mode_is_a_box_for_the_books_shim(toy, monkeypatch):
+    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
+    toy.size = 1.5
+    html = toy._repr_mimebundle_()["text/html"]
+    assert 'data-qkv-module="ch02_library_search"' in html
+    state = json.loads(re.search(r'class="qkv-state">(.*?)</script>', html).group(1))
+    assert state == {"size": 1.5, "on": False, "pick": "a", "letters": ["a", "b"]}
+
+
+def test_state_for_the_page_cannot_close_its_script(monkeypatch):
+    monkeypatch.setenv(helpers.STATIC_ENV_VAR, "1")
+    toy = Toy(letters=["</script><b>", "b"], pick="b")
+    assert "</script><b>" not in toy.static_html()
+
+
+def test_planar_embedding_and_limits():
+    assert planar_embedding(None, 12).vectors.shape[1] == 2
+    with pytest.raises(HelpersTypeError, match="Embedding"):
+        planar_embedding([[1, 2]], 12)
+    with pytest.raises(HelpersError, match="2 個まで"):
+        at_most(3, 2, "語")
+    with pytest.raises(HelpersError, match="絶対値 1000 以下"):
+        on_the_plane(np.array([[2000.0, 0.0]]), "x の")
+
+
+def test_only_the_books_own_explorables_are_registered():
+    class Helper(Explorable):
+        pass
+
+    assert Helper not in Explorable.registry.values() and Toy not in Explorable.registry.values()
+    assert len(Explorable.registry) == 8
+    assert isinstance(Toy.class_traits()["size"], traitlets.TraitType)

@@ -5,7 +5,7 @@ This module only re-exports. `_base` holds what every explorable shares (`Explor
 types, the modules' loader). Only notebooks import widgets; nothing else in `helpers` does.
 """
 
-from ._base import Explorable, FrameExplorable, LiveArrow, LiveBars, LiveHeatmap, canvas_png, slider
+from ._base import Explorable
 from .ch00_introduction import AttentionPreviewExplorer, attention_preview_explorer
 from .ch01_one_vector import SimilarityExplorer, similarity_explorer
 from .ch02_library_search import LibrarySearchExplorer, library_search_explorer
@@ -16,7 +16,7 @@ from .ch07_how_w_learns import TrainingExplorer, training_explorer
 from .ch08_going_further import HeadsExplorer, heads_explorer
 
 __all__ = [
-    "Explorable", "FrameExplorable", "LiveArrow", "LiveBars", "LiveHeatmap", "canvas_png", "slider",
+    "Explorable",
     "AttentionPreviewExplorer", "SimilarityExplorer", "LibrarySearchExplorer", "PartyExplorer",
     "ThreeFacesExplorer", "ScalingExplorer", "TrainingExplorer", "HeadsExplorer",
     "attention_preview_explorer", "similarity_explorer", "library_search_explorer",
