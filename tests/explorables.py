@@ -97,16 +97,28 @@ def class_for(state: dict) -> type[Explorable]:
     raise AssertionError(f"この状態に合う explorable がありません: {sorted(state)}")
 
 
+def explorer_for(state: dict) -> Explorable:
+    """The Python explorable for a state the browser shows (the data first: a choice is checked
+    against the options the data lists)."""
+    cls = class_for(state)
+    controls = cls.control_traits()
+    explorer = cls(**{k: v for k, v in state.items() if k not in controls})
+    for name in controls:
+        setattr(explorer, name, state[name])
+    return explorer
+
+
 def numpy_numbers(state: dict) -> dict:
     """What numpy computes for a state the browser shows."""
-    return class_for(state)(**state).numbers()
+    return explorer_for(state).numbers()
 
 
 def shown(explorable) -> tuple[dict, dict, str]:
     """(state, numbers, picture) of an explorable in the page: a Playwright locator of `.qkv-ex`."""
     state = json.loads(explorable.get_attribute("data-qkv-state"))
     numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
-    picture = explorable.locator(".qkv-panels").evaluate("p => p.innerHTML + p.getAttribute('aria-label')")
+    picture = explorable.locator(".qkv-panels").evaluate(
+        "p => [...p.querySelectorAll('.qkv-host')].map(h => h.innerHTML).join('') + p.getAttribute('aria-label')")
     return state, numbers, picture
 
 

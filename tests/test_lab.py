@@ -17,7 +17,7 @@ import chromium
 import lab_server
 import nbformat
 import pytest
-from explorables import check_numbers, class_for, move_every_control
+from explorables import check_numbers, class_for, explorer_for, move_every_control
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -217,7 +217,7 @@ def test_explorables_in_a_real_lab(browser, tmp_path, name):
                                       f"print(json.dumps(explorers[-1].{trait}))")
         assert json.loads(printed) == state[trait], (printed, state[trait])
         # Python → picture
-        other = class_for(state)(**state)
+        other = explorer_for(state)
         controls = class_for(state).control_traits()
         new_value = _another_value(controls[trait], other, trait, state[trait])
         _run_new_cell(page, f"explorers[-1].{trait} = {new_value!r}\nprint('ok')")

@@ -241,9 +241,10 @@ function dragRings(model, root) {
 
 export default {
   render({ model, el }) {
-    const controls = FACES.flatMap(({ w, t }) => [
-      { trait: `${t}_angle`, kind: "range", label: `${w} の角度`, min: -180, max: 180, step: 1, format: angleText },
-      { trait: `${t}_scale`, kind: "range", label: `${w} の倍率`, min: 0, max: 2, step: 0.01, format: (v) => fmt(v) },
+    // Each W's two sliders sit right above its own panel (six in one bar would cover a phone).
+    const controls = FACES.flatMap(({ w, t }, panel) => [
+      { trait: `${t}_angle`, kind: "range", label: `${w} の角度`, min: -180, max: 180, step: 1, format: angleText, panel },
+      { trait: `${t}_scale`, kind: "range", label: `${w} の倍率`, min: 0, max: 2, step: 0.01, format: (v) => fmt(v), panel },
     ]);
     const stop = mount({ model, el, data: ["words", "vectors"], controls, draw: picture });
     const undrag = dragRings(model, el);

@@ -226,14 +226,18 @@ function control(spec, model, onInput) {
   };
 }
 
-// Build an explorable in `el`. `controls`: specs as above, one per control trait; `data`: the
-// names of the other traits the picture reads (the learner's arrays). `draw(traits)` returns
-// { panels: [svg strings], alt, readout, numbers }, `traits` holding every trait named. `drag`
-// (optional) = { panel, plane, set(x, y) → trait values } moves controls by dragging the picture.
+// Build an explorable in `el`. `controls`: specs as above, one per control trait; a spec with
+// `panel: k` sits right above panel k (an explorable with many controls keeps each next to the
+// picture it moves), the others in one bar on top, which stays in view while the panels scroll
+// past. `data`: the names of the other traits the picture reads (the learner's arrays).
+// `draw(traits)` returns { panels: [svg strings], alt, readout, numbers }, `traits` holding every
+// trait named. `drag` (optional) = { panel, plane, set(x, y) → trait values } moves controls by
+// dragging in that panel (a panel must not nest another <svg>: the drag looks for the outer one).
 export function mount({ model, el: root, controls, data = [], draw, drag = null }) {
   root.classList.add("qkv-ex");
   const bar = el("div", "qkv-controls");
-  const picture = el("div", "qkv-panels", { role: "img" });
+  // A group, not an image: panels may carry their own controls. Its name states the numbers.
+  const picture = el("div", "qkv-panels", { role: "group" });
   const readout = el("p", "qkv-readout");
   root.replaceChildren(bar, picture, readout);
   const traits = controls.map((c) => c.trait);
@@ -243,15 +247,39 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   };
   // JupyterLab's notebook takes the focus on mousedown (to select the cell): keep the controls'
   // presses to themselves, so the keyboard stays on the control the learner touched.
-  for (const type of ["mousedown", "pointerdown"]) bar.addEventListener(type, (e) => e.stopPropagation());
+  const keep = (node) => ["mousedown", "pointerdown"].forEach((t) => node.addEventListener(t, (e) => e.stopPropagation()));
+  keep(bar);
   const bound = controls.map((spec) => control(spec, model, set));
-  bound.forEach(({ box }) => bar.append(box));
+  bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
+  bar.hidden = !bar.childElementCount;
   const names = [...traits, ...data];
+  let hosts = [];
+  function layout(count) {
+    // One cell per panel: its own controls (if any), then the drawing. Built again only when
+    // the number of panels changes, so a control keeps its focus while it is moved.
+    hosts = [];
+    picture.replaceChildren();
+    for (let k = 0; k < count; k++) {
+      const cell = el("div", "qkv-cell");
+      const own = bound.filter((_, i) => controls[i].panel === k);
+      if (own.length) {
+        const controlsOfPanel = el("div", "qkv-controls qkv-panel-controls");
+        keep(controlsOfPanel);
+        own.forEach(({ box }) => controlsOfPanel.append(box));
+        cell.append(controlsOfPanel);
+      }
+      const host = el("div", "qkv-host");
+      cell.append(host);
+      picture.append(cell);
+      hosts.push(host);
+    }
+  }
   function redraw() {
     const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
     bound.forEach(({ show }, i) => show(values[traits[i]]));
     const pic = draw(values);
-    picture.innerHTML = pic.panels.join("");
+    if (hosts.length !== pic.panels.length) layout(pic.panels.length);
+    pic.panels.forEach((panel, k) => (hosts[k].innerHTML = panel));
     if (drag) picture.querySelectorAll("svg")[drag.panel]?.classList.add("qkv-drag");
     picture.setAttribute("aria-label", pic.alt);
     readout.textContent = pic.readout ?? "";
