@@ -39,7 +39,7 @@ help:
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
-	@echo "make bench        実行時間・メモリ・ウィジェット応答の計測(LAB=1 で JupyterLab での応答も)"
+	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
@@ -114,8 +114,10 @@ check: setup lint
 	echo "== nbval で実行し直す章: $${chapters:-(なし)}"; \
 	$(PYTEST) $(PARALLEL) tests $(SLOW_TESTS) $$chapters $(NBVAL)
 
-bench: setup
-	$(JUPYTER_ENV) $(BYTECODE) $(BIN)/python tests/bench.py $(if $(LAB),--lab)
+# Chapters against bare kernels, the book's build, and every explorable's key press → painted
+# frame in JupyterLab and the book (tests/frame_bench.py). QUICK=1: the chapters only.
+bench: vendor browser
+	$(JUPYTER_ENV) $(BYTECODE) $(BIN)/python tests/bench.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom

@@ -1,26 +1,26 @@
-"""`make bench`: execution time, peak memory and widget update times, next to a bare floor.
+"""`make bench`: execution time and peak memory next to a bare floor, the book's build, and every
+explorable's key press → painted frame in JupyterLab and in the book.
 
 For every chapter notebook: execute it on a fresh kernel (time, and the kernel's peak RSS read
-from /proc/<pid>/status VmHWM), then, in the same kernel, move every Explorable the notebook made
-through its frames and time each update (callback + blit to the Agg canvas + PNG for the widget).
-The floor is the same number of fresh kernels that only import numpy and matplotlib, each run
-right after its chapter so that both see the same load on a shared machine.
+from /proc/<pid>/status VmHWM). The floor is the same number of fresh kernels that only import
+numpy and matplotlib, each run right after its chapter so that both see the same load on a shared
+machine. Then the book is built (`make book-build`, timed) and each chapter page's own HTML is
+weighed; then tests/frame_bench.py measures the explorables (with the old kernel path of chapter
+02's picture as the reference, in the same run).
 
 Where the time and memory go: each cell is timed on its own and the kernel's peak RSS is read
 after it, so the report lists, per chapter, the kernel start and the costliest cells (seconds,
 and MiB by which the cell raised the peak), each named by its first line of code.
 
-Budgets (CONTRIBUTING.md): exec ≤ 1.5 × floor, widget median < 30 ms, peak RSS ≤ 1.3 × bare kernel.
-These are reported, not asserted: timing on a shared machine is not a test.
-
-`--lab` (`make bench LAB=1`) adds `lab_slider_bench.py`: a slider in a real JupyterLab, key press
-to the new image on screen (median and p90 per widget; budget p50 ≤ 33 ms, p90 ≤ 50 ms).
+Budgets (CONTRIBUTING.md): an explorable's frame p50 ≤ 16.7 ms and p90 ≤ 33 ms; peak RSS ≤ 1.3 ×
+a bare kernel; each chapter's own HTML ≤ 250 KB. Reported, not asserted: timing on a shared
+machine is not a test. `--quick` leaves out the book build and the frames.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,24 +32,6 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 
 FLOOR_CODE = "import numpy, matplotlib, matplotlib.pyplot"
-
-WIDGET_TIMING_CODE = """
-import gc as _gc, json as _json, time as _time
-from helpers.widgets import Explorable as _Explorable
-_result = []
-for _ex in [o for o in _gc.get_objects() if isinstance(o, _Explorable)]:
-    _times = []
-    for _frame in list(_ex.static_frames) * 2:
-        for _name, _value in _frame.items():
-            if _ex.controls[_name].value == _value:
-                continue
-            _t0 = _time.perf_counter()
-            _ex.controls[_name].value = _value
-            _times.append((_time.perf_counter() - _t0) * 1000)
-    _result.append({"title": _ex.title, "ms": _times})
-print(_json.dumps(_result, ensure_ascii=False))
-"""
-
 
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -64,7 +46,6 @@ class Run:
 
     seconds: float
     peak_mib: float
-    extra: str = ""
     start_s: float = 0.0
     start_mib: float = 0.0
     cells: list[tuple[str, float, float]] = field(default_factory=list)  # (label, s, +MiB)
@@ -88,8 +69,8 @@ def cell_label(source: str, width: int = 28) -> str:
     return "(empty)"
 
 
-def run_in_fresh_kernel(nb, extra_code: str | None = None) -> Run:
-    """Execute `nb` (and then `extra_code`) on a new kernel, timing every cell."""
+def run_in_fresh_kernel(nb) -> Run:
+    """Execute `nb` on a new kernel, timing every cell."""
     client = NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=False,
                             resources={"metadata": {"path": str(ROOT / "notebooks")}})
     start = time.perf_counter()
@@ -106,11 +87,6 @@ def run_in_fresh_kernel(nb, extra_code: str | None = None) -> Run:
                 run.cells.append((f"[{index}] {cell_label(cell.source)}", secs, now - peak))
                 peak = now
         run.seconds = time.perf_counter() - start
-        if extra_code:
-            cell = nbformat.v4.new_code_cell(extra_code)
-            nb.cells.append(cell)
-            client.execute_cell(cell, len(nb.cells) - 1)
-            run.extra = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
         run.peak_mib = peak_rss_mib(pid)
     return run
 
@@ -119,17 +95,25 @@ def bare_kernel() -> Run:
     return run_in_fresh_kernel(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_CODE)]))
 
 
+def build_book() -> tuple[float, dict[str, int]]:
+    """Seconds to build the book, and each chapter page's own HTML in bytes."""
+    start = time.perf_counter()
+    subprocess.run(["make", "-s", "book-build"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    pages = sorted((ROOT / "book" / "_build" / "html" / "notebooks").glob("[0-9][0-9]_*.html"))
+    return seconds, {p.stem: p.stat().st_size for p in pages}
+
+
 def main() -> int:
     paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if not paths:
         print("notebooks/ に章がありません", file=sys.stderr)
         return 1
-    print(f"{'notebook':<24} {'exec_s':>7} {'floor_s':>7} {'ratio':>5} {'peak_MiB':>9}"
-          "  widgets (median ms)")
-    chapter_secs, floor_secs, peaks, floor_peaks, widget_medians, tops = [], [], [], [], [], []
+    print(f"{'notebook':<24} {'exec_s':>7} {'floor_s':>7} {'ratio':>5} {'peak_MiB':>9}")
+    chapter_secs, floor_secs, peaks, floor_peaks, tops = [], [], [], [], []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        run = run_in_fresh_kernel(nb, WIDGET_TIMING_CODE)
+        run = run_in_fresh_kernel(nb)
         # A bare kernel right after each chapter: on a shared machine the floor then sees the
         # same load as the chapter it is compared with.
         floor = bare_kernel()
@@ -138,35 +122,28 @@ def main() -> int:
         peaks.append(run.peak_mib)
         floor_peaks.append(floor.peak_mib)
         tops.append(f"{path.stem:<24} {run.top()}")
-        extra = run.extra.strip()
-        widgets = json.loads(extra.splitlines()[-1]) if extra else []
-        shown = []
-        for w in widgets:
-            if w["ms"]:
-                med = statistics.median(w["ms"])
-                widget_medians.append(med)
-                shown.append(f"{w['title']} {med:.1f}")
         print(f"{path.stem:<24} {run.seconds:7.2f} {floor.seconds:7.2f} "
-              f"{run.seconds / floor.seconds:5.2f} {run.peak_mib:9.1f}  {', '.join(shown) or '-'}",
-              flush=True)
+              f"{run.seconds / floor.seconds:5.2f} {run.peak_mib:9.1f}", flush=True)
     bare_peak = statistics.median(floor_peaks)
     print(f"{'floor (bare kernels)':<24} {sum(floor_secs):7.2f} {'':>7} {'':>5} {bare_peak:9.1f}  "
           f"{floor.top(1)}")
     print("\ntop costs per chapter (kernel start, slowest cells, cells that raised the peak RSS):")
     print("\n".join(tops))
     total_exec, floor_total = sum(chapter_secs), sum(floor_secs)
-    worst_widget = max(widget_medians) if widget_medians else float("nan")
-    print(
-        f"bench: notebooks={len(paths)} exec_s={total_exec:.2f} floor_s={floor_total:.2f} "
-        f"ratio={total_exec / floor_total:.2f} widget_p50_ms={worst_widget:.1f} "
-        f"rss_ratio={max(peaks) / bare_peak:.2f} "
-        f"slowest_to_median={max(chapter_secs) / statistics.median(chapter_secs):.2f}"
-    )
-    if "--lab" in sys.argv[1:]:  # `make bench LAB=1`: a slider end to end in a real JupyterLab
-        import lab_slider_bench
+    figures = {"notebooks": len(paths), "exec_s": total_exec, "floor_s": floor_total,
+               "ratio": total_exec / floor_total, "rss_ratio": max(peaks) / bare_peak,
+               "slowest_to_median": max(chapter_secs) / statistics.median(chapter_secs)}
+    if "--quick" not in sys.argv[1:]:
+        import frame_bench
 
-        print("\nslider in JupyterLab, key press to new image shown:")
-        lab_slider_bench.main([])
+        seconds, sizes = build_book()
+        print(f"\nthe book: built in {seconds:.1f} s; each chapter's own HTML (KB): "
+              + ", ".join(f"{name[:2]} {size / 1024:.0f}" for name, size in sizes.items()))
+        figures |= {"book_build_s": seconds, "max_chapter_html_kb": max(sizes.values()) / 1024}
+        print("\nexplorables, key press → next painted frame (ms):")
+        figures |= frame_bench.main([])
+    print("bench: " + " ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
+                               for k, v in figures.items()))
     return 0
 
 

@@ -1,0 +1,222 @@
+"""Key press → the next painted frame that shows the new picture, for every explorable, in a real
+JupyterLab and in the built book: one harness for both (`make bench` runs it).
+
+    python tests/frame_bench.py [--lab-only | --book-only]
+
+In the page, a capture listener notes when the key goes down on the explorable's first control (a
+slider: → and ←; radio buttons: → and ←; a checkbox: Space); the time ends when the picture's
+panels have changed and the frame that shows them has been painted (a message posted from that
+frame's requestAnimationFrame callback runs after its paint). In JupyterLab the explorables run
+after Run All, as a learner's do; in the book they run from file:// on the book's model shim.
+
+The reference, in the same JupyterLab and the same run: the kernel path the explorables replaced,
+chapter 02's picture (a plane and three bar charts) drawn by matplotlib in the kernel and sent as a
+PNG to an ipywidgets Image on every slider step (REFERENCE_CODE). Budget: p50 ≤ 16.7 ms (one
+frame), p90 ≤ 33 ms; reported, never asserted (a shared machine's timing is no test).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import lab_server
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "book" / "_build" / "html"
+PRESSES = 20
+TIMEOUT_S = 240
+REFERENCE = "02_library_search_kernel_reference.ipynb"
+
+#: The old design, for comparison: every step redrawn by matplotlib in the kernel, sent as a PNG.
+REFERENCE_CODE = """\
+import io
+import ipywidgets
+import numpy as np
+from matplotlib.figure import Figure
+
+_fig = Figure(figsize=(11.0, 3.4), dpi=120, layout="constrained")
+_axes = _fig.subplots(1, 4, width_ratios=[1.15, 1, 1, 0.8])
+_image = ipywidgets.Image(format="png", layout=ipywidgets.Layout(width="880px"))
+
+def _draw(angle):
+    q = helpers.geometry.question_vector(angle)
+    s = (q @ catalog.keys.T).reshape(-1)
+    w = helpers.softmax(s)
+    for ax in _axes:
+        ax.clear()
+    helpers.plotting.plot_vectors(catalog.keys, list(catalog.names), ax=_axes[0], limits=(-2.6, 2.6))
+    _axes[0].annotate("", xy=q.reshape(-1), xytext=(0, 0), arrowprops={"arrowstyle": "-|>"})
+    _axes[1].bar(range(len(s)), s)
+    _axes[2].bar(range(len(w)), w)
+    _axes[3].bar(range(3), w @ catalog.values)
+    buffer = io.BytesIO()
+    _fig.savefig(buffer, format="png")
+    _image.value = buffer.getvalue()
+
+_slider = ipywidgets.IntSlider(value=0, min=-90, max=180, step=5, continuous_update=True)
+_slider.observe(lambda change: _draw(change.new), "value")
+_draw(0)
+ipywidgets.VBox([_slider, _image])
+"""
+
+#: Arms the measurement of one key press on explorable `index` (or, for the reference, on the
+#: ipywidgets slider whose image follows): resolves with the time stamps once the new picture has
+#: been painted, or with null when nothing changed within 5 s.
+_ARM = """
+async ([index, reference]) => {
+  const nextPaint = () => new Promise(r => requestAnimationFrame(() => {
+    const ch = new MessageChannel(); ch.port1.onmessage = r; ch.port2.postMessage(0); }));
+  let control, picture;
+  if (reference) {
+    const boxes = document.querySelectorAll('.jp-OutputArea-output .widget-vbox');
+    const box = boxes[boxes.length - 1];
+    control = box.querySelector('.noUi-handle, input[type=range]');
+    picture = box.querySelector('img');
+  } else {
+    const ex = document.querySelectorAll('.qkv-ex')[index];
+    control = ex.querySelector('.qkv-control input');
+    picture = ex.querySelector('.qkv-panels');
+  }
+  const t = {};
+  control.addEventListener('keydown', () => { t.key = performance.now(); }, {capture: true, once: true});
+  window.__qkvChanged = new Promise(resolve => {
+    const seen = new MutationObserver(() => { seen.disconnect(); resolve(true); });
+    seen.observe(picture, {childList: true, subtree: true, attributes: true, characterData: true});
+    setTimeout(() => { seen.disconnect(); resolve(false); }, 5000);
+  }).then(changed => changed && picture.tagName === 'IMG' ? picture.decode().then(() => true, () => true) : changed)
+    .then(changed => changed ? nextPaint().then(() => { t.painted = performance.now(); return t; }) : null);
+  control.focus();
+  return control.type || 'slider';
+}
+"""
+
+
+def _keys(kind: str, press: int) -> str:
+    if kind == "checkbox":
+        return "Space"
+    return "ArrowRight" if (press // 5) % 2 == 0 else "ArrowLeft"
+
+
+def _measure_page(page, count: int, reference: bool = False) -> list[list[float]]:
+    """Key press → painted frame, PRESSES times for each of `count` explorables on the page."""
+    results = []
+    for index in range(count):
+        if not reference:
+            page.locator(".qkv-ex").nth(index).scroll_into_view_if_needed()
+        times = []
+        for press in range(PRESSES):
+            kind = page.evaluate(_ARM, [index, reference])
+            page.keyboard.press(_keys(kind, press))
+            stamps = page.evaluate("() => window.__qkvChanged")
+            if stamps and stamps.get("key") is not None:
+                times.append(stamps["painted"] - stamps["key"])
+        results.append(times)
+    return results
+
+
+def _chapters_with_explorables() -> list[str]:
+    names = []
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        if any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+               for c in nb.cells for o in c.get("outputs", [])):
+            names.append(path.name)
+    return names
+
+
+def _run_all(page) -> None:
+    page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+
+
+def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
+    """{chapter: [times per explorable]} in JupyterLab, and the kernel reference's times."""
+    chapters = _chapters_with_explorables()
+    out: dict[str, list[list[float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "notebooks"
+        shutil.copytree(ROOT / "notebooks", copy)
+        reference = nbformat.read(copy / "02_library_search.ipynb", 4)
+        reference.cells.append(nbformat.v4.new_code_cell(REFERENCE_CODE))
+        nbformat.write(reference, copy / REFERENCE)
+        with lab_server.running(copy) as lab, lab_server.browser() as browser:
+            for name in [*chapters, REFERENCE]:
+                page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=2)
+                # ?reset: a fresh workspace, so the notebooks opened before are not restored beside it.
+                page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
+                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+                _run_all(page)
+                page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=TIMEOUT_S * 1000)
+                if name == REFERENCE:
+                    page.wait_for_selector(".jp-OutputArea-output .widget-vbox img", timeout=TIMEOUT_S * 1000)
+                    page.locator(".jp-OutputArea-output .widget-vbox").last.scroll_into_view_if_needed()
+                    page.wait_for_timeout(2000)
+                    kernel = _measure_page(page, 1, reference=True)[0]
+                else:
+                    page.wait_for_timeout(2000)
+                    out[name] = _measure_page(page, page.locator(".jp-OutputArea-output .qkv-ex").count())
+                page.close()
+    return out, kernel
+
+
+def measure_book() -> dict[str, list[list[float]]]:
+    """{chapter page: [times per explorable]} in the built book, opened from disk."""
+    out = {}
+    with lab_server.browser() as browser:
+        for name in _chapters_with_explorables():
+            html = HTML / "notebooks" / name.replace(".ipynb", ".html")
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=2)
+            page.goto(html.as_uri())
+            page.wait_for_selector(".qkv-ex", timeout=60_000)
+            out[name] = _measure_page(page, page.locator(".qkv-ex").count())
+            page.close()
+    return out
+
+
+def percentile(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def report(where: str, results: dict[str, list[list[float]]]) -> list[float]:
+    """Print a row per explorable; return every time measured."""
+    every = []
+    for chapter, explorables in results.items():
+        for index, times in enumerate(explorables):
+            if not times:
+                print(f"  {where:<5} {chapter:<28} {index:>2}   0  (図が変わりませんでした)")
+                continue
+            every += times
+            print(f"  {where:<5} {chapter:<28} {index:>2} {len(times):>3} "
+                  f"{statistics.median(times):7.1f} {percentile(times, 0.9):7.1f}")
+    return every
+
+
+def main(argv: list[str]) -> dict[str, float]:
+    """Measure, print the table, and return the figures for the bench: line."""
+    print(f"  {'where':<5} {'chapter':<28} {'#':>2} {'n':>3} {'p50_ms':>7} {'p90_ms':>7}")
+    figures = {}
+    if "--book-only" not in argv:
+        lab, kernel = measure_lab()
+        every = report("lab", lab)
+        print(f"  {'lab':<5} {'kernel reference (matplotlib)':<28} {'':>2} {len(kernel):>3} "
+              f"{statistics.median(kernel):7.1f} {percentile(kernel, 0.9):7.1f}")
+        figures |= {"lab_frame_p50_ms": statistics.median(every), "lab_frame_p90_ms": percentile(every, 0.9),
+                    "kernel_ref_p50_ms": statistics.median(kernel)}
+    if "--lab-only" not in argv:
+        if not (HTML / "index.html").exists():
+            print("  本がまだ書き出されていません(make book)。本での計測は飛ばします。")
+        else:
+            every = report("book", measure_book())
+            figures |= {"book_frame_p50_ms": statistics.median(every),
+                        "book_frame_p90_ms": percentile(every, 0.9)}
+    return figures
+
+
+if __name__ == "__main__":
+    print(" ".join(f"{k}={v:.1f}" for k, v in main(sys.argv[1:]).items()))
