@@ -28,7 +28,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
-PRESSES = 20
+PRESSES = 40
 TIMEOUT_S = 240
 REFERENCE = "02_library_search_kernel_reference.ipynb"
 
@@ -79,7 +79,8 @@ async ([index, reference]) => {
     picture = box.querySelector('img');
   } else {
     const ex = document.querySelectorAll('.qkv-ex')[index];
-    control = ex.querySelector('.qkv-control input');
+    // a radio group answers the arrow keys from its checked button
+    control = ex.querySelector('.qkv-control input:checked[type=radio]') ?? ex.querySelector('.qkv-control input');
     picture = ex.querySelector('.qkv-panels');
   }
   const t = {};

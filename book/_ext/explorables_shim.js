@@ -48,6 +48,10 @@
     const module = await load(box.dataset.qkvModule);
     const el = document.createElement("div");
     box.replaceChildren(el);
+    // The output box around it scrolls by itself (myst-nb's overflow: auto), which would keep
+    // the explorable's controls from sticking to the top of the page while its panels scroll past.
+    const output = box.closest(".output");
+    if (output) output.style.overflow = "visible";
     const widget = module.default ?? module;
     widget.render({ model: new PageModel(state), el });
     box.dataset.qkvReady = "true";

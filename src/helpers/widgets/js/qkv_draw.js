@@ -164,6 +164,40 @@ export function arrow(p, x, y, { color = "var(--qkv-x)", width = 2.5, label = ""
   return body;
 }
 
+// Bring `host`'s drawing up to the SVG text `panel`, changing only what differs: elements whose
+// attributes and text stay the same are not touched, so the browser styles, lays out and paints
+// only what moved (re-creating a panel's ~100 elements on every key press cost several ms).
+function update(host, panel) {
+  const template = document.createElement("template");
+  template.innerHTML = panel;
+  const fresh = template.content.firstElementChild;
+  const old = host.firstElementChild;
+  if (old && old.nodeName === fresh.nodeName) morph(old, fresh);
+  else host.replaceChildren(fresh);
+}
+
+function morph(target, source) {
+  for (const { name, value } of source.attributes) {
+    if (target.getAttribute(name) !== value) target.setAttribute(name, value);
+  }
+  for (const { name } of [...target.attributes]) {
+    if (!source.hasAttribute(name)) target.removeAttribute(name);
+  }
+  const now = [...target.childNodes];
+  const next = [...source.childNodes];
+  if (now.length !== next.length) {
+    target.replaceChildren(...next);
+    return;
+  }
+  next.forEach((y, i) => {
+    const x = now[i];
+    if (x.nodeName !== y.nodeName) target.replaceChild(y, x);
+    else if (x.nodeType === Node.TEXT_NODE) {
+      if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
+    } else morph(x, y);
+  });
+}
+
 function el(tag, cls, attrs = {}) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -207,6 +241,7 @@ function control(spec, model, onInput) {
   const toSlider = spec.options ? (v) => spec.options.indexOf(v) : spec.scale === "log" ? Math.log10 : (v) => v;
   const fromSlider = spec.options ? (i) => spec.options[i] : spec.scale === "log" ? (u) => 10 ** u : (u) => u;
   const [lo, hi, step] = spec.options ? [0, spec.options.length - 1, 1] : spec.scale === "log" ? [Math.log10(spec.min), Math.log10(spec.max), spec.step] : [spec.min, spec.max, spec.step];
+  box.classList.add("qkv-range");
   const label = el("label", "qkv-label", { for: id });
   label.textContent = spec.label;
   const input = el("input", "", { type: "range", id, min: lo, max: hi, step });
@@ -252,12 +287,15 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   const bound = controls.map((spec) => control(spec, model, set));
   bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
   bar.hidden = !bar.childElementCount;
+  bar.classList.toggle("qkv-many", bar.childElementCount >= 3); // too tall to stick (qkv.css)
   const names = [...traits, ...data];
   let hosts = [];
+  let drawn = [];
   function layout(count) {
     // One cell per panel: its own controls (if any), then the drawing. Built again only when
     // the number of panels changes, so a control keeps its focus while it is moved.
     hosts = [];
+    drawn = [];
     picture.replaceChildren();
     for (let k = 0; k < count; k++) {
       const cell = el("div", "qkv-cell");
@@ -279,7 +317,15 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     bound.forEach(({ show }, i) => show(values[traits[i]]));
     const pic = draw(values);
     if (hosts.length !== pic.panels.length) layout(pic.panels.length);
-    pic.panels.forEach((panel, k) => (hosts[k].innerHTML = panel));
+    pic.panels.forEach((panel, k) => {
+      if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
+      drawn[k] = panel;
+      update(hosts[k], panel);
+      // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
+      // so a redraw lays out and paints this panel alone, not the page around it.
+      const [, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
+      if (w) Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
+    });
     if (drag) picture.querySelectorAll("svg")[drag.panel]?.classList.add("qkv-drag");
     picture.setAttribute("aria-label", pic.alt);
     readout.textContent = pic.readout ?? "";
