@@ -407,6 +407,7 @@ def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
                 assert ours.source == theirs.source, chapter
         assert all(not c.get("outputs") for c in source.cells), chapter
         assert "jupytext" not in source.metadata, f"{chapter}: ペアの .md が配布版に混ざります"
+        assert "widgets" not in source.metadata, f"{chapter}: 図の保存された状態が配布版に残ります"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

@@ -215,8 +215,9 @@ def student_source(nb):
     """The teacher's copy of a chapter for nbgrader's `source/`: a new notebook, input untouched.
 
     Drops the `reader-only` cells (the self-learner's stub: in the release, nbgrader turns the
-    solution cell itself into the stub), all outputs, the book-only folding of the exercise cells,
-    and jupytext's pairing (a paired .md next to the source would be copied into the release);
+    solution cell itself into the stub), all outputs and the explorables' saved state (no output
+    shows them any more; a student's run makes them anew), the book-only folding of the exercise
+    cells, and jupytext's pairing (a paired .md next to the source would be copied into the release);
     names the variable a prediction cell must set (NameTheAnswers); ends each grade cell with its
     score line in hidden tests (ScoreGradeCells). Solutions and hidden tests stay: removing them
     is nbgrader's job.
@@ -233,6 +234,7 @@ def student_source(nb):
     for step in steps:
         nb, resources = step.preprocess(nb, resources)
     nb.metadata.pop("jupytext", None)
+    nb.metadata.pop("widgets", None)
     return nb
 
 
