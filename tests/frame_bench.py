@@ -124,7 +124,7 @@ def _chapters_with_explorables() -> list[str]:
     names = []
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        if any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        if any('class="qkv-first-picture"' in o.get("data", {}).get("text/html", "")
                for c in nb.cells for o in c.get("outputs", [])):
             names.append(path.name)
     return names

@@ -384,8 +384,10 @@ def test_images_have_real_alt_text(pages, doc):
 
 
 def widget_outputs(nb: dict) -> int:
+    """How many explorables a chapter shows (each saved as its first picture)."""
     return sum(1 for cell in nb["cells"] if cell["cell_type"] == "code"
-               for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {}))
+               for out in cell.get("outputs", [])
+               if 'class="qkv-first-picture"' in "".join(out.get("data", {}).get("text/html", "")))
 
 
 def solution_cells(nb: dict) -> list[str]:

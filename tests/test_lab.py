@@ -22,8 +22,6 @@ from explorables import check_numbers, class_for, explorer_for, move_every_contr
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 #: A chapter with widgets and a deliberate error.
 CHAPTER = "04_three_matrices.ipynb"
 
@@ -58,23 +56,27 @@ def test_saving_through_jupytext_rewrites_nothing(tmp_path):
     assert _same_files(copy) == [], "保存で書き換わったファイルがあります(make sync で .md を整えてください)"
 
 
+FIRST_PICTURE = 'class="qkv-first-picture"'
+
+
+def first_pictures(nb) -> list[str]:
+    """The saved first pictures of a chapter's explorables (book/scripts/explorable_pictures.py)."""
+    return [out.data["text/html"] for cell in nb.cells for out in cell.get("outputs", [])
+            if FIRST_PICTURE in out.get("data", {}).get("text/html", "")]
+
+
 @pytest.mark.parametrize("ipynb", CHAPTERS, ids=lambda p: p.stem)
-def test_explorable_outputs_carry_their_first_picture_and_state(ipynb):
-    """Before its cell runs (a fresh clone: untrusted), an explorable cannot be shown: the saved
-    output has its first picture beside it, as images with a Japanese text that states its
-    numbers; and the notebook keeps each explorable's state, which JupyterLab restores when the
-    chapter is reopened with a new kernel."""
+def test_explorable_outputs_are_their_first_picture(ipynb):
+    """Before its cell runs, an explorable cannot be shown: the saved output is its first
+    picture, as images with a Japanese text that states its numbers."""
     nb = nbformat.read(ipynb, as_version=4)
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if WIDGET_MIME in out.get("data", {}):
-                picture = out.data["text/html"]
-                assert picture.count('<img src="data:image/svg+xml;base64,') >= 1, ipynb.name
-                assert re.search(r"<p>[^<]*[\u3040-\u30ff\u4e00-\u9fff][^<]*\d\.\d\d", picture), (
-                    f"{ipynb.name}: 最初の図の説明が数を言っていません")
-                model = state[out.data[WIDGET_MIME]["model_id"]]["state"]
-                assert "export default" in model["_esm"] and "function softmax" in model["_esm"]
+    explorer_cells = [c for c in nb.cells if c.cell_type == "code" and "helpers.widgets." in c.source]
+    pictures = first_pictures(nb)
+    assert len(pictures) == len(explorer_cells), ipynb.name
+    for picture in pictures:
+        assert picture.count('<img src="data:image/svg+xml;base64,') >= 1, ipynb.name
+        assert re.search(r"<p>[^<]*[\u3040-\u30ff\u4e00-\u9fff][^<]*\d\.\d\d", picture), (
+            f"{ipynb.name}: 最初の図の説明が数を言っていません")
 
 
 def test_deliberate_errors_show_only_the_message():
@@ -126,12 +128,9 @@ def test_learner_lab(browser, tmp_path):
         page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
         outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
         assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
-        widget_cells = sum(WIDGET_MIME in o.get("data", {})
-                           for c in nbformat.read(copy / CHAPTER, as_version=4).cells
-                           for o in c.get("outputs", []))
-        pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] "
-                                "img[src^='data:image/svg+xml']").count()
-        assert widget_cells >= 1 and pictures >= widget_cells
+        saved = len(first_pictures(nbformat.read(copy / CHAPTER, as_version=4)))
+        pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] .qkv-first-picture").count()
+        assert saved >= 1 and pictures == saved
         # nbgrader's authoring UI is off for learners.
         assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
         # Open, save: nothing changes on disk.

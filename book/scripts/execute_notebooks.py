@@ -3,18 +3,18 @@
     python book/scripts/execute_notebooks.py [notebooks/01_one_vector.md ...]
 
 With no arguments, every chapter is done. The MyST file is the source; the .ipynb is rebuilt from
-it, so outputs always belong to today's code. The explorables' state is stored in the notebook's
-metadata, as JupyterLab stores it: a chapter reopened with a new kernel restores each explorable
-from there (it runs in the browser) instead of saying "model not found". Model ids are derived
-from the cell ids and no timing metadata is recorded, so two runs give the same file.
+it, so outputs always belong to today's code. An explorable's saved output is its first picture
+(drawn by its own module in Node, book/scripts/explorable_pictures.py), not the widget: a widget
+whose model is gone shows JupyterLab's "Error displaying widget: model not found", and a notebook
+opened without running it has no model. Run in JupyterLab, the cell shows the live explorable,
+and the learner's configuration saves its state with the notebook, so it comes back when the
+chapter is reopened. No timing metadata is recorded, so two runs give the same file.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -42,41 +42,14 @@ def stable_cell_ids(nb) -> None:
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: What JupyterLab writes when it saves a notebook whose widgets are not running: the same block,
+#: so that opening a chapter and saving it leaves the file as it was.
+EMPTY_WIDGET_STATE = {WIDGET_STATE: {"state": {}, "version_major": 2, "version_minor": 0}}
 
 
-def stable_widget_ids(nb) -> None:
-    """Widget models get random ids; rename each after the cell that shows it (and its child
-    models, such as the layout, after their parent), everywhere they are named, so the file is
-    identical between runs. Models no output shows are dropped from the saved state."""
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    names: dict[str, str] = {}
-
-    def rename(old: str, new: str) -> None:
-        if old in names:
-            return
-        names[old] = new
-        for k, child in enumerate(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state.get(old, {})))):
-            rename(child, hashlib.sha1(f"{new}/{k}".encode()).hexdigest()[:32])
-
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            view = out.get("data", {}).get(WIDGET_VIEW)
-            if view:
-                rename(view["model_id"], hashlib.sha1(cell.id.encode()).hexdigest()[:32])
-                view["model_id"] = names[view["model_id"]]
-    if not state:
-        nb.metadata.pop("widgets", None)
-        return
-    kept = {names[old]: model for old, model in state.items() if old in names}
-    text = json.dumps(kept, sort_keys=True)
-    text = re.sub(r"IPY_MODEL_([0-9a-f]+)", lambda m: f"IPY_MODEL_{names.get(m[1], m[1])}", text)
-    nb.metadata["widgets"] = {WIDGET_STATE: {"state": json.loads(text), "version_major": 2,
-                                             "version_minor": 0}}
-
-
-def add_first_pictures(nb) -> None:
-    """Beside each explorable's widget output, its first picture (book/scripts/explorable_pictures.py):
-    what JupyterLab shows before any kernel has run, drawn by the module the browser runs."""
+def first_pictures_for_widgets(nb) -> None:
+    """Each explorable's output becomes its first picture, drawn from the state the run left
+    (book/scripts/explorable_pictures.py); the widget itself and its state are not kept."""
     from explorable_pictures import first_pictures
 
     from helpers.widgets._base import module_source, stylesheet
@@ -84,14 +57,17 @@ def add_first_pictures(nb) -> None:
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            view = out.get("data", {}).get(WIDGET_VIEW)
-            model = state.get(view["model_id"], {}).get("state", {}) if view else {}
+            view = out.get("data", {}).pop(WIDGET_VIEW, None)
+            if view is None:
+                continue
+            model = state[view["model_id"]]["state"]
             owner = model.get("_anywidget_id", "")
             if not owner.startswith("helpers.widgets."):
-                continue
+                raise RuntimeError(f"{owner or view['model_id']}: 本の図(helpers.widgets)ではないウィジェットです")
             module = owner.split(".")[-2]  # helpers.widgets.<module>.<Class>
             (picture,) = first_pictures(module_source(module), [model], stylesheet())
             out.data["text/html"] = picture
+    nb.metadata["widgets"] = EMPTY_WIDGET_STATE
 
 
 def is_check_cell(cell) -> bool:
@@ -126,8 +102,7 @@ def execute(md: Path) -> Path:
     # file is the same from run to run.
     nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
     clear_check_outputs(nb)
-    stable_widget_ids(nb)
-    add_first_pictures(nb)
+    first_pictures_for_widgets(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")
     save_as_jupyterlab_does(out)

@@ -1,10 +1,9 @@
 """Run the explorables' ES modules in Node: their numbers for tests, their first picture for
 the saved notebooks.
 
-A notebook opened before any kernel has run (a fresh clone: untrusted) cannot show a widget, and
-JupyterLab then shows the richest safe output instead. `make sync` (book/scripts/execute_notebooks.py)
-puts the explorable's first picture there, drawn by the same module the browser runs, as an image
-with a Japanese text alternative that states its numbers. JupyterLab's sanitizer keeps an
+A notebook opened before any kernel has run has no widget to show. `make sync`
+(book/scripts/execute_notebooks.py) saves, in place of each explorable, its first picture, drawn
+by the same module the browser runs, as images with a Japanese text that states its numbers. JupyterLab's sanitizer keeps an
 `<img>` with a data URL but strips inline SVG, and an image cannot read the page's CSS variables,
 so the colours are written in (the light theme's).
 """
@@ -88,6 +87,6 @@ def first_pictures(module_source: str, states: list[dict], css: str) -> list[str
             data = base64.b64encode(standalone(panel, colours).encode()).decode("ascii")
             width = re.search(r'viewBox="0 0 ([\d.]+)', panel)[1]
             images.append(f'<img src="data:image/svg+xml;base64,{data}" width="{width}" alt="">')
-        pictures.append(f'<div role="img" aria-label="{alt}">{"".join(images)}'
-                        f"<p>{alt}</p></div>")
+        pictures.append(f'<div class="qkv-first-picture" role="img" aria-label="{alt}">'
+                        f'{"".join(images)}<p>{alt}</p></div>')
     return pictures
