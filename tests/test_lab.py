@@ -210,14 +210,14 @@ def test_explorables_in_a_real_lab(browser, tmp_path, name):
         # picture → Python: the kernel's explorers hold what the page shows
         last = explorables.nth(count - 1)
         state = json.loads(last.get_attribute("data-qkv-state"))
-        trait = next(iter(class_for(state).control_traits()))
+        controls = class_for(state).control_traits()
         printed = _run_new_cell(page, "import json\nexplorers = [v for v in Out.values() "
                                       "if isinstance(v, helpers.widgets.Explorable)]\n"
-                                      f"print(json.dumps(explorers[-1].{trait}))")
-        assert json.loads(printed) == state[trait], (printed, state[trait])
+                                      f"print(json.dumps({{t: getattr(explorers[-1], t) for t in {list(controls)}}}))")
+        assert json.loads(printed) == {t: state[t] for t in controls}, (printed, state)
+        trait = next(iter(controls))
         # Python → picture
         other = explorer_for(state)
-        controls = class_for(state).control_traits()
         new_value = _another_value(controls[trait], other, trait, state[trait])
         _run_new_cell(page, f"explorers[-1].{trait} = {new_value!r}\nprint('ok')")
         page.wait_for_function("([el, t, v]) => JSON.parse(el.dataset.qkvState)[t] === v",

@@ -100,7 +100,7 @@ export function picture(data) {
   const radius = (norm(start) / (2 * LIM)) * span;
   if (radius > 1) inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
   rest.forEach((k) => {
-    inside += shaft(p, k[0], k[1], "#999999", 2);
+    inside += shaft(p, k[0], k[1], "var(--qkv-muted)", 2);
   });
   const [x, y] = n.vector;
   inside += shaft(p, x, y, colour, 3.5);

@@ -20,13 +20,16 @@ export function picture(data) {
   });
   body += arrow(p, n.question[0], n.question[1], { color: "var(--qkv-q)", width: 3.5 });
   const best = data.names.indexOf(n.best);
-  const reach = 2 * Math.max(...data.book_keys.map((k) => Math.hypot(...k))) * 1.15;
-  const top = Math.max(...data.book_values.flat()) * 1.2;
+  // The axes hold every score and every answer, also for a learner's catalog with zero or
+  // negative contents (a range of zero width would draw nothing).
+  const reach = Math.max(2 * Math.max(...data.book_keys.map((k) => Math.hypot(...k))) * 1.15, 1e-9);
+  const low = Math.min(0, ...data.book_values.flat()) * 1.2;
+  const top = Math.max(Math.max(...data.book_values.flat()) * 1.2, low + 1e-9, 1e-9);
   const panels = [
     svg(p.size, p.size, body),
     bars({ labels: data.names, values: n.scores, lo: -reach, hi: reach, title: "得点 q·k", color: "var(--qkv-k)", highlight: best }),
     bars({ labels: data.names, values: n.weights, lo: 0, hi: 1.15, title: "重み(ソフトマックス)", color: "var(--qkv-k)", highlight: best }),
-    bars({ labels: data.value_axes, values: n.answer, lo: 0, hi: top, title: "答え:中身の混ぜ合わせ", color: "var(--qkv-v)" }),
+    bars({ labels: data.value_axes, values: n.answer, lo: low, hi: top, title: "答え:中身の混ぜ合わせ", color: "var(--qkv-v)" }),
   ];
   const list = (xs, vs) => xs.map((x, i) => `${x} ${fmt(vs[i])}`).join("、");
   const alt = `問いの向き ${fmt(data.angle, 0)}°、温度 ${fmt(data.temperature)}。重み: ${list(data.names, n.weights)}。`
@@ -49,9 +52,11 @@ export default {
       drag: {
         panel: 0, plane: p,
         set: (x, y) => {
-          let a = Math.round((Math.atan2(y, x) * 180) / Math.PI);
-          if (a < -90) a += 360; // the slider runs from -90° to 180°
-          return { angle: Math.min(180, Math.max(-90, a)) };
+          const a = Math.round((Math.atan2(y, x) * 180) / Math.PI);
+          // The slider runs from -90° to 180°: a direction between them (past -90° clockwise)
+          // goes to the nearer end.
+          if (a >= -90) return { angle: a };
+          return { angle: a + 180 < -90 - a ? 180 : -90 };
         },
       },
     });

@@ -238,9 +238,18 @@ function control(spec, model, onInput) {
     return { box, show: (v) => spec.options.forEach(({ value }, i) => (inputs[i].checked = value === v)) };
   }
   // range
-  const toSlider = spec.options ? (v) => spec.options.indexOf(v) : spec.scale === "log" ? Math.log10 : (v) => v;
-  const fromSlider = spec.options ? (i) => spec.options[i] : spec.scale === "log" ? (u) => 10 ** u : (u) => u;
-  const [lo, hi, step] = spec.options ? [0, spec.options.length - 1, 1] : spec.scale === "log" ? [Math.log10(spec.min), Math.log10(spec.max), spec.step] : [spec.min, spec.max, spec.step];
+  // A log slider moves in log10 units, in a whole number of equal steps from min to max (so both
+  // ends are stops), and says its value to 3 significant digits, never past either end: the
+  // trait refuses 0.04999… when its minimum is 0.05.
+  const log = spec.scale === "log";
+  const within = (v) => Math.min(spec.max, Math.max(spec.min, v));
+  const toSlider = spec.options ? (v) => spec.options.indexOf(v) : log ? Math.log10 : (v) => v;
+  const fromSlider = spec.options ? (i) => spec.options[i]
+    : log ? (u) => within(Number((10 ** u).toPrecision(3))) : (u) => within(u);
+  const span = log ? Math.log10(spec.max) - Math.log10(spec.min) : 0;
+  const [lo, hi, step] = spec.options ? [0, spec.options.length - 1, 1]
+    : log ? [Math.log10(spec.min), Math.log10(spec.max), span / Math.round(span / spec.step)]
+    : [spec.min, spec.max, spec.step];
   box.classList.add("qkv-range");
   const label = el("label", "qkv-label", { for: id });
   label.textContent = spec.label;
