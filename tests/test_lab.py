@@ -181,60 +181,67 @@ def _run_new_cell(page, code: str) -> str:
 LAB_EXPLORABLES = ["02_library_search.ipynb", "06_attention.ipynb"]
 
 
+@pytest.fixture(scope="module")
+def explorables_lab(tmp_path_factory):
+    """One learner's JupyterLab for the explorables' chapters (a server start is several seconds)."""
+    with lab_server.running(_copy_notebooks(tmp_path_factory.mktemp("explorables"))) as lab:
+        yield lab
+
+
 @pytest.mark.parametrize("name", LAB_EXPLORABLES)
-def test_explorables_in_a_real_lab(browser, tmp_path, name):
+def test_explorables_in_a_real_lab(browser, explorables_lab, name):
     """Run All; every control of every explorable moves its picture to numpy's numbers (picture →
     Python: the kernel's traits follow); a trait set in a new cell moves the picture (Python →
     picture); saved and reopened with a new kernel, the explorables come back; no console error."""
-    copy = _copy_notebooks(tmp_path)
-    with lab_server.running(copy) as lab:
-        page = _open(browser, lab, name)
-        errors, outside = [], []
-        # Lab looks up every link in a rendered Markdown cell; the chapters' glossary links point
-        # outside the folder it serves (../book/), a known limit of their own, not an explorable's
-        # error: those lookups, and the one console line and rejection each causes, are set apart.
-        page.on("response", lambda r: (outside if "/api/contents/book/" in r.url else errors).append(
-            f"{r.status} {r.url}") if r.status >= 400 else None)
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        _run_all(page)
-        page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=60_000)
-        explorables = page.locator(".jp-OutputArea-output .qkv-ex")
-        count = explorables.count()
-        assert count >= 1
-        for i in range(count):
-            ex = explorables.nth(i)
-            check_numbers(ex, f"{name} の図 {i}")
-            move_every_control(page, ex, f"{name} の図 {i}")
-        # picture → Python: the kernel's explorers hold what the page shows
-        last = explorables.nth(count - 1)
-        state = json.loads(last.get_attribute("data-qkv-state"))
-        controls = class_for(state).control_traits()
-        printed = _run_new_cell(page, "import json\nexplorers = [v for v in Out.values() "
-                                      "if isinstance(v, helpers.widgets.Explorable)]\n"
-                                      f"print(json.dumps({{t: getattr(explorers[-1], t) for t in {list(controls)}}}))")
-        assert json.loads(printed) == {t: state[t] for t in controls}, (printed, state)
-        trait = next(iter(controls))
-        # Python → picture
-        other = explorer_for(state)
-        new_value = _another_value(controls[trait], other, trait, state[trait])
-        _run_new_cell(page, f"explorers[-1].{trait} = {new_value!r}\nprint('ok')")
-        page.wait_for_function("([el, t, v]) => JSON.parse(el.dataset.qkvState)[t] === v",
-                               arg=[last.element_handle(), trait, new_value], timeout=10_000)
-        check_numbers(last, f"{name}: Python から {trait} = {new_value!r} にしたあと")
-        # saved, reopened with a new kernel: restored from the notebook, never "model not found"
-        page.keyboard.press("Control+s")
-        page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
-        page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
-        lab_server._shut_down_kernels(lab)
-        page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
-        page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
-        assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count
-        assert "model not found" not in page.locator(".jp-Notebook").inner_text()
-        lookups = len(outside)
-        errors = [e for e in errors if not (lookups and ("404 (Not Found)" in e or e == "Invalid response: 404 Not Found"))]
-        assert not errors, errors
+    lab = explorables_lab
+    page = _open(browser, lab, f"{name}?reset")  # ?reset: no other chapter restored beside it
+    errors, outside = [], []
+    # Lab looks up every link in a rendered Markdown cell; the chapters' glossary links point
+    # outside the folder it serves (../book/), a known limit of their own, not an explorable's
+    # error: those lookups, and the one console line and rejection each causes, are set apart.
+    page.on("response", lambda r: (outside if "/api/contents/book/" in r.url else errors).append(
+        f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _run_all(page)
+    page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=60_000)
+    explorables = page.locator(".jp-OutputArea-output .qkv-ex")
+    count = explorables.count()
+    assert count >= 1
+    for i in range(count):
+        ex = explorables.nth(i)
+        check_numbers(ex, f"{name} の図 {i}")
+        move_every_control(page, ex, f"{name} の図 {i}")
+    # picture → Python: the kernel's explorers hold what the page shows
+    last = explorables.nth(count - 1)
+    state = json.loads(last.get_attribute("data-qkv-state"))
+    controls = class_for(state).control_traits()
+    printed = _run_new_cell(page, "import json\nexplorers = [v for v in Out.values() "
+                                  "if isinstance(v, helpers.widgets.Explorable)]\n"
+                                  f"print(json.dumps({{t: getattr(explorers[-1], t) for t in {list(controls)}}}))")
+    assert json.loads(printed) == {t: state[t] for t in controls}, (printed, state)
+    trait = next(iter(controls))
+    # Python → picture
+    other = explorer_for(state)
+    new_value = _another_value(controls[trait], other, trait, state[trait])
+    _run_new_cell(page, f"explorers[-1].{trait} = {new_value!r}\nprint('ok')")
+    page.wait_for_function("([el, t, v]) => JSON.parse(el.dataset.qkvState)[t] === v",
+                           arg=[last.element_handle(), trait, new_value], timeout=10_000)
+    check_numbers(last, f"{name}: Python から {trait} = {new_value!r} にしたあと")
+    # saved, reopened with a new kernel: restored from the notebook, never "model not found"
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+    page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
+    lab_server._shut_down_kernels(lab)
+    page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
+    page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
+    assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count
+    assert "model not found" not in page.locator(".jp-Notebook").inner_text()
+    lookups = len(outside)
+    errors = [e for e in errors if not (lookups and ("404 (Not Found)" in e or e == "Invalid response: 404 Not Found"))]
+    page.close()
+    assert not errors, errors
 
 
 def _another_value(trait, explorer, name: str, current):

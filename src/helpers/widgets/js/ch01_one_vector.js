@@ -2,7 +2,7 @@
 // and cosine similarities with the other words follow. A zero vector has no direction: its
 // cosines are NaN, shown as "—", and no bar is outlined.
 import { argmax, cosine, dot, norm } from "./qkv_math.js";
-import { FONT, bars, fmt, mount, plane, planeAxes, svg, text } from "./qkv_draw.js";
+import { FONT, arrow, bars, fmt, mount, plane, planeAxes, svg, text, textWidth } from "./qkv_draw.js";
 
 const LIMIT = 2; // each slider runs from -2 to 2
 const LIM = 2.2; // the plane shows a little more
@@ -32,39 +32,18 @@ export function numbers({ sweet, spicy, other_words: words, other_vectors: rest 
   };
 }
 
-// A rough width of `s` in SVG units (full-width characters are one FONT wide, others about half).
-function width(s, size = FONT) {
-  return [...String(s)].reduce((w, c) => w + (c.charCodeAt(0) > 0x2e7f ? size : size * 0.6), 0);
-}
-
 // A word's label beside the tip of its arrow: above it (`below` false) or below it, on the far
 // side from the origin, turned back inwards only where it would run well out of the panel (a
 // label turned inwards at ケーキ's tip would sit on プリン's).
 function label(p, x, y, s, { fill, below = false, weight = "normal" }) {
   const [tx, ty] = p.at(x, y);
   let right = x >= 0;
-  const w = width(s);
+  const w = textWidth(s);
   if (right && tx + 4 + w > p.size + 6) right = false;
   if (!right && tx - 4 - w < -6) right = true;
   const dy = below ? 13 : -11;
   const yy = Math.min(Math.max(ty + dy, FONT), p.size - FONT);
   return text(tx + (right ? 4 : -4), yy, s, { anchor: right ? "start" : "end", fill, weight, cls: "qkv-halo" });
-}
-
-// An arrow from the origin to (x, y), with a filled head; nothing when it is too short to see.
-function shaft(p, x, y, color, strokeWidth) {
-  const [ox, oy] = p.at(0, 0);
-  const [tx, ty] = p.at(x, y);
-  const len = Math.hypot(tx - ox, ty - oy);
-  if (len < 0.5) return "";
-  const ux = (tx - ox) / len;
-  const uy = (ty - oy) / len;
-  const head = Math.min(9 + strokeWidth, len);
-  const bx = tx - ux * head;
-  const by = ty - uy * head;
-  const side = head * 0.45;
-  return `<line x1="${ox}" y1="${oy}" x2="${bx}" y2="${by}" style="stroke:${color}" stroke-width="${strokeWidth}"/>`
-    + `<polygon points="${tx},${ty} ${bx - uy * side},${by + ux * side} ${bx + uy * side},${by - ux * side}" style="fill:${color}"/>`;
 }
 
 // Integer ticks along the plane's frame, labelled outside it.
@@ -100,10 +79,10 @@ export function picture(data) {
   const radius = (norm(start) / (2 * LIM)) * span;
   if (radius > 1) inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
   rest.forEach((k) => {
-    inside += shaft(p, k[0], k[1], "var(--qkv-muted)", 2);
+    inside += arrow(p, k[0], k[1], { color: "var(--qkv-muted)", width: 2 });
   });
   const [x, y] = n.vector;
-  inside += shaft(p, x, y, colour, 3.5);
+  inside += arrow(p, x, y, { color: colour, width: 3.5 });
   const [tx, ty] = p.at(x, y);
   // The handle the learner drags (and the only mark left when the vector is zero).
   inside += `<circle cx="${tx}" cy="${ty}" r="7" style="fill:${colour};stroke:var(--qkv-bg)" fill-opacity="0.35" stroke-width="1"/>`;

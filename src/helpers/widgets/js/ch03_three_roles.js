@@ -3,7 +3,7 @@
 // they take home, the weights' mix of everyone's V. As in helpers.data.party_attention, the
 // scores are q·k as they are (this chapter does not divide by √d_k).
 import { argmax, dot, matmul, softmax, vecmat } from "./qkv_math.js";
-import { FONT, PANEL, arrow, bars, fmt, mount, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, arrow, bars, fmt, mount, svg, text, textWidth } from "./qkv_draw.js";
 
 export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
   const i = names.indexOf(person);
@@ -53,11 +53,6 @@ function tipLabel(p, x, y, label) {
   return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, { anchor: right ? "start" : "end", cls: "qkv-halo" });
 }
 
-// About how wide `label` is drawn, in SVG units (a kana or kanji is about FONT wide).
-function width(label) {
-  return [...label].reduce((w, c) => w + (c.charCodeAt(0) > 255 ? FONT : FONT * 0.6), 0);
-}
-
 // Where a label of the arrow to (x, y) sits, beside its shaft (`at` of the way out, `side` 1:
 // clockwise of it, -1: the other side), not past its tip, where it would touch the name tag of a
 // guest facing the same way: its anchor point, text-anchor and box [left, top, right, bottom].
@@ -71,7 +66,7 @@ function besideShaft(p, x, y, label, at, side) {
   const anchor = Math.abs(nx) < 0.3 ? "middle" : nx > 0 ? "start" : "end";
   const tx = mx + nx * 8;
   const ty = my + ny * 8 + (ny > 0.3 ? FONT / 2 : ny < -0.3 ? -FONT / 2 : 0);
-  const w = width(label);
+  const w = textWidth(label);
   const left = anchor === "start" ? tx : anchor === "end" ? tx - w : tx - w / 2;
   return { tx, ty, anchor, box: [left, ty - FONT / 2, left + w, ty + FONT / 2] };
 }
@@ -82,7 +77,7 @@ function pastTip(p, x, y, label) {
   const right = x >= 0;
   const tx = px + (right ? 5 : -5);
   const ty = py + (y >= 0 ? -9 : 11);
-  const w = width(label);
+  const w = textWidth(label);
   const left = right ? tx : tx - w;
   return { tx, ty, anchor: right ? "start" : "end", box: [left, ty - FONT / 2, left + w, ty + FONT / 2] };
 }
@@ -104,7 +99,7 @@ function qLabel(p, q, K, names, label) {
   const origin = p.at(0, 0);
   const tags = K.map(([x, y], j) => {
     const tip = p.at(x, y);
-    const w = width(names[j]);
+    const w = textWidth(names[j]);
     const cy = tip[1] + (y >= 0 ? -9 : 11);
     const left = x >= 0 ? tip[0] + 5 : tip[0] - 5 - w;
     return { tip, box: [left, cy - FONT / 2, left + w, cy + FONT / 2] };

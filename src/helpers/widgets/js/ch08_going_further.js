@@ -2,7 +2,7 @@
 // left map is that head's attention weights (the hidden cells hatched), the right one the output
 // of every head, side by side, mixed by W_O. All computed here from X and each head's W.
 import { attention, causalMask, matmul } from "./qkv_math.js";
-import { FONT, PANEL, colormap, fmt, mount, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, colormap, fmt, mount, svg, text, textWidth } from "./qkv_draw.js";
 
 // Every head's attention (with the causal mask when `masked`), the heads' outputs side by side
 // (head 0's columns first), times W_O: helpers.heads.multi_head_attention, step by step.
@@ -21,17 +21,10 @@ export function numbers(data) {
 // --- A heatmap whose rows line up with a neighbour's (local: qkv_draw's heatmap has fixed
 // geometry and flat column labels, which overlap when the labels are wider than a cell).
 
-// About how wide `s` is in user units at `size`: a full-width character is 1 em, others ~0.6 em.
-function labelWidth(s, size) {
-  let w = 0;
-  for (const c of String(s)) w += c.codePointAt(0) > 0xff ? size : 0.6 * size;
-  return w;
-}
-
 // How the column labels of `cols` fit `cell`-wide columns: flat, staggered in two lines, or
 // tilted 45°; `rise` is the height they need above the map.
 function columnLabels(cols, cell) {
-  const widest = Math.max(...cols.map((c) => labelWidth(c, FONT - 1)));
+  const widest = Math.max(...cols.map((c) => textWidth(c, FONT - 1)));
   if (widest <= cell * 0.95) return { mode: "flat", rise: 18, widest };
   if (widest <= cell * 1.9) return { mode: "stagger", rise: 36, widest };
   return { mode: "tilt", rise: widest * 0.71 + 12, widest };
@@ -43,11 +36,11 @@ function columnLabels(cols, cell) {
 // parenthesis, into two lines: the same lines whatever the controls say, so nothing jumps.
 function titleLines(title, widest = title) {
   const cut = title.indexOf("(");
-  return labelWidth(widest, FONT) <= PANEL - 8 || cut <= 0 ? [title] : [title.slice(0, cut), title.slice(cut)];
+  return textWidth(widest, FONT) <= PANEL - 8 || cut <= 0 ? [title] : [title.slice(0, cut), title.slice(cut)];
 }
 
 function sharedLayout(rows, panels) {
-  const left = 30 + Math.max(...rows.map((r) => labelWidth(r, FONT - 1)));
+  const left = 30 + Math.max(...rows.map((r) => textWidth(r, FONT - 1)));
   const fitted = panels.map(({ cols, maxCell = 44 }) => {
     let cellW = Math.min(maxCell, (PANEL - left - 12) / cols.length);
     const labels = columnLabels(cols, cellW);
@@ -104,7 +97,7 @@ export function picture(data) {
   const reach = Math.max(...[...n.output, ...other].flat().map(Math.abs)) || 1;
   const hidden = data.masked ? words.flatMap((_, i) => words.map((_, j) => [i, j]).filter(([, j]) => j > i)) : [];
   const mapTitle = `注目の重み(${name}${data.masked ? "、因果マスクあり" : ""})`;
-  const longest = names.reduce((a, b) => (labelWidth(b, FONT) > labelWidth(a, FONT) ? b : a));
+  const longest = names.reduce((a, b) => (textWidth(b, FONT) > textWidth(a, FONT) ? b : a));
   const widest = `注目の重み(${longest}、因果マスクあり)`;
   const outTitle = "全部の頭を W_O で混ぜた出力";
   const layout = sharedLayout(words, [{ cols: words, title: mapTitle, widest }, { cols: outs, maxCell: 64, title: outTitle }]);

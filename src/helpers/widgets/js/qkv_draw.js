@@ -7,6 +7,15 @@
 export const FONT = 14; // user units; every panel is PANEL wide, so ≥ 12 CSS px once stacked on a phone
 export const PANEL = 300;
 
+// About how wide `s` is drawn, in SVG units at font size `size`: a kana or kanji (or any other
+// character past Latin-1) is about 1 em, a Latin letter or digit about 0.6 em. Labels are placed
+// and columns are checked for crowding with it (the picture is a string; nothing is measured).
+export function textWidth(s, size = FONT) {
+  let w = 0;
+  for (const c of String(s)) w += c.codePointAt(0) > 0xff ? size : 0.6 * size;
+  return w;
+}
+
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -48,7 +57,7 @@ export function bars({ labels, values, lo, hi, title, color = "var(--qkv-x)", hi
     if (outline) body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
     const above = v >= 0;
     body += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
-    const long = labels.some((l) => String(l).length * FONT > step * 1.1);
+    const long = labels.some((l) => textWidth(l) > step * 1.1);
     body += long
       ? text(x + w / 2, bottom + 6, label, { anchor: "end", base: "central", rotate: -40 })
       : text(x + w / 2, bottom + 14, label);
