@@ -88,7 +88,7 @@ def explorable_classes() -> dict[str, type[Explorable]]:
 
 
 def class_for(state: dict) -> type[Explorable]:
-    """The explorable class whose traits are exactly the keys of a page's `data-qkv-state`."""
+    """The explorable class whose traits are exactly the keys of a state the page shows."""
     for cls in explorable_classes().values():
         names = {n for n, t in cls.class_traits(sync=True).items()
                  if n in cls.control_traits() or isinstance(t, type(data_trait(0)))}
@@ -114,8 +114,10 @@ def numpy_numbers(state: dict) -> dict:
 
 
 def shown(explorable) -> tuple[dict, dict, str]:
-    """(state, numbers, picture) of an explorable in the page: a Playwright locator of `.qkv-ex`."""
-    state = json.loads(explorable.get_attribute("data-qkv-state"))
+    """(state, numbers, picture) of an explorable in the page: a Playwright locator of `.qkv-ex`.
+    The state is every trait: the controls' (`data-qkv-state`) and the data's (`data-qkv-data`)."""
+    state = {**json.loads(explorable.get_attribute("data-qkv-data")),
+             **json.loads(explorable.get_attribute("data-qkv-state"))}
     numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
     picture = explorable.locator(".qkv-panels").evaluate(
         "p => [...p.querySelectorAll('.qkv-host')].map(h => h.innerHTML).join('') + p.getAttribute('aria-label')")

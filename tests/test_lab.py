@@ -17,7 +17,7 @@ import chromium
 import lab_server
 import nbformat
 import pytest
-from explorables import check_numbers, class_for, explorer_for, move_every_control
+from explorables import check_numbers, class_for, explorer_for, move_every_control, shown
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -215,7 +215,7 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
         move_every_control(page, ex, f"{name} の図 {i}")
     # picture → Python: the kernel's explorers hold what the page shows
     last = explorables.nth(count - 1)
-    state = json.loads(last.get_attribute("data-qkv-state"))
+    state, _, _ = shown(last)
     controls = class_for(state).control_traits()
     printed = _run_new_cell(page, "import json\nexplorers = [v for v in Out.values() "
                                   "if isinstance(v, helpers.widgets.Explorable)]\n"

@@ -173,40 +173,6 @@ export function arrow(p, x, y, { color = "var(--qkv-x)", width = 2.5, label = ""
   return body;
 }
 
-// Bring `host`'s drawing up to the SVG text `panel`, changing only what differs: elements whose
-// attributes and text stay the same are not touched, so the browser styles, lays out and paints
-// only what moved (re-creating a panel's ~100 elements on every key press cost several ms).
-function update(host, panel) {
-  const template = document.createElement("template");
-  template.innerHTML = panel;
-  const fresh = template.content.firstElementChild;
-  const old = host.firstElementChild;
-  if (old && old.nodeName === fresh.nodeName) morph(old, fresh);
-  else host.replaceChildren(fresh);
-}
-
-function morph(target, source) {
-  for (const { name, value } of source.attributes) {
-    if (target.getAttribute(name) !== value) target.setAttribute(name, value);
-  }
-  for (const { name } of [...target.attributes]) {
-    if (!source.hasAttribute(name)) target.removeAttribute(name);
-  }
-  const now = [...target.childNodes];
-  const next = [...source.childNodes];
-  if (now.length !== next.length) {
-    target.replaceChildren(...next);
-    return;
-  }
-  next.forEach((y, i) => {
-    const x = now[i];
-    if (x.nodeName !== y.nodeName) target.replaceChild(y, x);
-    else if (x.nodeType === Node.TEXT_NODE) {
-      if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
-    } else morph(x, y);
-  });
-}
-
 function el(tag, cls, attrs = {}) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -298,9 +264,11 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     model.set(trait, value);
     model.save_changes();
   };
-  // JupyterLab's notebook takes the focus on mousedown (to select the cell): keep the controls'
-  // presses to themselves, so the keyboard stays on the control the learner touched.
-  const keep = (node) => ["mousedown", "pointerdown"].forEach((t) => node.addEventListener(t, (e) => e.stopPropagation()));
+  // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
+  // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
+  // their presses and keys to themselves.
+  const keep = (node) => ["mousedown", "pointerdown", "keydown", "keyup"]
+    .forEach((t) => node.addEventListener(t, (e) => e.stopPropagation()));
   keep(bar);
   const bound = controls.map((spec) => control(spec, model, set));
   bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
@@ -338,7 +306,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     pic.panels.forEach((panel, k) => {
       if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
       drawn[k] = panel;
-      update(hosts[k], panel);
+      hosts[k].innerHTML = panel;
       // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
       // so a redraw lays out and paints this panel alone, not the page around it.
       const [, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
@@ -347,10 +315,14 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     if (drag) picture.querySelectorAll("svg")[drag.panel]?.classList.add("qkv-drag");
     picture.setAttribute("aria-label", pic.alt);
     readout.textContent = pic.readout ?? "";
-    // What the picture shows and for which state: tests hold these numbers to numpy's.
-    root.dataset.qkvState = JSON.stringify(values);
+    // What the picture shows and for which state: tests hold these numbers to numpy's. The data
+    // (which can be large) is written only when it changes.
+    root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
     root.dataset.qkvNumbers = JSON.stringify(pic.numbers ?? {});
   }
+  const writeData = () => (root.dataset.qkvData = JSON.stringify(Object.fromEntries(data.map((t) => [t, model.get(t)]))));
+  writeData();
+  data.forEach((t) => model.on(`change:${t}`, writeData));
   const events = names.map((t) => `change:${t}`);
   events.forEach((e) => model.on(e, redraw));
   if (drag) {
@@ -376,5 +348,8 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     picture.addEventListener("pointercancel", () => (dragging = false));
   }
   redraw();
-  return () => events.forEach((e) => model.off(e, redraw));
+  return () => {
+    events.forEach((e) => model.off(e, redraw));
+    data.forEach((t) => model.off(`change:${t}`, writeData));
+  };
 }
