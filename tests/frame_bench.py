@@ -131,6 +131,14 @@ def _chapters_with_explorables() -> list[str]:
 
 
 def _run_all(page) -> None:
+    """Run All from the menu, once the kernel is there (a new notebook may ask which one first)."""
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-KernelStatus", timeout=60_000)
+    try:
+        page.wait_for_selector(".jp-Dialog .jp-mod-accept", timeout=5_000)
+        page.locator(".jp-Dialog .jp-mod-accept").click()
+    except Exception:  # no dialog: the kernel was chosen from the notebook's metadata
+        pass
+    page.locator(".jp-Notebook").first.click()
     page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
     page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
 
@@ -152,7 +160,12 @@ def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
                 page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
                 page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
                 _run_all(page)
-                page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=TIMEOUT_S * 1000)
+                try:
+                    page.wait_for_selector(".jp-OutputArea-output .qkv-ex", state="attached",
+                                           timeout=TIMEOUT_S * 1000)
+                except Exception:
+                    page.screenshot(path=str(Path(tempfile.gettempdir()) / "qkv-frame-bench.png"))
+                    raise
                 if name == REFERENCE:
                     page.wait_for_selector(".jp-OutputArea-output .widget-vbox img", timeout=TIMEOUT_S * 1000)
                     page.locator(".jp-OutputArea-output .widget-vbox").last.scroll_into_view_if_needed()
