@@ -150,7 +150,8 @@ def test_an_all_zero_output_still_gets_a_colour_range():
 @pytest.mark.parametrize(
     "name, value, error, words",
     [
-        ("head", 2, HelpersKeyError, r"head\(頭\) は 0、1 のどれか"),
+        # the refusal names each head as its button does: 0 is 頭 1
+        ("head", 2, HelpersKeyError, r"head\(頭の番号、0 から\) は 0\(頭 1[^)]*\)、1\(頭 2[^)]*\) のどれか"),
         ("head", True, HelpersKeyError, "head"),
         ("head", "頭 1", HelpersKeyError, "head"),
         ("head", 0.5, HelpersKeyError, "head"),

@@ -89,17 +89,20 @@ class Flag(traitlets.TraitType):
 
 class Choice(traitlets.TraitType):
     """A synced trait that takes one of the values listed in the object's trait `options`
-    (a data trait, so the browser draws the same choices)."""
+    (a data trait, so the browser draws the same choices). `labels`, the name of a trait listing
+    what the buttons say, makes the refusal name each value with its label (頭 1 is head 0)."""
 
-    def __init__(self, default, what: str, options: str):
-        self.what, self.options = what, options
+    def __init__(self, default, what: str, options: str, labels: str | None = None):
+        self.what, self.options, self.labels = what, options, labels
         super().__init__(default_value=default)
         self.tag(sync=True)
 
     def validate(self, obj, value):
         options = getattr(obj, self.options)
         if value not in options or isinstance(value, bool) != isinstance(options[0], bool):
-            shown = "、".join(map(str, options))
+            labels = getattr(obj, self.labels) if self.labels else None
+            shown = "、".join(f"{o}({label})" for o, label in zip(options, labels, strict=True)
+                             ) if labels else "、".join(map(str, options))
             raise HelpersKeyError(f"{self.what} は {shown} のどれかにしてください。{value!r} が来ました。")
         return value
 

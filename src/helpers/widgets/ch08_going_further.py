@@ -32,7 +32,7 @@ class HeadsExplorer(Explorable):
 
     module = "ch08_going_further"
     title = "頭を選ぶ・因果マスク"
-    head = Choice(0, "head(頭)", options="heads")
+    head = Choice(0, "head(頭の番号、0 から)", options="heads", labels="head_names")
     masked = Flag(False, "masked(因果マスク)")
     heads = data_trait([0])
     head_names = data_trait([])

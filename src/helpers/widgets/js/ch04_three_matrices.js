@@ -124,7 +124,7 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
     inside += marker(i, tx, ty, 6.5, color);
   });
   body += `<g clip-path="url(#${clip})">${inside}</g>`;
-  // The press area over the ring (drawn under the markers, so a word there stays visible).
+  // The press area over the ring: drawn last, on top, but transparent (the markers show through).
   body += `<circle class="qkv04-handle" cx="${hx}" cy="${hy}" r="20" fill="transparent" style="cursor:grab"><title>(1, 0) の行き先:ドラッグすると ${w} の角度と倍率が変わります</title></circle>`;
   return svg(p.size, p.size, body);
 }
