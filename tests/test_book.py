@@ -420,6 +420,30 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
             f"{doc} の図 {i}: 図の代替テキストが数を言っていません: {label!r}")
     assert not loaded.errors, f"{doc}: 図を動かしたらエラー: {loaded.errors}"
     assert not loaded.external, f"{doc}: 本の外への通信 {loaded.external}"
+    # The theme's dark mode: the labels (the theme's text colour) stay readable on the explorable.
+    for mode in ("dark", "light") if boxes.count() else ():
+        ratio = page.evaluate(LABEL_CONTRAST, mode)
+        assert ratio >= 4.5, f"{doc}: {mode} モードで図の文字と背景のコントラストが {ratio:.1f}(4.5 以上)"
+
+
+#: The contrast ratio (WCAG) between an explorable's first label drawn in the theme's text colour
+#: and the explorable's background, in `mode`.
+LABEL_CONTRAST = r"""mode => {
+  document.documentElement.dataset.theme = mode;
+  const ex = document.querySelector('.qkv-ex');
+  const label = [...ex.querySelectorAll('.qkv-panel text')]
+    .find(t => (t.getAttribute('style') || '').includes('--qkv-fg'));
+  const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(v => v / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let box = ex, bg;  // the first box around the label that paints a background
+  for (; box; box = box.parentElement) {
+    bg = getComputedStyle(box).backgroundColor;
+    if (bg !== 'transparent' && !/, 0\)$/.test(bg)) break;
+  }
+  const a = lum(rgb(getComputedStyle(label).fill)), b = lum(rgb(bg || 'rgb(255, 255, 255)'));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
