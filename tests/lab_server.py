@@ -101,6 +101,19 @@ def running(root: Path, teacher: bool = False, timeout: float = 180.0):
             _stop(proc)
 
 
+def end_sessions(lab: Lab) -> None:
+    """End every notebook session (and so its kernel), as closing the notebook and shutting its
+    kernel down would: a notebook opened again then starts a new session with a new kernel (a
+    session whose kernel alone was deleted is reused, and waits for that kernel)."""
+    with contextlib.suppress(OSError, ValueError):
+        with urllib.request.urlopen(lab.url("api/sessions"), timeout=5) as r:
+            sessions = json.load(r)
+        for session in sessions:
+            req = urllib.request.Request(lab.url(f"api/sessions/{session['id']}"), method="DELETE")
+            urllib.request.urlopen(req, timeout=30).close()
+    _shut_down_kernels(lab)
+
+
 def _shut_down_kernels(lab: Lab) -> None:
     with contextlib.suppress(OSError, ValueError):
         with urllib.request.urlopen(lab.url("api/kernels"), timeout=5) as r:

@@ -233,7 +233,7 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
     page.keyboard.press("Control+s")
     page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
     page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
-    lab_server._shut_down_kernels(lab)
+    lab_server.end_sessions(lab)
     page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
     page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
     assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count
