@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import traitlets
 
 import helpers.widgets  # noqa: F401  (registers every explorable)
-from helpers.widgets._base import Choice, Explorable, Flag, Number, data_trait
+from helpers.widgets._base import Choice, Explorable, Flag, Number
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
 import explorable_pictures  # noqa: E402  (book/scripts: the same Node runner `make sync` uses)
@@ -66,6 +67,19 @@ def same_numbers(page, numpy, path: str = "", rtol: float = 1e-9, atol: float = 
     return [f"{path}: cannot compare {type(numpy).__name__}"]
 
 
+def assert_refused(explorer: Explorable, name: str, value, error: type, words: str) -> None:
+    """Setting control `name` to `value` from Python raises `error` with a message matching
+    `words`, and neither the state the browser gets nor the numbers the picture shows change."""
+    import pytest
+
+    before = explorer.get_state()[name]
+    numbers = json.dumps(explorer.numbers(), default=_jsonable, sort_keys=True)
+    with pytest.raises(error, match=words):
+        setattr(explorer, name, value)
+    assert explorer.get_state()[name] == before
+    assert json.dumps(explorer.numbers(), default=_jsonable, sort_keys=True) == numbers
+
+
 def random_controls(cls: type[Explorable], explorer: Explorable, rng: np.random.Generator) -> dict:
     """A random setting of every control of `explorer` (numbers anywhere in their range)."""
     values = {}
@@ -91,7 +105,7 @@ def class_for(state: dict) -> type[Explorable]:
     """The explorable class whose traits are exactly the keys of a state the page shows."""
     for cls in explorable_classes().values():
         names = {n for n, t in cls.class_traits(sync=True).items()
-                 if n in cls.control_traits() or isinstance(t, type(data_trait(0)))}
+                 if n in cls.control_traits() or isinstance(t, traitlets.Any)}
         if names == set(state):
             return cls
     raise AssertionError(f"この状態に合う explorable がありません: {sorted(state)}")

@@ -105,22 +105,22 @@ def end_sessions(lab: Lab) -> None:
     """End every notebook session (and so its kernel), as closing the notebook and shutting its
     kernel down would: a notebook opened again then starts a new session with a new kernel (a
     session whose kernel alone was deleted is reused, and waits for that kernel)."""
-    with contextlib.suppress(OSError, ValueError):
-        with urllib.request.urlopen(lab.url("api/sessions"), timeout=5) as r:
-            sessions = json.load(r)
-        for session in sessions:
-            req = urllib.request.Request(lab.url(f"api/sessions/{session['id']}"), method="DELETE")
-            urllib.request.urlopen(req, timeout=30).close()
+    _delete_every(lab, "sessions")
     _shut_down_kernels(lab)
 
 
 def _shut_down_kernels(lab: Lab) -> None:
+    _delete_every(lab, "kernels")
+
+
+def _delete_every(lab: Lab, collection: str) -> None:
+    """DELETE each item of the server's api/<collection> (sessions, kernels)."""
     with contextlib.suppress(OSError, ValueError):
-        with urllib.request.urlopen(lab.url("api/kernels"), timeout=5) as r:
-            kernels = json.load(r)
-        for kernel in kernels:
-            req = urllib.request.Request(lab.url(f"api/kernels/{kernel['id']}"), method="DELETE")
-            urllib.request.urlopen(req, timeout=10).close()
+        with urllib.request.urlopen(lab.url(f"api/{collection}"), timeout=5) as r:
+            items = json.load(r)
+        for item in items:
+            req = urllib.request.Request(lab.url(f"api/{collection}/{item['id']}"), method="DELETE")
+            urllib.request.urlopen(req, timeout=30).close()
 
 
 def _wait_until_up(lab: Lab, proc: subprocess.Popen, timeout: float) -> None:

@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 import traitlets
+from explorables import assert_refused
 
 import helpers
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
@@ -85,10 +86,7 @@ def test_the_shared_modules_are_shipped():
     ("pick", "c", HelpersKeyError, "a、b のどれか"),
 ])
 def test_a_trait_set_out_of_range_is_refused_and_nothing_changes(toy, name, value, error, words):
-    before = toy.get_state()[name]
-    with pytest.raises(error, match=words):
-        setattr(toy, name, value)
-    assert toy.get_state()[name] == before
+    assert_refused(toy, name, value, error, words)
 
 
 def test_choices_follow_their_data_trait(toy):

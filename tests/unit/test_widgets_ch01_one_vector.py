@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 import reference
-from explorables import run_module, same_numbers
+from explorables import assert_refused, run_module, same_numbers
 
 import helpers
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
@@ -175,10 +175,7 @@ def test_sliders_stop_at_zero_and_dragging_stays_on_them():
 )
 def test_a_trait_out_of_range_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
                                                                          error, words):
-    before = explorer.get_state()[name]
-    with pytest.raises(error, match=words):
-        setattr(explorer, name, value)
-    assert explorer.get_state()[name] == before
+    assert_refused(explorer, name, value, error, words)
 
 
 def test_the_browser_gets_the_embedding_as_plain_lists(explorer):

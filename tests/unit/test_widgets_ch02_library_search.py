@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 import reference
+from explorables import assert_refused
 
 from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Catalog, library_catalog
@@ -98,10 +99,7 @@ def test_explorer_accepts_another_catalog():
 )
 def test_a_trait_out_of_range_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
                                                                          error, words):
-    before = explorer.get_state()[name]
-    with pytest.raises(error, match=words):
-        setattr(explorer, name, value)
-    assert explorer.get_state()[name] == before
+    assert_refused(explorer, name, value, error, words)
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 
 import numpy as np
 import pytest
-from explorables import run_module, same_numbers
+from explorables import assert_refused, run_module, same_numbers
 
 import helpers
 from helpers._validate import HelpersError, HelpersTypeError
@@ -187,12 +187,7 @@ def test_explorer_accepts_another_embedding():
 def test_a_trait_out_of_range_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
                                                                          error, words):
     setattr(explorer, name, 30.0 if "angle" in name else 1.5)
-    before = explorer.get_state()[name]
-    numbers = explorer.numbers()
-    with pytest.raises(error, match=words):
-        setattr(explorer, name, value)
-    assert explorer.get_state()[name] == before
-    assert explorer.numbers() == numbers
+    assert_refused(explorer, name, value, error, words)
 
 
 @pytest.mark.parametrize(

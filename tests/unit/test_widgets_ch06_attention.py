@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 import reference
-from explorables import run_module
+from explorables import assert_refused, run_module
 
 from helpers import scaling
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
@@ -183,11 +183,7 @@ def test_fewer_words_give_fewer_bars():
 def test_a_bad_trait_value_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
                                                                      error, words):
     explorer.d_k, explorer.scaled = 64, True
-    before, numbers = explorer.get_state(), explorer.numbers()
-    with pytest.raises(error, match=words):
-        setattr(explorer, name, value)
-    assert explorer.get_state()[name] == before[name]
-    assert explorer.numbers()["max_weight"] == numbers["max_weight"]
+    assert_refused(explorer, name, value, error, words)
 
 
 @pytest.mark.parametrize(

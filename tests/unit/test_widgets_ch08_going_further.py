@@ -4,7 +4,7 @@ headlessly from Python; its picture is drawn by the ES module in Node."""
 import numpy as np
 import pytest
 import reference
-from explorables import run_module
+from explorables import assert_refused, run_module
 
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import phrase
@@ -162,10 +162,7 @@ def test_an_all_zero_output_still_gets_a_colour_range():
 def test_a_bad_trait_value_is_refused_and_the_picture_keeps_its_state(explorer, name, value,
                                                                        error, words):
     explorer.head = 1
-    before = explorer.get_state()[name]
-    with pytest.raises(error, match=words):
-        setattr(explorer, name, value)
-    assert explorer.get_state()[name] == before
+    assert_refused(explorer, name, value, error, words)
     assert explorer.numbers()["head"] == 1
 
 
