@@ -130,19 +130,6 @@ def _chapters_with_explorables() -> list[str]:
     return names
 
 
-def _run_all(page) -> None:
-    """Run All from the menu, once the kernel is there (a new notebook may ask which one first)."""
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-KernelStatus", timeout=60_000)
-    try:
-        page.wait_for_selector(".jp-Dialog .jp-mod-accept", timeout=5_000)
-        page.locator(".jp-Dialog .jp-mod-accept").click()
-    except Exception:  # no dialog: the kernel was chosen from the notebook's metadata
-        pass
-    page.locator(".jp-Notebook").first.click()
-    page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
-    page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
-
-
 def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
     """{chapter: [times per explorable]} in JupyterLab, and the kernel reference's times."""
     chapters = _chapters_with_explorables()
@@ -159,7 +146,7 @@ def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
                 # ?reset: a fresh workspace, so the notebooks opened before are not restored beside it.
                 page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
                 page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-                _run_all(page)
+                lab_server.run_all(lab, page, name)
                 try:
                     page.wait_for_selector(".jp-OutputArea-output .qkv-ex", state="attached",
                                            timeout=TIMEOUT_S * 1000)

@@ -101,6 +101,27 @@ def running(root: Path, teacher: bool = False, timeout: float = 180.0):
             _stop(proc)
 
 
+def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
+    """Run All in the open `notebook`, as a learner does from the Run menu, once its own kernel
+    has started and is idle (clicked earlier, on a server just started, the run could be lost),
+    and after taking the default kernel if Lab asks which one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            with urllib.request.urlopen(lab.url("api/sessions"), timeout=5) as r:
+                if any(s["path"].endswith(notebook) and (s.get("kernel") or {}).get("execution_state") == "idle"
+                       for s in json.load(r)):
+                    break
+        time.sleep(0.5)
+    dialog = page.locator(".jp-Dialog .jp-mod-accept")
+    if dialog.count():
+        dialog.first.click()
+    page.locator(".jp-Notebook").first.click()
+    page.keyboard.press("Escape")
+    page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+
+
 def end_sessions(lab: Lab) -> None:
     """End every notebook session (and so its kernel), as closing the notebook and shutting its
     kernel down would: a notebook opened again then starts a new session with a new kernel (a

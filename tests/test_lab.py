@@ -156,13 +156,6 @@ def test_teacher_lab_has_nbgrader(browser, tmp_path):
 # ------------------------------------------------------------------ explorables in a real Lab
 
 
-def _run_all(page) -> None:
-    page.locator(".jp-Notebook").first.click()
-    page.keyboard.press("Escape")
-    page.locator(".lm-MenuBar-itemLabel >> text=Run").click()
-    page.get_by_text("Run All Cells", exact=True).click()
-
-
 def _run_new_cell(page, code: str) -> str:
     """Add a cell at the end of the notebook, run it, return what it printed."""
     page.locator(".jp-Notebook .jp-Cell").last.click()
@@ -203,7 +196,7 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
         f"{r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    _run_all(page)
+    lab_server.run_all(lab, page, name)
     page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
     page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=60_000)
     explorables = page.locator(".jp-OutputArea-output .qkv-ex")
