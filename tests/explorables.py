@@ -16,7 +16,7 @@ import numpy as np
 import traitlets
 
 import helpers.widgets  # noqa: F401  (registers every explorable)
-from helpers.widgets._base import Choice, Explorable, Flag, Number
+from helpers.widgets._base import Choice, Explorable, Flag, Number, module_source
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
 import explorable_pictures  # noqa: E402  (book/scripts: the same Node runner `make sync` uses)
@@ -138,10 +138,26 @@ def shown(explorable) -> tuple[dict, dict, str]:
     return state, numbers, picture
 
 
+#: Which panels in the page differ from the same SVG parsed afresh (mount updates a panel in place).
+_PANELS_NOT_AS_DRAWN = """(p, panels) => {
+  const hosts = [...p.querySelectorAll('.qkv-host')];
+  const fresh = document.createElement('template');
+  return panels.flatMap((svg, k) => {
+    fresh.innerHTML = svg;
+    return hosts.length === panels.length && hosts[k].firstElementChild?.isEqualNode(fresh.content.firstElementChild) ? [] : [k];
+  });
+}"""
+
+
 def check_numbers(explorable, where: str) -> dict:
+    """The numbers the picture states equal numpy's for the state it shows, and every panel is
+    what the module draws for that state (a redraw patches the page's SVG in place)."""
     state, numbers, _ = shown(explorable)
     differences = same_numbers(numbers, numpy_numbers(state))
     assert differences == [], f"{where}: 図の数と numpy の数が違います {differences[:3]}(状態 {state})"
+    drawn = run_module(module_source(class_for(state).module), "picture", [[state]])[0]["ok"]["panels"]
+    wrong = explorable.locator(".qkv-panels").evaluate(_PANELS_NOT_AS_DRAWN, drawn)
+    assert wrong == [], f"{where}: パネル {wrong} が、この状態で描くべき図と違います(状態 {state})"
     return state
 
 

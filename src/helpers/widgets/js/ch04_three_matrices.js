@@ -3,7 +3,7 @@
 // W_V, and a fourth names the words, says whose key best matches each word's query (largest q·k)
 // and prints the three matrices. Drag the ring (where (1, 0) goes) to set that W's angle and scale.
 import { argmax, matmul, norm, rotationScale, transpose } from "./qkv_math.js";
-import { FONT, PANEL, arrow, esc, fmt, mount, plane, planeAxes, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, arrow, esc, fmt, mount, plane, planeAxes, setter, svg, text } from "./qkv_draw.js";
 
 // face, its matrix, the prefix of its two traits, its role, its colour (the order the book uses)
 const FACES = [
@@ -193,6 +193,7 @@ export function picture(data) {
 function dragRings(model, root) {
   const current = () => planeFor(model.get("vectors")); // as the picture draws it now
   const picture = root.querySelector(".qkv-panels");
+  const set = setter(model);
   let active = null;
   const local = (at, panel) => {
     const m = panel.getScreenCTM();
@@ -215,9 +216,8 @@ function dragRings(model, root) {
     if (!pt) return;
     const [x, y] = current().back(pt.x, pt.y);
     const angle = Math.round((Math.atan2(y, x) * 180) / Math.PI);
-    model.set(`${active.t}_angle`, angle === -180 ? 180 : angle); // atan2 gives -180 … 180
-    model.set(`${active.t}_scale`, Math.min(2, Math.round(Math.hypot(x, y) * 100) / 100));
-    model.save_changes();
+    set(`${active.t}_angle`, angle === -180 ? 180 : angle); // atan2 gives -180 … 180
+    set(`${active.t}_scale`, Math.min(2, Math.round(Math.hypot(x, y) * 100) / 100));
   };
   const down = (event) => {
     active = ringAt(event, event.target.closest("svg"));

@@ -6,6 +6,7 @@
 
 export const FONT = 14; // user units; every panel is PANEL wide, so ≥ 12 CSS px once stacked on a phone
 export const PANEL = 300;
+const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 
 // About how wide `s` is drawn, in SVG units at font size `size`: a kana or kanji (or any other
 // character past Latin-1) is about 1 em, a Latin letter or digit about 0.6 em. Labels are placed
@@ -173,6 +174,39 @@ export function arrow(p, x, y, { color = "var(--qkv-x)", width = 2.5, label = ""
   return body;
 }
 
+// Bring the children of `live` to those of `fresh` with the fewest DOM changes: a node of the
+// same kind keeps its place and gets the new attributes and text; another kind is replaced. A
+// step of a slider moves a few arrows and numbers, so the browser lays out and paints those
+// alone, and the titles and labels keep their shaped text.
+function patch(live, fresh) {
+  const want = fresh.childNodes;
+  while (live.childNodes.length > want.length) live.lastChild.remove();
+  for (let i = 0; i < want.length; i++) {
+    const have = live.childNodes[i];
+    const next = want[i];
+    if (!have) live.append(next.cloneNode(true));
+    else if (have.nodeName !== next.nodeName) have.replaceWith(next.cloneNode(true));
+    else if (have.nodeType === Node.TEXT_NODE) { if (have.data !== next.data) have.data = next.data; }
+    else if (have.nodeType === Node.ELEMENT_NODE) {
+      for (const { name, value } of next.attributes) if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+      for (const { name } of [...have.attributes]) if (!next.hasAttribute(name)) have.removeAttribute(name);
+      patch(have, next);
+    }
+  }
+}
+
+// `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
+// the kernel hears of it when the hand pauses. A message per key press or drag step made
+// JupyterLab redraw its kernel status on every frame, and the kernel echoed each value back.
+export function setter(model) {
+  let pending = 0;
+  return (trait, value) => {
+    model.set(trait, value);
+    clearTimeout(pending);
+    pending = setTimeout(() => model.save_changes(), SYNC_AFTER_MS);
+  };
+}
+
 function el(tag, cls, attrs = {}) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -260,10 +294,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   const readout = el("p", "qkv-readout");
   root.replaceChildren(bar, picture, readout);
   const traits = controls.map((c) => c.trait);
-  const set = (trait, value) => {
-    model.set(trait, value);
-    model.save_changes();
-  };
+  const set = setter(model);
   // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
   // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
   // their presses and keys to themselves.
@@ -277,6 +308,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   const names = [...traits, ...data];
   let hosts = [];
   let drawn = [];
+  const scratch = document.createElement("template"); // where a new panel is parsed, off the page
   function layout(count) {
     // One cell per panel: its own controls (if any), then the drawing. Built again only when
     // the number of panels changes, so a control keeps its focus while it is moved.
@@ -292,7 +324,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
         own.forEach(({ box }) => controlsOfPanel.append(box));
         cell.append(controlsOfPanel);
       }
-      const host = el("div", "qkv-host");
+      const host = el("div", k === drag?.panel ? "qkv-host qkv-drag" : "qkv-host");
       cell.append(host);
       picture.append(cell);
       hosts.push(host);
@@ -306,13 +338,15 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
     pic.panels.forEach((panel, k) => {
       if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
       drawn[k] = panel;
-      hosts[k].innerHTML = panel;
+      if (hosts[k].firstChild) {
+        scratch.innerHTML = panel;
+        patch(hosts[k], scratch.content);
+      } else hosts[k].innerHTML = panel;
       // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
       // so a redraw lays out and paints this panel alone, not the page around it.
       const [, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
       if (w) Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
     });
-    if (drag) picture.querySelectorAll("svg")[drag.panel]?.classList.add("qkv-drag");
     picture.setAttribute("aria-label", pic.alt);
     readout.textContent = pic.readout ?? "";
     // What the picture shows and for which state: tests hold these numbers to numpy's. The data
@@ -334,8 +368,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
       if (!m) return;
       const pt = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
       const [x, y] = drag.plane.back(pt.x, pt.y);
-      for (const [trait, value] of Object.entries(drag.set(x, y))) model.set(trait, value);
-      model.save_changes();
+      for (const [trait, value] of Object.entries(drag.set(x, y))) set(trait, value);
     };
     picture.addEventListener("pointerdown", (event) => {
       if (!event.target.closest("svg") || event.target.closest("svg") !== picture.querySelectorAll("svg")[drag.panel]) return;
