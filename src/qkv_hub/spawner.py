@@ -34,6 +34,9 @@ from .config import COURSE_DIR_NAME, DEFAULT_EXCHANGE, ENV_COURSE_DIR, ENV_EXCHA
 
 #: deploy/hub/jupyter/<role>/ in the repository: the Jupyter config of each role.
 CONFIG_ROOT = Path(__file__).resolve().parents[2] / "deploy" / "hub" / "jupyter"
+#: book/jupyter_config: what every JupyterLab of the book shares (the explorables' saved state),
+#: after the role's own config.
+BOOK_CONFIG = Path(__file__).resolve().parents[2] / "book" / "jupyter_config"
 
 
 def is_teacher(username: str, teachers_group: str) -> bool:
@@ -57,7 +60,7 @@ def role_environment(username: str, *, teachers_group: str, exchange_root: str,
     user = pwd.getpwnam(username)
     role = "teacher" if is_teacher(username, teachers_group) else "student"
     env = {
-        "JUPYTER_CONFIG_PATH": str(Path(config_root) / role),
+        "JUPYTER_CONFIG_PATH": os.pathsep.join([str(Path(config_root) / role), str(BOOK_CONFIG)]),
         ENV_EXCHANGE: exchange_root,
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
     }
