@@ -138,3 +138,56 @@ def test_only_the_books_own_explorables_are_registered():
     assert Helper not in Explorable.registry.values() and Toy not in Explorable.registry.values()
     assert len(Explorable.registry) == 8
     assert isinstance(Toy.class_traits()["size"], traitlets.TraitType)
+
+
+def _short_history():
+    task = helpers.learning.palate_task()
+    start = helpers.learning.initial_weights(np.random.default_rng(0), scale=0.3)
+    return helpers.learning.train(task, start, lr=0.5, steps=4, save_at=[0, 2, 4])
+
+
+def _heads_args():
+    ex = helpers.widgets.HeadsExplorer.example()
+    return [ex.X, ex.words, ex.W_Q, ex.W_K, ex.W_V, ex.W_O, ex.head_names, ex.out_labels]
+
+
+#: Every chapter's function, called on its chapter's data (or a short run), with `controls`.
+FACTORIES = {
+    "attention_preview_explorer": lambda **c: helpers.widgets.attention_preview_explorer(**c),
+    "similarity_explorer": lambda **c: helpers.widgets.similarity_explorer(**c),
+    "library_search_explorer": lambda **c: helpers.widgets.library_search_explorer(**c),
+    "party_explorer": lambda **c: helpers.widgets.party_explorer(**c),
+    "three_faces_explorer": lambda **c: helpers.widgets.three_faces_explorer(**c),
+    "scaling_explorer": lambda **c: helpers.widgets.scaling_explorer(**c),
+    "training_explorer": lambda **c: helpers.widgets.training_explorer(_short_history(), **c),
+    "heads_explorer": lambda **c: helpers.widgets.heads_explorer(*_heads_args(), **c),
+}
+
+
+def test_every_chapter_function_is_tried_below():
+    assert set(FACTORIES) == {n for n in helpers.widgets.__all__ if n.endswith("_explorer")}
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_a_chapter_function_starts_each_control_where_the_learner_says(name):
+    from explorables import random_controls
+
+    first = FACTORIES[name]()
+    # the first random setting that moves every control away from where the chapter starts it
+    settings = (random_controls(type(first), first, np.random.default_rng(seed)) for seed in range(50))
+    wanted = next(w for w in settings if all(getattr(first, k) != v for k, v in w.items()))
+    explorer = FACTORIES[name](**wanted)
+    assert {k: getattr(explorer, k) for k in wanted} == wanted
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_a_chapter_function_names_its_controls_when_given_another(name):
+    with pytest.raises(HelpersTypeError, match=rf"{name} で最初の値を決められるつまみは .* です。colour が来ました"):
+        FACTORIES[name](colour=1)
+
+
+def test_a_control_out_of_range_is_refused_in_japanese_at_the_start():
+    with pytest.raises(HelpersError, match="q_angle.*-180 以上 180 以下.*999"):
+        helpers.widgets.three_faces_explorer(q_angle=999)
+    with pytest.raises(HelpersKeyError, match="d_k.*のどれか.*5 が来ました"):
+        helpers.widgets.scaling_explorer(d_k=5)

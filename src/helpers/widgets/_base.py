@@ -144,6 +144,20 @@ class Explorable(anywidget.AnyWidget):
         return {name: t for name, t in cls.class_traits().items()
                 if isinstance(t, (Number, Flag, Choice))}
 
+    @classmethod
+    def starting_at(cls, factory: str, controls: dict, **data) -> Explorable:
+        """The explorable drawn from `data` with its controls at `controls` (the learner's
+        keyword arguments to `factory`, the chapter's function; every value validated by its
+        trait, so a wrong one is refused in Japanese)."""
+        known = cls.control_traits()
+        unknown = [name for name in controls if name not in known]
+        if unknown:
+            raise HelpersTypeError(
+                f"{factory} で最初の値を決められるつまみは {'、'.join(known)} です。"
+                f"{'、'.join(unknown)} が来ました。"
+            )
+        return cls(**data, **controls)  # the data first: a Choice is checked against it
+
     def state_for_page(self) -> dict:
         """The synced traits the module reads, as JSON (the book's model shim starts from it)."""
         state = {}

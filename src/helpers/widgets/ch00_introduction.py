@@ -45,15 +45,16 @@ class AttentionPreviewExplorer(Explorable):
 
 
 def attention_preview_explorer(
-    embedding: Embedding | None = None, mix: float = 0.0
+    embedding: Embedding | None = None, mix: float = 0.0, **controls
 ) -> AttentionPreviewExplorer:
     """Slide t from 0 (Q = K = X) to 1 (the swapped W_Q); watch the attention weights change.
 
     `embedding` (None: the five foods) must lie on the plane (d_model = 2, at most 12 words).
     """
     emb = planar_embedding(embedding, MAX_ITEMS)
-    explorer = AttentionPreviewExplorer(
-        mix=mix, words=list(emb.words), vectors=emb.vectors.tolist(), axes=list(emb.axes)
+    explorer = AttentionPreviewExplorer.starting_at(
+        "attention_preview_explorer", {"mix": mix, **controls},
+        words=list(emb.words), vectors=emb.vectors.tolist(), axes=list(emb.axes),
     )
     explorer.numbers()  # as before: an embedding whose scores overflow is refused here, in Japanese
     return explorer

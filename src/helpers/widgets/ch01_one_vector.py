@@ -60,11 +60,12 @@ class SimilarityExplorer(Explorable):
                 "best_dot": best_dot, "best_cosine": best_cos}
 
 
-def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ") -> SimilarityExplorer:
+def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ", **controls) -> SimilarityExplorer:
     """Chapter 01: move one word's vector; watch its dot products and cosines with the others.
 
     `embedding` (None: the chapter's five foods) must be 2-D. The word starts where it is (moved
-    onto the sliders' ±2 if it lies further out); the other words stay where they are."""
+    onto the sliders' ±2 if it lies further out), or at `sweet=`, `spicy=`; the other words stay
+    where they are."""
     emb = planar_embedding(embedding, MAX_ITEMS)
     on_the_plane(emb.vectors, "埋め込みのベクトル")
     word = text(word, "word(動かす語)")
@@ -78,8 +79,8 @@ def similarity_explorer(embedding: Embedding | None = None, word: str = "ケー�
     # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
     colour = WORD_COLORS[emb.index(word) % len(WORD_COLORS)]
     sweet, spicy = (float(v) for v in np.clip(start, -LIMIT, LIMIT))
-    return SimilarityExplorer(
-        sweet=sweet, spicy=spicy, word=word,
+    return SimilarityExplorer.starting_at(
+        "similarity_explorer", {"sweet": sweet, "spicy": spicy, **controls}, word=word,
         word_color="var(--qkv-fg)" if colour == "#000000" else colour,  # black vanishes in dark mode
         start=[sweet, spicy], other_words=others, other_vectors=rest.tolist(),
         axis_labels=list(emb.axes),

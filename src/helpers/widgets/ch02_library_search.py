@@ -48,7 +48,7 @@ class LibrarySearchExplorer(Explorable):
 
 
 def library_search_explorer(
-    catalog: Catalog | None = None, angle: float = 30, temperature: float = 1.0
+    catalog: Catalog | None = None, angle: float = 30, temperature: float = 1.0, **controls
 ) -> LibrarySearchExplorer:
     """The search counter for `catalog` (None: the chapter's five books). The question has the
     labels' length (2), so only its direction and the temperature decide how sharp the weights are."""
@@ -61,7 +61,8 @@ def library_search_explorer(
     at_most(len(cat.value_axes), MAX_ITEMS, "中身の軸(value_axes)")
     on_the_plane(cat.keys, "目録の見出し(keys)")
     on_the_plane(cat.values, "目録の中身(values)")
-    return LibrarySearchExplorer(
-        angle=angle, temperature=temperature, names=list(cat.names), book_keys=cat.keys.tolist(),
+    return LibrarySearchExplorer.starting_at(
+        "library_search_explorer", {"angle": angle, "temperature": temperature, **controls},
+        names=list(cat.names), book_keys=cat.keys.tolist(),
         book_values=cat.values.tolist(), key_axes=list(cat.key_axes), value_axes=list(cat.value_axes),
     )

@@ -48,7 +48,7 @@ class PartyExplorer(Explorable):
         return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in state.items()}
 
 
-def party_explorer(guests: Party | None = None, person: str = "ケン") -> PartyExplorer:
+def party_explorer(guests: Party | None = None, person: str = "ケン", **controls) -> PartyExplorer:
     """Pick a guest: their Q against everyone's name tag K, how the softmax weights fall, and
     what they take home (the weighted mix of everyone's V, the thick green arrow)."""
     g = party() if guests is None else guests
@@ -59,7 +59,7 @@ def party_explorer(guests: Party | None = None, person: str = "ケン") -> Party
     at_most(len(g.names), MAX_ITEMS, "交流会の参加者")
     person = text(person, "person(探す人)")
     g.index(person)  # a clear KeyError for a guest who is not there
-    return PartyExplorer(
-        names=list(g.names), tastes=g.X.tolist(), w_q=g.W_Q.tolist(), w_k=g.W_K.tolist(),
-        w_v=g.W_V.tolist(), axis_labels=list(g.axes), person=person,
+    return PartyExplorer.starting_at(
+        "party_explorer", {"person": person, **controls}, names=list(g.names), tastes=g.X.tolist(), w_q=g.W_Q.tolist(), w_k=g.W_K.tolist(),
+        w_v=g.W_V.tolist(), axis_labels=list(g.axes),
     )

@@ -72,13 +72,15 @@ class ThreeFacesExplorer(Explorable):
                 "scores": scores.tolist(), "looks_at": best_matches(scores, list(self.words))}
 
 
-def three_faces_explorer(embedding: Embedding | None = None) -> ThreeFacesExplorer:
+def three_faces_explorer(embedding: Embedding | None = None, **controls) -> ThreeFacesExplorer:
     """Turn and stretch W_Q, W_K, W_V; watch every word's three faces move (Q, K, V panels).
 
     Each panel shows the faint grey embeddings x, the grid and the unit square as the W maps
     them, and the face `xW` of every word. Beside them: the three matrices, and for each word
     the word whose key k best matches its query q (largest q·k), a taste of chapter 06.
+    `controls` start the sliders elsewhere, e.g. `q_angle=30, v_scale=0.5`.
     """
     emb = planar_embedding(embedding, MAX_WORDS)  # one marker shape per word
     on_the_plane(emb.vectors, "埋め込みのベクトル")
-    return ThreeFacesExplorer(words=list(emb.words), vectors=emb.vectors.tolist())
+    return ThreeFacesExplorer.starting_at("three_faces_explorer", controls,
+                                          words=list(emb.words), vectors=emb.vectors.tolist())

@@ -70,14 +70,15 @@ class ScalingExplorer(Explorable):
                 "max_weight": float(weights.max()), "mean_max_weight": mean_max}
 
 
-def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -> ScalingExplorer:
+def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8, **controls) -> ScalingExplorer:
     """Chapter 06: move d_k and watch q·k spread out and one softmax row turn one-hot.
 
     One random draw per d_k in `scaling.DK_CHOICES` is made up front (from `rng`; None: seed 0).
     Unchecked, the scores are the raw q·k; checked, they are divided by √d_k. Left: histogram of
     all scores; middle: the weights of one typical row (for each d_k, the row whose unscaled
     largest weight is the median, shown scaled or not); right: the average largest weight of a
-    row, for every d_k (the ring marks the current one).
+    row, for every d_k (the ring marks the current one). `controls` start it elsewhere, e.g.
+    `d_k=64, scaled=True`.
     """
     # Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar
     # per word: a few words are what the chapter needs (it uses 8).
@@ -92,8 +93,8 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8) -
         # 4 digits are far finer than a pixel: the page stays small.
         return [np.round(scaling.relative_histogram(r.scored(scale), edges), 4).tolist() for r in runs]
 
-    return ScalingExplorer(
-        d_ks=[r.d_k for r in runs], d_k=16, scaled=False,
+    return ScalingExplorer.starting_at(
+        "scaling_explorer", {"d_k": 16, "scaled": False, **controls}, d_ks=[r.d_k for r in runs],
         rows=[r.scores[t].tolist() for r, t in zip(runs, typical, strict=True)],
         row_index=typical, n_rows=int(runs[0].scores.shape[0]), hist_limit=float(limit), hist_raw=hist(False), hist_scaled=hist(True),
         var_raw=[float(r.scores.var()) for r in runs],

@@ -66,11 +66,12 @@ class TrainingExplorer(Explorable):
                 "partner": list(self.partner)}
 
 
-def training_explorer(history: History) -> TrainingExplorer:
+def training_explorer(history: History, **controls) -> TrainingExplorer:
     """A slider over the saved steps of `history` (from `learning.train`).
 
     The loss curve with the current step marked, the attention map of the full menu (the right
-    partner of each row framed) and W_Q, W_K, W_V at that step.
+    partner of each row framed) and W_Q, W_K, W_V at that step. `step=` starts at another
+    saved step than the first.
     """
     if not isinstance(history, History):
         raise HelpersTypeError(
@@ -86,8 +87,8 @@ def training_explorer(history: History) -> TrainingExplorer:
         )
     steps = sorted(snaps)
     chosen = [snaps[s] for s in steps]
-    return TrainingExplorer(
-        steps=steps, step=steps[0],
+    return TrainingExplorer.starting_at(
+        "training_explorer", {"step": steps[0], **controls}, steps=steps,
         losses=[float(v) for v in history.losses],
         words=list(history.words),
         partner=[int(p) for p in history.partner],

@@ -72,12 +72,13 @@ class HeadsExplorer(Explorable):
 
 
 def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequence[str],
-                   out_labels: Sequence[str]) -> HeadsExplorer:
+                   out_labels: Sequence[str], **controls) -> HeadsExplorer:
     """Left: the attention map of the chosen head; right: the output of all heads through W_O.
 
     W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out (as
     `helpers.heads.multi_head_attention` takes them). With the causal mask on, the cells above
     the diagonal (later words) are hatched: hidden. `numbers()` gives what the picture shows.
+    `controls` start it elsewhere, e.g. `head=1, masked=True`.
     """
     X = as_matrix(X, "X")
     n = X.shape[0]
@@ -111,7 +112,7 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
     head_names = texts(head_names, "head_names(頭の名前)")
     if len(head_names) != h:
         raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
-    return HeadsExplorer(
-        heads=list(range(h)), head_names=head_names, words=words, out_labels=out_labels,
+    return HeadsExplorer.starting_at(
+        "heads_explorer", controls, heads=list(range(h)), head_names=head_names, words=words, out_labels=out_labels,
         X=X.tolist(), W_Q=W_Q.tolist(), W_K=W_K.tolist(), W_V=W_V.tolist(), W_O=W_O.tolist(),
     )
