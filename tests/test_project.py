@@ -73,7 +73,7 @@ def test_unit_test_file_names_follow_the_rule():
     assert unit_test_file(HELPERS / "attention.py") == "test_attention.py"
     assert unit_test_file(HELPERS / "widgets" / "ch03_three_roles.py") == (
         "test_widgets_ch03_three_roles.py")
-    assert unit_test_file(HELPERS / "checks" / "_base.py") == "test_checks__base.py"
+    assert unit_test_file(HELPERS / "checks" / "_base" / "credit.py") == "test_checks__base_credit.py"
     assert unit_test_file(HELPERS / "_validate.py") == "test__validate.py"
 
 

@@ -27,8 +27,7 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
     cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
     if hidden:
-        rng = _base.hidden_rng("first_softmax")
-        cases = [np.round(rng.normal(size=5) * 2, 2), np.round(rng.normal(size=3), 2)]
+        cases = [np.round(2 * s, 2) for (s,) in _base.hidden_cases("first_softmax", ((5,),), ((3,),))]
     for s in cases:
         got = _base.as_float_array(_base.call_learner(fn, s.copy(), what="to_weights",
                                                       call=f"to_weights({s})"),

@@ -78,11 +78,11 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
         ("得点が千を超える場合", Q * 200, K),
     ]
     if hidden:
-        rng = _base.hidden_rng("party_weights")
-        square, tall = rng.normal(size=(4, 3)), rng.normal(size=(6, 3))
-        cases = [("隠しテスト(4 人)", square, rng.normal(size=(4, 3))),
-                 ("隠しテスト(4 人が 6 枚の名札を見る)", square, tall),
-                 ("隠しテスト(得点が大きい場合)", square * 300, rng.normal(size=(4, 3)))]
+        (q, k), (q2, tall), (q3, k3) = _base.hidden_cases(
+            "party_weights", ((4, 3), (4, 3)), ((4, 3), (6, 3)), ((4, 3), (4, 3)))
+        cases = [("隠しテスト(4 人)", q, k),
+                 ("隠しテスト(4 人が 6 枚の名札を見る)", q2, tall),
+                 ("隠しテスト(得点が大きい場合)", q3 * 300, k3)]
     for label, q, k in cases:
         got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
                                  call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",

@@ -73,8 +73,11 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Square problems (a decoder looks at its own words): d_k = 4 tells √d_k from d_k."""
-    rng = np.random.default_rng(88 if hidden else 8)
-    sizes = ((6, 3, 2), (3, 4, 5)) if hidden else ((4, 4, 3), (5, 2, 2))
+    if hidden:
+        return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
+                                  ((3, 4), (3, 4), (3, 5)))
+    rng = np.random.default_rng(8)
+    sizes = ((4, 4, 3), (5, 2, 2))
     return [(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v)))
             for n, d_k, d_v in sizes]
 
@@ -150,8 +153,11 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
 
 def _multi_head_cases(hidden: bool):
     """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
-    rng = np.random.default_rng(99 if hidden else 9)
-    sizes = ((5, 4, 3, 2), (4, 3, 2, 3)) if hidden else ((4, 3, 2, 2), (5, 2, 3, 2))
+    if hidden:  # (n, d_model) = (5, 4) with h = 3, d_k = 2; (4, 3) with h = 2, d_k = 3
+        return _base.hidden_cases("multi_head", ((5, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
+                                  ((4, 3), (3, 6), (3, 6), (3, 6), (6, 3), 2))
+    rng = np.random.default_rng(9)
+    sizes = ((4, 3, 2, 2), (5, 2, 3, 2))
     cases = []
     for n, d_model, h, d_k in sizes:
         cases.append((rng.normal(size=(n, d_model)),

@@ -1,0 +1,93 @@
+"""Typed answers: one normalisation rule for every prediction question, checked against choices."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+
+from .verdicts import fail, passed
+
+#: Marks a learner may type around an answer: quotes and brackets, and a closing 。 or .
+_WRAPPERS = "「」『』\"'“”‘’"
+TRAILING = "。.、,!?"
+
+#: Polite endings a learner of a です・ます book types, rewritten in this order until the answer
+#: is a choice: 変わらないと思います → 変わらない, 変わりません → 変わらない, 対称になります →
+#: 対称になる, 壊れます → 壊れる, エラーです → エラー (and then a trailing になる: 均等になります → 均等).
+_POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
+                   ("れません", "れない"), ("れます", "れる"), ("します", "する"), ("です", ""))
+
+
+#: Hiragana read as katakana on both sides of a comparison: けーき is ケーキ, and a choice such as
+#: ときどき変わる still equals itself.
+_HIRAGANA_AS_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
+
+
+def canonical_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
+    text = text.translate(_HIRAGANA_AS_KATAKANA)
+    text = re.sub(r"\s+", "", text)             # surrounding and inner spaces, IME's included
+    text = text.strip(_WRAPPERS).rstrip(TRAILING).strip(_WRAPPERS)
+    return text
+
+
+def normalise_answer(answer, choices: Sequence[str],
+                     synonyms: Mapping[str, str] | None = None) -> str | None:
+    """The choice a typed answer means, or None when it is none of them.
+
+    One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
+    anywhere (the IME's full-width one too), quotes around it, a closing 「。」, hiragana for
+    katakana and a polite ending (`_POLITE_ENDINGS`) do not count; `synonyms` maps other words
+    a learner may use (e.g. 発散 → 壊れる) to a choice.
+    """
+    if not isinstance(answer, str):
+        return None
+    key = canonical_text(answer)
+    table = {canonical_text(c): c for c in choices}
+    table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
+    for polite, plain in _POLITE_ENDINGS:  # 変わらないと思います → 変わらない → …
+        if key in table:
+            break
+        polite, plain = canonical_text(polite), canonical_text(plain)
+        if key.endswith(polite):
+            key = key[: -len(polite)] + plain
+    if key not in table and key.endswith(becoming := canonical_text("になる")):
+        key = key[: -len(becoming)]  # 均等になります → 均等になる → 均等
+    return table.get(key)
+
+
+def _as_typed(answer) -> str:
+    """An answer as the learner would recognise it, with invisible characters made visible."""
+    if not isinstance(answer, str):
+        return f"{answer!r}({type(answer).__name__})"
+    if answer != answer.strip() or re.search(r"[^\S ]", answer):
+        return repr(answer)
+    return f"「{answer}」"
+
+
+def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | None = None,
+                label: str = "") -> str:
+    """The choice `answer` means; a hint if it is empty, not a string or none of `choices`."""
+    listed = "、".join(f'"{c}"' for c in choices)
+    to, of = (f"{label} に", f"{label} の") if label else ("", "")
+    if answer is None or (isinstance(answer, str) and canonical_text(answer) == ""):
+        fail(f"{to}まだ答えが入っていません。{listed} のどれかを文字列で書いてください。")
+    if not isinstance(answer, str):
+        fail(f"{of}答えは {listed} のどれかを、引用符 \" でかこんだ文字列で書いてください。"
+             f"{_as_typed(answer)} が来ました。")
+    choice = normalise_answer(answer, choices, synonyms)
+    if choice is None:
+        fail(f"{of}{_as_typed(answer)}は選択肢にありません。{listed} のどれかを書いてください。")
+    return choice
+
+
+def check_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[str, str],
+                 synonyms: Mapping[str, str] | None = None) -> None:
+    """A prediction question: `answer` must mean one of `choices`; a wrong one gets its own hint."""
+    choice = read_choice(answer, choices, synonyms)
+    if choice != correct:
+        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"))
+    passed(hints.get(correct, ""))
+
+

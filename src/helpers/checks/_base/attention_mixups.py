@@ -1,0 +1,56 @@
+"""A learner's attention function checked as a pair: (output, weights) and their mix-ups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from .learner import as_float_array, call_learner
+from .mistakes import same
+from .verdicts import fail
+
+
+def attention_pair(fn: Callable, Q, K, V, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Call the learner's attention `what(Q, K, V)`; its `(output, weights)` as float arrays."""
+    result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what=what, call=f"{what}(Q, K, V)",
+                          on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
+                                   "print して確かめましょう。")
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+             f"{type(result).__name__} が返ってきました。")
+    return tuple(as_float_array(r, what) for r in result)
+
+
+def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]) -> None:
+    """Fail with the hint for a mix-up of the output: the pair swapped, the weights returned as
+    the output, the weights transposed before mixing (`transposed_output`, if `hints` has it),
+    or right weights with a wrong output (`hints` has "swapped", "weights_as_output",
+    "bad_output"). Right weights with a wrong output earn half the credit."""
+    if out.shape == want_w.shape and w.shape == want_out.shape:
+        fail(hints["swapped"])
+    half = 0.5 if same(w, want_w) else 0.0  # right weights, wrong output: half the credit
+    if same(out, want_w):
+        fail(hints["weights_as_output"], half)
+    if half:
+        square = want_w.shape[0] == want_w.shape[1]
+        if "transposed_output" in hints and square and same(out, want_w.T @ V):
+            fail(hints["transposed_output"], half)
+        shape = "" if out.shape == want_out.shape else f" 形は {want_out.shape} のはずが {out.shape} でした。"
+        fail(f"{hints['bad_output']}{shape}", half)
+
+
+def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
+                            hints: Mapping[str, str]) -> np.ndarray | None:
+    """Call the learner's attention `what(Q, K, V)`; compare it with `variants["right"]`.
+
+    None when its output and weights are both right; a mix-up of the output fails with its hint
+    (`check_attention_output`); what is left is wrong weights, returned for the chapter's hints.
+    """
+    out, w = attention_pair(fn, Q, K, V, what)
+    want_w = variants["right"]
+    want_out = want_w @ V
+    if same(out, want_out) and same(w, want_w):
+        return None
+    check_attention_output(out, w, want_out, want_w, V, hints)
+    return w

@@ -1,0 +1,76 @@
+"""Partial credit for nbgrader: each `@exercise` notes a credit, `score(points)` adds them up.
+
+Every public check is an `@exercise`, which notes a credit in [0, 1] for the cell it runs in (1
+right, 0 wrong, or the `credit` a `fail` gives, e.g. ½ for attention weights that are right with a
+wrong output). Only while nbgrader autogrades (NBGRADER_EXECUTION=autograde) does a wrong answer
+print its ✗ line on stdout instead of raising, so that the cell runs on to its last line,
+`score(points)`, which `qkv_classroom build` puts in the hidden tests of every grade cell: points ×
+the mean credit of that cell's checks, the number nbgrader reads as the cell's partial credit.
+Anywhere else nothing changes: a wrong answer raises.
+
+The record lives in this module (one kernel grades one notebook, cell after cell); the classroom's
+tamper scan flags an answer cell that reaches it (`_records`, `_note`, `_cell`, `_running`).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+
+from ..._mode import autograding
+from .verdicts import CheckFailed
+
+#: Credits noted by the checks of the cell that ran one last ({IPython execution count: [credit]}).
+_records: dict[int | None, list[float]] = {}
+_running = False  # a check is running: one called from inside it (the learner's code) notes nothing
+
+
+def _cell() -> int | None:
+    """The execution count of the running cell (None outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python
+        return None
+    shell = get_ipython()
+    return None if shell is None else shell.execution_count
+
+
+def _note(credit: float) -> None:
+    cell = _cell()
+    if cell not in _records:
+        _records.clear()  # only the running cell's checks count
+    _records.setdefault(cell, []).append(credit)
+
+
+def exercise(check: Callable) -> Callable:
+    """A public check: notes its credit for `score`; under autograding a wrong answer prints its
+    ✗ line (stdout) and the cell goes on, anywhere else it raises `CheckFailed` as usual."""
+
+    @functools.wraps(check)
+    def run(*args, **kwargs):
+        global _running
+        if _running or threading.current_thread() is not threading.main_thread():
+            return check(*args, **kwargs)  # from the learner's code: inside a check, or a thread
+        _running = True
+        try:
+            check(*args, **kwargs)
+        except CheckFailed as wrong:
+            _note(wrong.credit)
+            if not autograding():
+                raise
+            print(wrong)
+        else:
+            _note(1.0)
+        finally:
+            _running = False
+
+    return run
+
+
+def score(points: float) -> float:
+    """What a grade cell earns: `points` × the mean credit of the checks run in this cell (0 if
+    none ran), to 0.01. The last line of every grade cell's hidden tests; nbgrader takes the
+    number a grade cell outputs as its partial credit."""
+    credits = _records.pop(_cell(), [])
+    return round(points * sum(credits) / len(credits), 2) if credits else 0.0

@@ -1,0 +1,32 @@
+"""helpers.checks._base.mistakes: a wrong result matched to its typical mistake."""
+
+
+import numpy as np
+import pytest
+
+from helpers.checks._base import (
+    mistakes,
+    same,
+    typical_mistake,
+)
+
+
+def test_same_needs_the_shape_and_the_values():
+    assert same([1.0, 2.0], np.array([1.0, 2.0 + 1e-9]))
+    assert not same([1.0, 2.0], [[1.0, 2.0]])
+    assert not same([1.0, 2.0], [1.0, 2.1])
+
+
+def test_typical_mistake_names_the_first_match_but_never_right():
+    variants = {"right": np.ones(2), "half": np.full(2, 0.5), "also_half": np.full(2, 0.5)}
+    assert typical_mistake(np.full(2, 0.5), variants) == "half"
+    assert typical_mistake(np.ones(2), variants) is None
+    assert typical_mistake(np.zeros(2), variants) is None
+
+
+def test_fail_on_typical_mistake_says_its_hint_after_what_came():
+    variants = {"right": np.ones(2), "half:rounded": np.full(2, 0.5)}
+    hints = {"half": "半分です。"}
+    with pytest.raises(AssertionError, match="^✗ 2 番目: 半分です。$"):
+        mistakes.fail_on_typical_mistake(np.full(2, 0.5), variants, hints, said="2 番目: ")
+    mistakes.fail_on_typical_mistake(np.zeros(2), variants, hints)  # no known mistake: no verdict
