@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from nbgrader.utils import is_solution
+
 #: Module names the test cells rely on; binding a name to one of them makes the name protected.
 PROTECTED_MODULES = ("helpers", "numpy", "IPython", "builtins", "sys", "importlib", "math")
 #: Names that must keep meaning what the chapter's first cell made them mean.
@@ -203,9 +205,8 @@ def scan_notebook(nb) -> list[Finding]:
     findings = []
     protected = set(PROTECTED_NAMES)  # aliases made in one answer cell count in the next
     for index, cell in enumerate(nb.cells):
-        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-        if cell.get("cell_type") != "code" or not meta.get("solution"):
+        if cell.cell_type != "code" or not is_solution(cell):
             continue
-        for line, why in _scan(cell.get("source", ""), protected):
-            findings.append(Finding(index, meta.get("grade_id", "?"), line, why))
+        for line, why in _scan(cell.source, protected):
+            findings.append(Finding(index, cell.metadata.nbgrader.get("grade_id", "?"), line, why))
     return findings
