@@ -66,7 +66,7 @@ def test_a_changed_helper_makes_the_chapters_execute_again():
     noted = []
     for docname in ("notebooks/06_attention", "book/glossary"):
         env = SimpleNamespace(docname=docname, note_dependency=noted.append)
-        qkv_book.depend_on_helpers(SimpleNamespace(env=env), None)
+        qkv_book.helpers_dependency.depend_on_helpers(SimpleNamespace(env=env), None)
         helpers_files = {str(p) for p in (ROOT / "src" / "helpers").rglob("*.py")}
         if docname.startswith("notebooks/"):
             assert set(noted) == helpers_files and str(ROOT / "src/helpers/attention.py") in noted
@@ -98,9 +98,9 @@ def test_a_figure_carries_its_smallest_text_size_and_keeps_its_pixels(alpha):
     data = png_of_a_plot(alpha)
     with Image.open(io.BytesIO(data)) as im:
         rgba = np.asarray(im.convert("RGBA"))
-    png, px, width = qkv_book.reencoded_png(data, {qkv_book.pixel_key(rgba): 7.5})
+    png, px, width = qkv_book.figures.reencoded_png(data, {qkv_book.figure_probe.pixel_key(rgba): 7.5})
     assert (px, width) == (7.5, rgba.shape[1])
-    assert qkv_book.measured_text_px(png) == (7.5, rgba.shape[1])
+    assert qkv_book.figures.measured_text_px(png) == (7.5, rgba.shape[1])
     with Image.open(io.BytesIO(png)) as im:
         im.verify()  # every chunk's checksum
     with Image.open(io.BytesIO(png)) as im:
@@ -111,7 +111,7 @@ def test_a_figure_carries_its_smallest_text_size_and_keeps_its_pixels(alpha):
         error = np.abs(again.astype(int) - rgba)
         assert again.shape == rgba.shape and error.max() <= 16 and error.mean() < 0.5, error.mean()
         assert len(png) < len(data)
-    assert qkv_book.reencoded_png(data, {})[1] is None  # not measured: no size
+    assert qkv_book.figures.reencoded_png(data, {})[1] is None  # not measured: no size
 
 
 def test_the_search_index_reuses_the_word_counts_splits():
@@ -121,8 +121,8 @@ def test_the_search_index_reuses_the_word_counts_splits():
     qkv_book = book_extension()
     calls = []
     lang = SimpleNamespace(split=lambda text: calls.append(text) or text.split())
-    qkv_book.remember_splits(lang)
-    qkv_book.remember_splits(lang)  # once per build is enough, twice changes nothing
+    qkv_book.search_ranking.remember_splits(lang)
+    qkv_book.search_ranking.remember_splits(lang)  # once per build is enough, twice changes nothing
     first = lang.split("内積 で 測る")
     first.append("変えても")
     assert lang.split("内積 で 測る") == ["内積", "で", "測る"] and calls == ["内積 で 測る"]

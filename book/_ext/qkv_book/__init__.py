@@ -1,0 +1,38 @@
+"""Sphinx glue that keeps the static book self-contained (loaded from book/_config.yml).
+
+One feature per module; `setup` below is their table of contents, in the order Sphinx's build
+reaches them (handlers of one event run in the order they are connected).
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+from . import (
+    explorables,
+    figure_probe,
+    figures,
+    glossary,
+    helpers_dependency,
+    icons,
+    licenses,
+    page_script,
+    search_ranking,
+    solutions,
+    widget_state,
+)
+
+
+def setup(app: Sphinx) -> dict:
+    explorables.setup(app)         # the explorables' modules and model shim, beside the pages
+    page_script.setup(app)         # qkv-book.js on every page; the search box in Japanese
+    figure_probe.setup(app)        # the chapters' kernels note the smallest text of each figure
+    widget_state.setup(app)        # no dead ipywidgets state in the pages
+    helpers_dependency.setup(app)  # a changed src/helpers re-executes the chapters
+    solutions.setup(app)           # folded solutions: no nbgrader marks, a Japanese summary
+    figures.setup(app)             # 256-colour PNGs, sized so that their text stays readable
+    glossary.setup(app)            # 用語集: the chapters that use each term, linked
+    search_ranking.setup(app)      # the data search_scorer.js ranks results with
+    licenses.setup(app)            # the {shipped-assets} table and the licence texts
+    icons.setup(app)               # the icon font cut down to the icons the pages use
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,68 @@
+"""The figure-text probe: run in the kernels that execute the chapters, and its log of text sizes read.
+
+While the book is built, book/scripts/figure_text_probe.py runs in the chapters' kernels and notes
+the smallest text of every picture they draw, keyed by its pixels (`pixel_key`); `figures` then
+gives each figure that size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+BOOK = Path(__file__).resolve().parents[2]
+FIGURE_TEXT_LOG = "figure-text.jsonl"  # under book/_build/: what the probe measured
+
+
+def pixel_key(rgba) -> str:
+    """The key book/scripts/figure_text_probe.py logs: size plus a hash of the RGBA pixels."""
+    import hashlib
+
+    import numpy as np
+
+    rgba = np.ascontiguousarray(np.asarray(rgba), dtype=np.uint8)
+    h, w = rgba.shape[:2]
+    return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
+
+
+def figure_text_sizes(app: Sphinx) -> dict[str, float]:
+    """Pixel key -> smallest text (px) of every picture the chapters' kernels drew so far."""
+    sizes: dict[str, float] = {}
+    log = Path(app.config.qkv_figure_text_log)
+    if log.exists():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            key, px = entry["key"], float(entry["min_text_px"])
+            sizes[key] = min(px, sizes.get(key, px))
+    return sizes
+
+
+
+def install_figure_probe(app: Sphinx) -> None:
+    """Run book/scripts/figure_text_probe.py in the kernels that execute the chapters.
+
+    The kernels inherit this process's environment: IPYTHONDIR points them at a profile under
+    book/_build/ whose only startup file is the probe, and the probe logs to qkv_figure_text_log.
+    JupyterLab, nbval and the classroom tools use their own profile and never see it.
+    """
+    if app.builder.format != "html":
+        return
+    log = Path(app.config.qkv_figure_text_log)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    ipython_dir = log.parent / "ipython"
+    startup = ipython_dir / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(BOOK / "scripts" / "figure_text_probe.py", startup / "00-figure-text-probe.py")
+    os.environ["IPYTHONDIR"] = str(ipython_dir)
+    os.environ["QKV_FIGURE_TEXT_LOG"] = str(log)
+
+
+def setup(app: Sphinx) -> None:
+    app.add_config_value("qkv_figure_text_log",
+                         str(BOOK / "_build" / FIGURE_TEXT_LOG), "env", types=[str])
+    app.connect("builder-inited", install_figure_probe)
