@@ -44,7 +44,7 @@ from test_book import (
 book = test_book.book
 browser = test_book.browser
 
-READABLE_PX = 9  # book/_ext/qkv_book.py: the smallest figure text on a phone, in CSS px
+READABLE_PX = 9  # book/_ext/qkv_book/figures.py: the smallest figure text on a phone, in CSS px
 TOUCH_PX = 24  # WCAG 2.2 target size (minimum)
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 800, "height": 1100}

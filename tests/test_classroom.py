@@ -46,6 +46,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import chapters
 import nbformat
 import pytest
 
@@ -369,7 +370,7 @@ def course(tmp_path_factory) -> Course:
 def test_chapters_are_discovered(tmp_path):
     """Every chapter has exercises (tests/test_notebooks.py), so every chapter is found, in order;
     a notebook without exercise cells, or not named like a chapter, is not."""
-    assert CHAPTERS == sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    assert CHAPTERS == chapters.slugs()
     chapter = read(NOTEBOOKS / f"{chapter_named('01')}.ipynb")
     no_exercises = copy.deepcopy(chapter)
     no_exercises.cells = [c for c in chapter.cells if "nbgrader" not in c.metadata]

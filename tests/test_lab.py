@@ -13,6 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
+import chapters
 import chromium
 import lab_server
 import nbformat
@@ -21,7 +22,7 @@ from explorables import check_numbers, class_for, explorer_for, move_every_contr
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+CHAPTERS = [NOTEBOOKS / f"{slug}.ipynb" for slug in chapters.slugs()]
 #: A chapter with widgets and a deliberate error.
 CHAPTER = "04_three_matrices.ipynb"
 

@@ -1,24 +1,28 @@
-"""Structure of every chapter: the MyST/ipynb pair, clean execution, exercises, recap, questions.
+"""Structure of every chapter: CONTRIBUTING.md's "Adding a chapter" checklist, item by item.
 
-nbval (run by `make test` on the same .ipynb files) re-executes them and compares text outputs;
-these tests check what nbval does not.
+The one list of chapters (book/chapters.yml) and what is derived from it; the MyST/ipynb pair,
+clean execution, the four cells of every exercise, a code exercise with hidden tests, grade ids,
+the chapter's check module, recap and questions. nbval (run by `make test` on the same .ipynb
+files) re-executes them and compares text outputs; these tests check what nbval does not.
 """
 
+import importlib
+import inspect
 import json
 import re
-import sys
 from pathlib import Path
 
+import chapters
 import jupytext
 import pytest
-import yaml
+from execute_notebooks import EMPTY_WIDGET_STATE  # what `make sync` writes
+
+from helpers import checks
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "scripts"))
-from execute_notebooks import EMPTY_WIDGET_STATE  # noqa: E402  (what `make sync` writes)
-
-SOURCES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
-IDS = [p.stem for p in SOURCES]
+CHAPTERS = chapters.chapters()
+SOURCES = [c.source for c in CHAPTERS]
+IDS = [c.slug for c in CHAPTERS]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
@@ -84,21 +88,89 @@ def test_first_code_cell_sets_up_helpers(pair):
     assert "import helpers" in first and "helpers.setup()" in first, name
 
 
+def nbgrader(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def exercises(md) -> list[tuple]:
+    """Every exercise as its four cells: (stub, note, solution, test)."""
+    return [tuple(md.cells[i - 2:i + 2]) for i, cell in enumerate(md.cells)
+            if cell.cell_type == "code" and nbgrader(cell).get("solution")]
+
+
+def hidden_tests(source: str) -> str:
+    """The code between a test cell's BEGIN/END HIDDEN TESTS lines ("" if it has none)."""
+    found = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S)
+    return found.group(1) if found else ""
+
+
+def visible_checks(test) -> list[str]:
+    """The `helpers.checks.check_*(...)` lines of a test cell, before its hidden tests."""
+    visible = test.source.split("### BEGIN HIDDEN TESTS")[0]
+    return re.findall(r"^helpers\.checks\.check_\w+\(.*\)$", visible, re.M)
+
+
 def test_exercises_follow_the_pattern(pair):
+    """Each exercise is four cells: stub, note, solution, locked test calling helpers.checks."""
     md, _, name = pair
-    cells = code_cells(md)
-    solutions = [c for c in cells if c.metadata.get("nbgrader", {}).get("solution")]
-    graded = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
-    assert len(solutions) >= 2 and len(graded) >= 2, f"{name}: 練習問題は 2 つ以上"
-    for c in solutions:
-        assert "### BEGIN SOLUTION" in c.source and "### END SOLUTION" in c.source, name
-        assert c.metadata.get("jupyter", {}).get("source_hidden"), f"{name}: 解答は折りたたむ"
-        assert "hide-input" in tags(c), f"{name}: 本では解答をトグルの中に"
-    for c in graded:
-        g = c.metadata["nbgrader"]
-        assert g["locked"] and g["points"] > 0 and not g["solution"], name
-        assert "helpers.checks." in c.source or "assert" in c.source, name
-    assert any(tags(c) == {"reader-only"} for c in cells), f"{name}: 読者用のひな形セルがありません"
+    found = exercises(md)
+    assert len(found) >= 2, f"{name}: 練習問題は 2 つ以上"
+    for stub, note, solution, test in found:
+        gid = nbgrader(solution).get("grade_id")
+        assert stub.cell_type == "code" and tags(stub) == {"reader-only"}, (
+            f"{name} {gid}: 解答例の 2 つ前は読者用のひな形のセル(reader-only)")
+        assert note.cell_type == "markdown" and tags(note) == {"reader-only"}, (
+            f"{name} {gid}: 解答例の直前は reader-only の注意のセル")
+        assert "### BEGIN SOLUTION" in solution.source and "### END SOLUTION" in solution.source, gid
+        assert solution.metadata.get("jupyter", {}).get("source_hidden"), f"{name} {gid}: 解答は折りたたむ"
+        assert "hide-input" in tags(solution), f"{name} {gid}: 本では解答をトグルの中に"
+        g = nbgrader(test)
+        assert test.cell_type == "code" and g.get("grade"), f"{name} {gid}: 解答例のすぐ下は答え合わせのセル"
+        assert g["locked"] and g["points"] > 0 and not g["solution"], f"{name} {gid}"
+        calls = visible_checks(test)
+        assert calls, f"{name} {gid}: 答え合わせのセルは helpers.checks.check_* を呼びます"
+        assert stub.source.strip().splitlines()[-1] == f"# {calls[0]}", (
+            f"{name} {gid}: ひな形の最後の行は、答え合わせの呼び出しをコメントにした # {calls[0]}")
+
+
+def test_grade_ids_name_the_chapter(pair):
+    """`exNN_<name>` for the solution, `exNN_<name>_test` for its test cell."""
+    md, _, name = pair
+    for _, _, solution, test in exercises(md):
+        gid = nbgrader(solution).get("grade_id", "")
+        assert re.fullmatch(rf"ex{name[:2]}_[a-z0-9_]+", gid) and not gid.endswith("_test"), (
+            f"{name}: 解答の grade_id は ex{name[:2]}_… にします({gid!r})")
+        assert nbgrader(test).get("grade_id") == f"{gid}_test", f"{name}: テストの grade_id は {gid}_test"
+
+
+def test_a_code_exercise_with_hidden_tests(pair):
+    """At least one exercise asks for code (a function); each such test has hidden tests that
+    call its check with `hidden=True`, inputs the notebook never shows."""
+    md, _, name = pair
+    code = [(solution, test) for _, _, solution, test in exercises(md) if "def " in solution.source]
+    assert code, f"{name}: 関数を書く練習問題(コードの練習問題)が 1 つ以上必要です"
+    for solution, test in code:
+        check = visible_checks(test)[0].split("(")[0]
+        hidden = hidden_tests(test.source)
+        assert f"{check}(" in hidden and "hidden=True" in hidden, (
+            f"{name} {nbgrader(solution)['grade_id']}: 隠しテスト(### BEGIN/END HIDDEN TESTS)で "
+            f"{check}(..., hidden=True) を呼びます")
+
+
+def test_the_chapters_checks_live_in_its_check_module(pair):
+    """checks/chNN_<slug>.py holds the chapter's checks, re-exported by helpers.checks; a check
+    with hidden tests draws their inputs through `_base.hidden_cases`, as every chapter does."""
+    md, _, name = pair
+    module = importlib.import_module(f"helpers.checks.ch{name}")
+    called = {re.match(r"helpers\.checks\.(\w+)", call).group(1)
+              for *_, test in exercises(md) for call in visible_checks(test)}
+    for check in sorted(called):
+        assert check in checks.__all__, f"{name}: helpers.checks が {check} を出していません"
+        assert getattr(checks, check).__module__ == module.__name__, (
+            f"{name}: {check} は {module.__name__} に置きます")
+        if "hidden" in inspect.signature(getattr(checks, check)).parameters:
+            assert "_base.hidden_cases(" in inspect.getsource(module), (
+                f"{module.__name__}: 隠しテストの入力は _base.hidden_cases で作ります")
 
 
 def test_no_answer_check_keeps_its_output(pair):
@@ -143,6 +215,7 @@ def test_recap_and_questions(pair):
     text = "\n".join(c.source for c in md.cells if c.cell_type == "markdown")
     assert "## まとめ" in text, f"{name}: まとめがありません"
     assert "## 確認問題" in text, f"{name}: 確認問題がありません"
+    assert text.index("## まとめ") < text.index("## 確認問題"), f"{name}: まとめのあとに確認問題"
     questions = text.split("## 確認問題", 1)[1].split("\n## ", 1)[0]
     n = len(re.findall(r"^\d+\. ", questions, flags=re.M))
     assert 3 <= n <= 5, f"{name}: 確認問題は 3〜5 問({n} 問)"
@@ -156,11 +229,16 @@ def test_glossary_is_linked(pair):
     assert any("../book/glossary.md" in c.source for c in md.cells if c.cell_type == "markdown"), name
 
 
-def test_book_toc_lists_every_chapter_in_order():
-    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text(encoding="utf-8"))
-    files = [ch["file"] for part in toc["parts"] for ch in part["chapters"]]
-    chapters = [f for f in files if f.startswith("notebooks/")]
-    assert chapters == [f"notebooks/{s}" for s in IDS]
+def test_every_written_chapter_is_in_the_one_list_in_order():
+    written = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
+    assert sorted(IDS) == written, "book/chapters.yml と notebooks/ の章が違います"
+    assert IDS == sorted(IDS), "book/chapters.yml は章の番号の順に並べます"
+
+
+def test_the_toc_and_the_readme_follow_the_one_list():
+    assert not chapters.stale(), (
+        f"{[str(p.relative_to(ROOT)) for p in chapters.stale()]} が book/chapters.yml と合っていません:"
+        " python book/scripts/chapters.py で書き直してください")
 
 
 def test_notebooks_keep_no_widget_but_the_first_pictures():

@@ -10,7 +10,7 @@
 //      so a heading match (15) still beats a page that only mentions the word (5 + 9.9 < 15);
 //   3. what is still tied keeps the book's reading order.
 // The counts, the glossary's names and the reading order come from _static/qkv-search-data.js,
-// written at build time by book/_ext/qkv_book.py. tests/test_book_reader.py keeps a table of
+// written at build time by book/_ext/qkv_book/search_ranking.py. tests/test_book_reader.py keeps a table of
 // queries and the first hit each must give.
 var Scorer = {
   // Sphinx's defaults (searchtools.js), unchanged.
@@ -29,7 +29,7 @@ var Scorer = {
     const query = (new URLSearchParams(window.location.search).get("q") || "").trim().toLowerCase();
     const stemmer = typeof Stemmer === "function" ? new Stemmer() : null;
     const place = QKV_SEARCH.docs.indexOf(docname);
-    // The query's words as qkv_book.py counted the page's words: runs of letters and digits.
+    // The query's words as qkv_book/search_ranking.py counted the page's words: runs of letters and digits.
     let count = 0;
     for (const term of splitQuery(query)) {
       const stemmed = stemmer ? stemmer.stemWord(term) : term;

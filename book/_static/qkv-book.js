@@ -41,7 +41,7 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
 }
 
 // Anything wider than the column scrolls sideways (figures in .qkv-scroll, sized by
-// book/_ext/qkv_book.py so that their text stays readable; display maths; wide tables; code).
+// book/_ext/qkv_book/figures.py so that their text stays readable; display maths; wide tables; code).
 // Say so: the edge where more is hidden fades (data-qkv-more, book/_static/qkv.css), the keyboard
 // can reach it, and below a figure, a formula or a table a line says it scrolls (not below code:
 // on a phone most code cells are wider than the screen, and a line under each would bury the text).

@@ -1,6 +1,6 @@
 """Measure the smallest text in every figure the book's notebooks draw (book builds only).
 
-book/_ext/qkv_book.py installs this file as an IPython startup file for the kernels that execute
+book/_ext/qkv_book/figure_probe.py installs this file as an IPython startup file for the kernels that execute
 the chapters while the book is built (it points IPYTHONDIR at a folder under book/_build/). It
 never runs in JupyterLab, under nbval or in the classroom tools.
 
@@ -31,7 +31,7 @@ _ATTR = "_qkv_min_text_px"
 
 
 def pixel_key(rgba: np.ndarray) -> str:
-    """The same key book/_ext/qkv_book.py computes from a decoded PNG."""
+    """The same key book/_ext/qkv_book/figure_probe.py computes from a decoded PNG."""
     rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
     h, w = rgba.shape[:2]
     return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
