@@ -49,6 +49,7 @@ from pathlib import Path
 import chapters
 import nbformat
 import pytest
+from nbgrader.utils import is_grade, is_solution
 
 import qkv_classroom as classroom
 from helpers import checks
@@ -165,10 +166,6 @@ def gid(cell) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
-def is_solution(cell) -> bool:
-    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
-
-
 def solution_cell(nb, defines: str, chapter: str = ""):
     """The answer cell that contains `defines` (of chapter number `chapter`'s exercises, if given)."""
     found = [c for c in nb.cells if is_solution(c) and defines in c.source
@@ -180,12 +177,12 @@ def solution_cell(nb, defines: str, chapter: str = ""):
 def grading_cell_after(nb, cell):
     """The autograded test cell that checks the solution `cell` (the next grade cell)."""
     cells = nb.cells[nb.cells.index(cell) + 1:]
-    return next(c for c in cells if c.metadata.get("nbgrader", {}).get("grade"))
+    return next(c for c in cells if is_grade(c))
 
 
 def points(nb) -> float:
     return sum(c.metadata["nbgrader"].get("points", 0) for c in nb.cells
-               if c.metadata.get("nbgrader", {}).get("grade"))
+               if is_grade(c))
 
 
 def read(path: Path):
@@ -400,7 +397,7 @@ def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
         for ours, theirs in zip(source.cells, kept, strict=True):
             if is_solution(theirs):  # may gain a first line naming the answer's variable
                 assert ours.source.endswith(theirs.source), chapter
-            elif theirs.metadata.get("nbgrader", {}).get("grade"):  # gains its score line, hidden
+            elif is_grade(theirs):  # gains its score line, hidden
                 points = theirs.metadata["nbgrader"]["points"]
                 assert ours.source == (f"{theirs.source.rstrip()}\n### BEGIN HIDDEN TESTS\n"
                                        f"helpers.checks.score({points:g})\n### END HIDDEN TESTS"), chapter
@@ -452,7 +449,7 @@ def test_release_says_what_each_answer_is_called(course, chapter):
     for cell in course.release(chapter).cells:
         if cell.cell_type != "code" or not cell.source.strip():
             continue
-        if cell.metadata.get("nbgrader", {}).get("grade"):
+        if is_grade(cell):
             read_names = {n.id for n in ast.walk(ast.parse(cell.source))
                           if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             for name in read_names - defined:
@@ -507,7 +504,7 @@ def test_teacher_solutions_score_full_marks(course, chapter):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_untouched_release_scores_zero(course, chapter):
     """Each chapter's exercises as released, graded in EXERCISES_CHAPTER: no point for any."""
-    ids = {gid(c) for c in course.source(chapter).cells if c.metadata.get("nbgrader", {}).get("grade")}
+    ids = {gid(c) for c in course.source(chapter).cells if is_grade(c)}
     graded = course.scores(EXERCISES_CHAPTER)["untouched"]
     assert ids and {i: graded.get(i) for i in ids} == dict.fromkeys(ids, 0.0), graded
 

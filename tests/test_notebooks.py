@@ -16,6 +16,7 @@ import chapters
 import jupytext
 import pytest
 from execute_notebooks import EMPTY_WIDGET_STATE  # what `make sync` writes
+from nbgrader.utils import is_grade, is_solution
 
 from helpers import checks
 
@@ -95,7 +96,7 @@ def nbgrader(cell) -> dict:
 def exercises(md) -> list[tuple]:
     """Every exercise as its four cells: (stub, note, solution, test)."""
     return [tuple(md.cells[i - 2:i + 2]) for i, cell in enumerate(md.cells)
-            if cell.cell_type == "code" and nbgrader(cell).get("solution")]
+            if cell.cell_type == "code" and is_solution(cell)]
 
 
 def hidden_tests(source: str) -> str:
@@ -125,7 +126,7 @@ def test_exercises_follow_the_pattern(pair):
         assert solution.metadata.get("jupyter", {}).get("source_hidden"), f"{name} {gid}: 解答は折りたたむ"
         assert "hide-input" in tags(solution), f"{name} {gid}: 本では解答をトグルの中に"
         g = nbgrader(test)
-        assert test.cell_type == "code" and g.get("grade"), f"{name} {gid}: 解答例のすぐ下は答え合わせのセル"
+        assert test.cell_type == "code" and is_grade(test), f"{name} {gid}: 解答例のすぐ下は答え合わせのセル"
         assert g["locked"] and g["points"] > 0 and not g["solution"], f"{name} {gid}"
         calls = visible_checks(test)
         assert calls, f"{name} {gid}: 答え合わせのセルは helpers.checks.check_* を呼びます"
@@ -177,13 +178,13 @@ def test_no_answer_check_keeps_its_output(pair):
     """A check's ✓ line is the answer: saved nowhere, skipped by nbval, folded in the book."""
     md, ipynb, name = pair
     for cell in code_cells(ipynb):
-        if cell.metadata.get("nbgrader", {}).get("grade"):
+        if is_grade(cell):
             assert not cell.outputs, (
                 f"{name}: 答え合わせのセル {cell.metadata['nbgrader']['grade_id']} に出力が残っています")
             # run with the rest of the chapter (one complete run); only its output is withheld
             assert cell.execution_count is not None, name
             assert {"nbval-ignore-output", "hide-output"} <= tags(cell), name
-        if cell.metadata.get("nbgrader", {}).get("solution"):
+        if is_solution(cell):
             assert cell.metadata.get("mystnb", {}).get("code_prompt_show") == "答えを見る", name
 
 
@@ -191,7 +192,7 @@ def test_reader_is_warned_before_each_solution(pair):
     """Running a hidden solution cell replaces the reader's answer: the cell before says so."""
     md, _, name = pair
     for i, cell in enumerate(md.cells):
-        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+        if cell.cell_type == "code" and is_solution(cell):
             before = md.cells[i - 1]
             assert before.cell_type == "markdown" and "上書き" in before.source, (
                 f"{name}: 解答例セルの直前に「上書きされます」の注意を書いてください"
