@@ -109,7 +109,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         _base.fail("W_mine に NaN か inf が入っています。有限の数だけにしましょう。")
     X = foods().vectors
     if hidden:  # other foods than the chapter's five; the one shown in a hint is the third
-        (X,), = _base.hidden_cases("question_matrix", ((6, 2),))
+        [(X,)] = _base.hidden_cases("question_matrix", ((6, 2),))
         X = np.round(X, 1)
     want = X @ QUESTION_MATRIX
     got = X @ arr

@@ -91,7 +91,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
     cases = _cell_cases()
     if hidden:
-        (X, W), = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
+        [(X, W)] = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
         pair = (np.round(2 * X) + 0.0, np.round(2 * W) + 0.0)  # small whole numbers, as in the chapter
         cases = [(pair, (3, 2)), (pair, (1, 0))]
     for (X, W), (i, j) in cases:
@@ -168,7 +168,7 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
     if hidden:
-        (X, *Ws), = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 2)))
+        [(X, *Ws)] = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 2)))
     _Watched.products = []
     result = _base.call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
                                 call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
