@@ -169,7 +169,7 @@ class Explorable(anywidget.AnyWidget):
 
     def static_html(self) -> str:
         """The explorable for the static book: a container the book's shim mounts the same module
-        in, with the state as JSON (book/_ext/qkv_book.py ships the modules and the shim)."""
+        in, with the state as JSON (book/_ext/qkv_book/explorables.py ships the modules and the shim)."""
         state = json.dumps(self.state_for_page(), ensure_ascii=False).replace("</", "<\\/")
         return (f'<div class="qkv-explorable" data-qkv-module="{html.escape(self.module)}" '
                 f'aria-label="{html.escape(self.title)}" role="group">'
