@@ -229,7 +229,11 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
     page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
     page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
     lab_server.end_sessions(lab)
-    for when in ("保存して開き直したあと", "開き直して、実行せずにもう一度保存したあと"):
+    # Saved again before Run All, the explorables are not live (the pre-save hook keeps their state):
+    # tried on the first chapter only, the hook is the same for every chapter.
+    rounds = ["保存して開き直したあと", "開き直して、実行せずにもう一度保存したあと"]
+    rounds = rounds if name == LAB_EXPLORABLES[0] else rounds[:1]
+    for when, save_again in zip(rounds, [True] * (len(rounds) - 1) + [False], strict=True):
         page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
         try:
             page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=60_000)
@@ -237,12 +241,12 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
             pytest.fail(f"{name}: {when}、図が出ません: {page.locator('.jp-OutputArea-output').all_inner_texts()[:3]}")
         assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count, when
         assert "model not found" not in page.locator(".jp-Notebook").inner_text(), when
-        # saved again before any Run All: the explorables are not live, and their state must stay
-        page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first.click()  # focus, clicking no link
-        with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
-            page.keyboard.press("Control+s")
-        page.goto("about:blank")
-        lab_server.end_sessions(lab)
+        if save_again:
+            page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first.click()  # focus, no link
+            with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
+                page.keyboard.press("Control+s")
+            page.goto("about:blank")
+            lab_server.end_sessions(lab)
     lookups = len(outside)
     errors = [e for e in errors if not (lookups and ("404 (Not Found)" in e or e == "Invalid response: 404 Not Found"))]
     page.close()
