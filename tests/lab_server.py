@@ -63,11 +63,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(root: Path, teacher: bool = False, timeout: float = 180.0):
-    """Start JupyterLab on `root`; yield a `Lab`; stop it (and its kernels) however we leave."""
+def running(root: Path, teacher: bool = False, timeout: float = 180.0, settings: dict | None = None):
+    """Start JupyterLab on `root`; yield a `Lab`; stop it (and its kernels) however we leave.
+    `settings`: Lab settings by plugin (None: SETTINGS, the tests')."""
     with tempfile.TemporaryDirectory(prefix="qkv-lab-") as tmp:
         tmp = Path(tmp)
-        for plugin, values in SETTINGS.items():
+        for plugin, values in (SETTINGS if settings is None else settings).items():
             path = tmp / "settings" / f"{plugin}.jupyterlab-settings"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values))
