@@ -108,3 +108,29 @@ def test_node_dependencies_are_locked():
     lock = (ROOT / "package-lock.json").read_text()
     for pkg in ("node_modules/mathjax", "node_modules/@fontsource/noto-sans-jp"):
         assert f'"{pkg}"' in lock
+
+
+def test_the_wheel_carries_every_file_helpers_reads(tmp_path):
+    """A learner who installs the package (not a clone) gets the explorables' ES modules and CSS,
+    which helpers.widgets reads with importlib.resources when it is imported."""
+    import subprocess
+    import sys
+    import zipfile
+
+    import shutil
+
+    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources it is given.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--quiet", "-w", str(tmp_path / "dist"), str(source)], check=True, capture_output=True)
+    [wheel] = (tmp_path / "dist").glob("*.whl")
+    inside = set(zipfile.ZipFile(wheel).namelist())
+    packages = [d for d in (ROOT / "src").iterdir() if (d / "__init__.py").exists()]
+    needed = {str(p.relative_to(ROOT / "src")) for d in packages for p in d.rglob("*")
+              if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
+    assert needed, "src/ に .py 以外のファイルが見つかりません(探し方が壊れています)"
+    assert needed <= inside, f"wheel に入っていないファイル: {sorted(needed - inside)}"
