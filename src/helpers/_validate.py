@@ -5,6 +5,11 @@ Messages are Japanese because learners read them; each names what was expected a
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import inspect
+from collections.abc import Callable
+
 import numpy as np
 
 __all__ = [
@@ -20,6 +25,12 @@ __all__ = [
     "flag",
     "matmul_operands",
     "require_same_length",
+    "public",
+    "trusted",
+    "learner_code",
+    "arg",
+    "instance",
+    "mask",
 ]
 
 
@@ -94,6 +105,10 @@ def as_array(a, name: str, allow_neg_inf: bool = False) -> np.ndarray:
     """
     if isinstance(a, (str, bytes, dict, set)) or a is None:
         raise HelpersTypeError(f"{name} には数の配列を渡してください。{type(a).__name__} が来ました。")
+    if _kind(a) == "c":  # float() would keep the real part only, with a mere warning
+        raise HelpersTypeError(
+            f"{name} には実数の配列を渡してください。複素数が来ました(この本の計算は実数だけで行います)。"
+        )
     try:
         arr = np.asarray(a, dtype=float)
     except (TypeError, ValueError, OverflowError) as err:
@@ -112,6 +127,36 @@ def as_array(a, name: str, allow_neg_inf: bool = False) -> np.ndarray:
         raise HelpersError(
             f"{name} に {bad} が含まれています{hint}。計算に混ざると結果全体が壊れるので、"
             "有限の数だけを渡してください。"
+        )
+    return arr
+
+
+def _kind(a) -> str:
+    """numpy's dtype kind of `a` ("f", "i", "b", "c", …), or "" when it is no rectangular array."""
+    try:
+        return np.asarray(a).dtype.kind
+    except (TypeError, ValueError, OverflowError):  # ragged lists: as_array says so in Japanese
+        return ""
+
+
+def mask(value, name: str) -> np.ndarray:
+    """An additive attention mask: 0 where a query may look, -inf where it may not.
+
+    True/False (or 1/0) tables are refused: PyTorch reads True as "may look" in
+    scaled_dot_product_attention and as "hidden" in nn.MultiheadAttention, so either reading
+    would silently be wrong for someone; the message shows how to write both as numbers.
+    """
+    how = ("「見てよい」が True の表なら np.where(mask, 0, -np.inf)、"
+           "「隠す」が True の表なら np.where(mask, -np.inf, 0) で作れます。")
+    if _kind(value) == "b":
+        raise HelpersTypeError(
+            f"{name} には 0(見てよい)か -inf(隠す)の数を入れてください。True/False の表が来ました。{how}"
+        )
+    arr = as_array(value, name, allow_neg_inf=True)
+    odd = arr[(arr != 0) & (arr != -np.inf)]
+    if odd.size:
+        raise HelpersError(
+            f"{name} には 0(見てよい)か -inf(隠す)だけを入れてください。{odd.flat[0]:g} が入っています。{how}"
         )
     return arr
 
@@ -242,3 +287,109 @@ def pair(values, name: str) -> tuple[float, float]:
     if not lo < hi:
         raise HelpersError(f"{name} は下限 < 上限にしてください。({lo}, {hi}) が来ました。")
     return lo, hi
+
+
+def instance(value, name: str, cls: type, made_by: str):
+    """`value` itself when it is a `cls` (a task, a generator, …); else say what makes one."""
+    if not isinstance(value, cls):
+        raise HelpersTypeError(f"{name} には {made_by} を渡してください。{type(value).__name__} が来ました。")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# The boundary: every public maths function is a plain numpy body wrapped by `public`.
+
+#: True while a public function's body runs: the calls it makes were checked where it was called.
+_inside = contextvars.ContextVar("helpers_inside", default=False)
+
+
+def arg(convert: Callable, label: str | None = None, **options) -> Callable:
+    """A spec for `public`: the argument becomes `convert(value, label or its name, **options)`."""
+    def spec(value, name):
+        return convert(value, label or name, **options)
+    return spec
+
+
+def public(*relations: Callable, **specs: Callable):
+    """The one learner boundary, as a decorator over a plain numpy body.
+
+    Each argument named in `specs` is converted by its spec (`arg(as_matrix)`, …); then each of
+    `relations` sees all arguments (a dict it may update: shapes that must fit, sizes to guard).
+    The body runs with numpy's overflow and invalid operations raising, so a number past float's
+    range is answered in one Japanese line naming the learner's arguments instead of spreading
+    as inf or NaN. Inside another public function, the body runs as it is: its arguments were
+    made by code already checked, and a message must name what the learner passed, not them.
+    """
+    def wrap(body):
+        signature = inspect.signature(body)
+
+        @functools.wraps(body)
+        def call(*args, **kwargs):
+            if _inside.get():
+                return body(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                raise HelpersTypeError(
+                    f"{body.__name__}{signature} の形で呼んでください(引数の数か名前が合いません)。"
+                ) from None
+            bound.apply_defaults()
+            values = bound.arguments
+            for name, spec in specs.items():
+                values[name] = spec(values[name], name)
+            for relation in relations:
+                relation(values)
+            token = _inside.set(True)
+            try:
+                with np.errstate(over="raise", invalid="raise", divide="raise"):
+                    result = body(*bound.args, **bound.kwargs)
+            except FloatingPointError:
+                raise HelpersError(_overflow(body.__name__, values)) from None
+            finally:
+                _inside.reset(token)
+            if not _finite(result):  # a product numpy does not watch (einsum) can still overflow
+                raise HelpersError(_overflow(body.__name__, values))
+            return result
+
+        return call
+    return wrap
+
+
+def _overflow(function: str, values: dict) -> str:
+    numbers = [n for n, v in values.items() if isinstance(v, (np.ndarray, dict, float))] or ["入力"]
+    return (f"{function} の計算の途中で数が float の範囲(約 1.8e308)を超えました。"
+            f"{', '.join(numbers)} の値をもっと小さくしてください。")
+
+
+def _finite(result) -> bool:
+    """No NaN or +inf in a result of numbers (-inf is a mask's "hidden"); other results pass."""
+    if isinstance(result, (tuple, list)):
+        return all(_finite(r) for r in result)
+    if isinstance(result, dict):
+        return all(_finite(r) for r in result.values())
+    if isinstance(result, float) or (isinstance(result, np.ndarray) and result.dtype.kind == "f"):
+        return not (np.any(np.isnan(result)) or np.any(result == np.inf))
+    return True
+
+
+def trusted(body):
+    """A private entry point whose callers pass arrays they made: it runs inside the boundary."""
+    @functools.wraps(body)
+    def call(*args, **kwargs):
+        token = _inside.set(True)
+        try:
+            return body(*args, **kwargs)
+        finally:
+            _inside.reset(token)
+    return call
+
+
+def learner_code(fn: Callable, *args):
+    """Call the learner's own function from inside a public body, as if from outside: its calls
+    into helpers are checked and its arithmetic warns as numpy's usually does."""
+    token = _inside.set(False)
+    try:
+        with np.errstate(over="warn", invalid="warn", divide="warn"):
+            return fn(*args)
+    finally:
+        _inside.reset(token)
