@@ -139,8 +139,9 @@ def _kind(a) -> str:
         return ""
 
 
-def mask(value, name: str) -> np.ndarray:
-    """An additive attention mask: 0 where a query may look, -inf where it may not.
+def mask(value, name: str, optional: bool = False) -> np.ndarray | None:
+    """An additive attention mask: 0 where a query may look, -inf where it may not (None passes
+    too when `optional`).
 
     True/False (or 1/0) tables are refused: PyTorch reads True as "may look" in
     scaled_dot_product_attention and as "hidden" in nn.MultiheadAttention, so either reading
@@ -148,6 +149,8 @@ def mask(value, name: str) -> np.ndarray:
     """
     how = ("「見てよい」が True の表なら np.where(mask, 0, -np.inf)、"
            "「隠す」が True の表なら np.where(mask, -np.inf, 0) で作れます。")
+    if value is None and optional:
+        return None
     if _kind(value) == "b":
         raise HelpersTypeError(
             f"{name} には 0(見てよい)か -inf(隠す)の数を入れてください。True/False の表が来ました。{how}"

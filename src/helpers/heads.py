@@ -14,6 +14,10 @@ food must bring home two things side by side, the most extreme food of its own t
 extreme food of the other taste (chapter 07's 口直し). `train_heads` learns it by gradient
 descent with one or several heads; all menus are padded to four foods and the empty seats are
 hidden from every query with -inf (a padding mask), so one batched pass serves all menus.
+
+The attention, its backward pass and the training loop are chapter 07's (`learning._attend`,
+`_backprop`, `_descend`): this module adds only what several heads need, W_O and the cutting
+into heads. Learners' arguments are checked by `@public` (in `_validate`).
 """
 
 from __future__ import annotations
@@ -23,10 +27,33 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _validate
-from ._validate import HelpersError, HelpersTypeError, as_array, as_matrix, integer, number
+from ._validate import (
+    HelpersError,
+    HelpersTypeError,
+    arg,
+    as_array,
+    as_matrix,
+    guard_size,
+    instance,
+    integer,
+    mask,
+    number,
+    public,
+)
+from .attention import softmax
 from .data import Embedding
-from .learning import palate_task
+from .learning import (
+    BLOWUP,
+    LR,
+    MAX_STEPS,  # noqa: F401  (heads.MAX_STEPS: train_heads has chapter 07's limit)
+    RNG,
+    STEPS,
+    _attend,
+    _backprop,
+    _descend,
+    _diverged,
+    palate_task,
+)
 
 __all__ = [
     "causal_mask",
@@ -43,9 +70,6 @@ __all__ = [
     "train_heads",
 ]
 
-#: The most updates `train_heads` takes: about a minute on a laptop (the chapter uses 1500).
-MAX_STEPS = 200_000
-
 #: The two kinds of looking the toy task asks for, in the order of the target's halves.
 LOOKUPS = ("同じ味の一番", "反対の味の一番")
 
@@ -54,72 +78,78 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 # Masks and heads
 
 
+@public(lambda a: guard_size((a["n"], a["n"]), "因果マスク"), n=arg(integer, "n(語の数)", lo=1))
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
-    n = integer(n, "n(語の数)", lo=1)
-    _validate.guard_size((n, n), "因果マスク")
     return np.triu(np.full((n, n), -np.inf), k=1)
 
 
+def _mask_fits(a: dict, n_q: int, n_k: int) -> None:
+    if a["mask"] is not None and a["mask"].shape != (n_q, n_k):
+        raise HelpersError(
+            f"mask は (問いの数, 見出しの数) = ({n_q}, {n_k}) にしてください。shape {a['mask'].shape} が来ました。"
+        )
+
+
+def _rows_with_something_to_look_at(a: dict) -> None:
+    s = a["scores"]
+    _mask_fits(a, *s.shape)
+    visible = s + a["mask"] if a["mask"] is not None else s
+    empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
+    if empty.size:
+        raise HelpersError(
+            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
+            "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
+        )
+
+
+#: The spec of a `mask` argument: None, or 0 (may look) and -inf (hidden) only.
+MASK = arg(mask, optional=True)
+
+
+@public(_rows_with_something_to_look_at, scores=arg(as_matrix), mask=MASK)
 def masked_softmax(scores, mask=None) -> np.ndarray:
     """Row-wise softmax of `scores + mask`; an entry of -inf gets weight exactly 0.
 
     A row whose entries are all -inf has nothing to look at: that is refused with a message,
     because the arithmetic would give 0 / 0 = NaN.
     """
-    s = as_matrix(scores, "scores")
-    if mask is not None:
-        # Finite numbers and -inf (hidden) only; as_array says so in Japanese for NaN or +inf.
-        m = as_array(mask, "mask", allow_neg_inf=True)
-        if m.shape != s.shape:
-            raise HelpersError(f"mask は scores と同じ shape {s.shape} にしてください。shape {m.shape} が来ました。")
-        s = s + m
-    empty = np.where(np.all(np.isneginf(s), axis=1))[0]
-    if empty.size:
-        raise HelpersError(
-            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
-            "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
-        )
-    return _masked_softmax(s)
+    return softmax(scores if mask is None else scores + mask)
 
 
-def _masked_softmax(s: np.ndarray) -> np.ndarray:
-    e = np.exp(s - s.max(axis=-1, keepdims=True))  # exp(-inf) = 0
-    return e / e.sum(axis=-1, keepdims=True)
+def _columns_per_head(a: dict) -> None:
+    width, h = a["M"].shape[1], a["h"]
+    if width % h:
+        raise HelpersError(f"M の列の数 {width} は頭の数 h = {h} で割り切れません。各頭の列の数 d = 列の数 / h です。")
 
 
+@public(_columns_per_head, M=arg(as_matrix), h=arg(integer, "h(頭の数)", lo=1))
 def split_heads(M, h) -> np.ndarray:
     """n × (h·d) → h × n × d: head i gets columns i·d … (i+1)·d − 1 of every row.
 
-    Reshape to n × h × d first (each row cut into h pieces), then swap the first two axes.
-    Reshaping straight to h × n × d would cut the flat numbers in the wrong places and mix words.
+    Reshape to n × h × d first (each row cut into h pieces), then swap the two axes before the
+    last. Reshaping straight to h × n × d would cut the flat numbers in the wrong places and mix
+    words. (Stacks of matrices, m × n × (h·d), are cut the same way, each on its own.)
     """
-    M = as_matrix(M, "M")
-    h = integer(h, "h(頭の数)", lo=1)
-    n, width = M.shape
-    if width % h:
-        raise HelpersError(f"列の数 {width} は頭の数 h = {h} で割り切れません。各頭の列の数 d = 列の数 / h です。")
-    return M.reshape(n, h, width // h).transpose(1, 0, 2)
+    return M.reshape(*M.shape[:-1], h, M.shape[-1] // h).swapaxes(-3, -2)
 
 
+def _three_axes(H, name: str) -> np.ndarray:
+    H = as_array(H, name)
+    if H.ndim != 3:
+        raise HelpersError(f"{name} は (頭の数, 語の数, d) の 3 次元の配列にしてください。shape {H.shape} が来ました。")
+    return H
+
+
+@public(H=arg(_three_axes))
 def merge_heads(H) -> np.ndarray:
     """h × n × d → n × (h·d): the heads side by side, head 0's columns first (undoes `split_heads`)."""
-    H = as_array(H, "H")
-    if H.ndim != 3:
-        raise HelpersError(f"H は (頭の数, 語の数, d) の 3 次元の配列にしてください。shape {H.shape} が来ました。")
-    h, n, d = H.shape
-    return H.transpose(1, 0, 2).reshape(n, h * d)
+    H = H.swapaxes(-3, -2)
+    return H.reshape(*H.shape[:-2], H.shape[-2] * H.shape[-1])
 
 
-def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, np.ndarray]:
-    """Several heads with their own W, concatenated and mixed by W_O. Returns (output, weights).
-
-    W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out; mask: n × n or None.
-    output: n × d_out; weights: h × n × n (head i's map is weights[i]).
-    """
-    X = as_matrix(X, "X")
-    W_Q, W_K, W_V = (as_array(W, name) for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
-    W_O = as_matrix(W_O, "W_O")
+def _heads_fit(a: dict) -> None:
+    X, W_Q, W_K, W_V, W_O = (a[name] for name in ("X", "W_Q", "W_K", "W_V", "W_O"))
     for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         if W.ndim != 3 or W.shape[:2] != (W_Q.shape[0], X.shape[1]):
             raise HelpersError(
@@ -132,12 +162,24 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, 
     if W_O.shape[0] != h * d_v:
         raise HelpersError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
     n = X.shape[0]
-    if mask is not None and np.shape(mask) != (n, n):
-        raise HelpersError(f"mask は (語の数, 語の数) = ({n}, {n}) にしてください。shape {np.shape(mask)} が来ました。")
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # each h × n × d (X is broadcast over the heads)
-    S = Q @ K.transpose(0, 2, 1) / np.sqrt(W_Q.shape[2])
-    weights = np.stack([masked_softmax(s, mask) for s in S]) if mask is not None else _masked_softmax(S)
-    return merge_heads(weights @ V) @ W_O, weights
+    # The largest arrays made: h × n × n weights, h × n × d faces, n × d_out output.
+    guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)")
+    guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)")
+    _mask_fits(a, n, n)
+    if a["mask"] is not None and np.any(np.all(np.isneginf(a["mask"]), axis=1)):
+        _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
+
+
+@public(_heads_fit, X=arg(as_matrix), W_Q=arg(as_array), W_K=arg(as_array), W_V=arg(as_array),
+        W_O=arg(as_matrix), mask=MASK)
+def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Several heads with their own W, concatenated and mixed by W_O. Returns (output, weights).
+
+    W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out; mask: n × n or None.
+    output: n × d_out; weights: h × n × n (head i's map is weights[i]).
+    """
+    heads = _attend(X, W_Q, W_K, W_V, 0.0 if mask is None else mask)  # X is broadcast over heads
+    return merge_heads(heads.output) @ W_O, heads.weights
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,64 +242,47 @@ def two_lookups_task() -> TwoLookupsTask:
                           np.array(seats), np.array(sames), np.array(others))
 
 
+def _heads_sizes(a: dict) -> None:
+    guard_size((a["h"], a["d_model"], a["d_k"]), "W_Q(頭の数 × d_model × d_k)")
+    guard_size((a["h"] * a["d_k"], a["d_out"]), "W_O(h·d_k × d_out)")
+
+
+@public(_heads_sizes, rng=RNG, h=arg(integer, "h(頭の数)", lo=1), d_k=arg(integer, lo=1),
+        d_model=arg(integer, lo=1), d_out=arg(integer, lo=1), scale=arg(number, lo=0.0))
 def initial_heads(rng: np.random.Generator, h: int, d_k: int, d_model: int = 2,
                   d_out: int = 4, scale: float = 0.3) -> dict[str, np.ndarray]:
     """Small random W_Q, W_K, W_V (h × d_model × d_k each) and W_O (h·d_k × d_out)."""
-    if not isinstance(rng, np.random.Generator):
-        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
-    h, d_k = integer(h, "h(頭の数)", lo=1), integer(d_k, "d_k", lo=1)
-    d_model, d_out = integer(d_model, "d_model", lo=1), integer(d_out, "d_out", lo=1)
-    scale = number(scale, "scale", lo=0.0)
-    _validate.guard_size((h, d_model, d_k), "W_Q(頭の数 × d_model × d_k)")
-    _validate.guard_size((h * d_k, d_out), "W_O(h·d_k × d_out)")
     return {"W_Q": rng.normal(0.0, scale, (h, d_model, d_k)),
             "W_K": rng.normal(0.0, scale, (h, d_model, d_k)),
             "W_V": rng.normal(0.0, scale, (h, d_model, d_k)),
             "W_O": rng.normal(0.0, scale, (h * d_k, d_out))}
 
 
-def _forward(task: TwoLookupsTask, P: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """All menus at once: X is m × n × d_model, heads broadcast as m × h × n × d."""
-    X = task.X[:, None]                                           # m × 1 × n × d_model
-    Q, K, V = X @ P["W_Q"], X @ P["W_K"], X @ P["W_V"]            # m × h × n × d
-    S = Q @ K.swapaxes(-1, -2) / np.sqrt(Q.shape[-1]) + task.key_mask
-    A = _masked_softmax(S)                                        # m × h × n × n
-    m, h, n, d_v = V.shape
-    C = (A @ V).transpose(0, 2, 1, 3).reshape(m, n, h * d_v)      # heads side by side
-    return {"Q": Q, "K": K, "V": V, "A": A, "C": C, "Y": C @ P["W_O"]}
-
-
 def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
-    f = _forward(task, P)
+    """All menus at once (m × h × n × d, X broadcast over the heads): the loss, its two halves
+    (LOOKUPS), the gradients of the four W and the attention maps (m × h × n × n)."""
+    fwd = _attend(task.X[:, None], P["W_Q"], P["W_K"], P["W_V"], task.key_mask)
+    C = merge_heads(fwd.output)                                   # m × n × h·d_v, heads side by side
+    D = (C @ P["W_O"] - task.targets) * task.seats[..., None]     # empty seats count for nothing
     N = task.n_rows
-    seat = task.seats[..., None]
-    D = (f["Y"] - task.targets) * seat                            # empty seats count for nothing
     losses = np.array([np.sum(D[..., :2] ** 2), np.sum(D[..., 2:] ** 2)]) / N
     dY = 2 * D / N
-    Q, K, V, A, C = f["Q"], f["K"], f["V"], f["A"], f["C"]
-    m, h, n, d_v = V.shape
     grads = {"W_O": np.einsum("mnc,mno->co", C, dY)}
-    dH = (dY @ P["W_O"].T).reshape(m, n, h, d_v).transpose(0, 2, 1, 3)
-    dA = dH @ V.swapaxes(-1, -2)
-    dV = A.swapaxes(-1, -2) @ dH
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))       # softmax, row by row
-    d_k = Q.shape[-1]
-    dQ = dS @ K / np.sqrt(d_k)
-    dK = dS.swapaxes(-1, -2) @ Q / np.sqrt(d_k)
-    for name, dM in (("W_Q", dQ), ("W_K", dK), ("W_V", dV)):
-        grads[name] = np.einsum("mnd,mhnk->hdk", task.X, dM)
-    return float(losses.sum()), losses, grads, f["A"]
+    d_heads = split_heads(dY @ P["W_O"].T, len(P["W_Q"]))         # back through the concatenation
+    for name, g in _backprop(fwd, d_heads).items():
+        grads[name] = g.sum(axis=0)                               # the menus share the heads' W
+    return float(losses.sum()), losses, grads, fwd.weights
 
 
-def _params(task: TwoLookupsTask, P) -> dict[str, np.ndarray]:
+def _params(a: dict) -> None:
     """The four W, checked to fit the task and each other (as `initial_heads` makes them)."""
-    if not isinstance(task, TwoLookupsTask):
-        raise HelpersTypeError(f"task には two_lookups_task() の結果を渡してください。{type(task).__name__} が来ました。")
+    P = a["W"]
     names = ("W_Q", "W_K", "W_V", "W_O")
     if not isinstance(P, dict) or set(P) != set(names):
         got = sorted(P, key=str) if isinstance(P, dict) else type(P).__name__
         raise HelpersError(f"W は {list(names)} をキーにした辞書で渡してください。{got} が来ました。")
-    P = {name: as_array(P[name], name) for name in names}
+    a["W"] = P = {name: as_array(P[name], name) for name in names}
+    task = a["task"]
     d_model, d_out = task.X.shape[-1], task.targets.shape[-1]
     shapes = "、".join(f"{name} は shape {P[name].shape}" for name in names)
     h = P["W_Q"].shape[0] if P["W_Q"].ndim == 3 else 0
@@ -270,12 +295,18 @@ def _params(task: TwoLookupsTask, P) -> dict[str, np.ndarray]:
             f"(h, {d_model}, d_v)、W_O は (h·d_v, {d_out}) にしてください"
             f"(initial_heads が作る形です)。{shapes} です。"
         )
-    return P
+    guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
+               "メニューごと・頭ごとの Q, K, V")
 
 
+#: The spec of a `task` argument: what `two_lookups_task()` made.
+TASK = arg(instance, cls=TwoLookupsTask, made_by="two_lookups_task() の結果")
+
+
+@public(_params, task=TASK)
 def loss_and_gradients(task: TwoLookupsTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ ‖output − target‖² over every (menu, food), and dL/dW for each of the four W."""
-    loss, _, grads, _ = _evaluate(task, _params(task, W))
+    loss, _, grads, _ = _evaluate(task, W)
     return loss, grads
 
 
@@ -298,29 +329,32 @@ class HeadsHistory:
         return self.maps[-1]
 
 
+def _save_at(a: dict) -> None:
+    save_at, steps = a["save_at"], a["steps"]
+    if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r:.80} が来ました。")
+    a["save_at"] = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
+
+
+@public(_params, _save_at, task=TASK, lr=LR, steps=STEPS)
 def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
-    """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times."""
-    P = {name: M.copy() for name, M in _params(task, W).items()}
-    lr = number(lr, "lr(学習率)", positive=True)
-    steps = integer(steps, "steps(更新の回数)", lo=0, hi=MAX_STEPS)
-    if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
-        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r} が来ました。")
-    saved = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at}
-                   | {steps})
-    history = HeadsHistory(P["W_Q"].shape[0], float(lr), np.zeros(0), np.zeros((0, 2)))
-    losses, parts = [], []
-    for step in range(steps + 1):
-        with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
-            loss, part, grads, A = _evaluate(task, P)
-        if not np.isfinite(loss):
-            raise HelpersError(f"{step} 回目で損失が有限の数でなくなりました。学習率 lr = {lr} を小さくしてください。")
-        losses.append(loss)
-        parts.append(part)
-        if step in saved:
-            history.saved.append(step)
-            history.maps.append(A[task.full].copy())
-        if step < steps:
-            P = {name: P[name] - lr * grads[name] for name in P}
-    history.losses, history.parts, history.W = np.array(losses), np.array(parts), P
-    return history
+    """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times.
+
+    Chapter 07's loop (`learning._descend`) with one run; a loss that grows beyond 1e6 or stops
+    being a finite number stops training with a message.
+    """
+    def evaluate(batch):  # the loop keeps runs first: this task trains one
+        loss, parts, grads, A = _evaluate(task, {name: M[0] for name, M in batch.items()})
+        return (np.array([loss]), {name: g[None] for name, g in grads.items()},
+                {"parts": parts[None], "map": A[None, task.full]})
+
+    P = {name: M[None].copy() for name, M in W.items()}
+    (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
+    if run.diverged:
+        raise HelpersError(_diverged(len(run.losses), lr, "W"))
+    return HeadsHistory(P["W_Q"].shape[1], float(lr), np.array(run.losses),
+                        np.array([r["parts"] for r in run.records]),
+                        [step for step, _ in run.saved],
+                        [run.records[step]["map"].copy() for step, _ in run.saved],
+                        {name: M[0] for name, M in P.items()})

@@ -20,9 +20,9 @@ matrix product at a time, in the reverse order:
 
 Many training runs go as one computation: the weights carry a leading batch axis (B runs), the
 menus of one size are stacked too, and `@` multiplies every (run, menu) pair at once, the
-parallelism of chapter 05. Inputs are checked once, where a caller comes in (`forward`,
-`backward`, `loss_and_gradients`, `train`, `survey_starts`); the arithmetic is written once
-(`_attend`, `_backprop`) and runs unchecked inside the loops.
+parallelism of chapter 05. Inputs are checked once, where a caller comes in (`@public`, in
+`_validate`); the arithmetic is written once (`_attend`, `_backprop`, `_descend`) and runs
+unchecked inside the loops. Chapter 08's heads learn through the same three.
 """
 
 from __future__ import annotations
@@ -37,12 +37,18 @@ import numpy as np
 from ._validate import (
     HelpersError,
     HelpersTypeError,
+    arg,
     as_array,
     as_matrix,
     guard_size,
+    instance,
     integer,
+    learner_code,
     number,
+    public,
+    trusted,
 )
+from .attention import attention_scores, softmax
 from .data import SWAP, Embedding, foods
 
 __all__ = [
@@ -75,21 +81,31 @@ __all__ = [
 NAMES = ("W_Q", "W_K", "W_V")
 #: The four foods of chapter 01 with a clear taste (照り焼き is as sweet as it is spicy).
 TASK_FOODS = ("ケーキ", "プリン", "カレー", "キムチ")
+#: The most updates one training run takes: about a minute on a laptop (the chapters use ≤ 1500).
+MAX_STEPS = 200_000
+#: The most (run × step) records one call keeps: `survey_starts`' runs share this budget.
+MAX_RUN_STEPS = 2_000_000
+#: A loss beyond this (or no longer a finite number) means the run has blown up.
+BLOWUP = 1e6
 
 
 # --------------------------------------------------------------------------------------------
 # The task
 
 
+def _a_food_on_the_menu(a: dict) -> None:
+    X = a["X"]
+    if X.shape[1] != 2:
+        raise HelpersError(f"X は n×2(甘さ, 辛さ)の行列にしてください。shape {X.shape} が来ました。")
+    a["i"] = integer(a["i"], "i", 0, X.shape[0] - 1)
+
+
+@public(_a_food_on_the_menu, X=arg(as_matrix))
 def find_partner(X, i: int) -> int:
     """The row that food `i` must find on the menu X (n × 2: 甘さ, 辛さ).
 
     A sweet food (甘さ > 辛さ) looks for the spiciest food; any other food for the sweetest one.
     """
-    X = as_matrix(X, "X")
-    if X.shape[1] != 2:
-        raise HelpersError(f"X は n×2(甘さ, 辛さ)の行列にしてください。shape {X.shape} が来ました。")
-    i = integer(i, "i", 0, X.shape[0] - 1)
     sweet, spicy = X[i]
     wanted = 1 if sweet > spicy else 0  # sweet → look at the 辛さ column, else at the 甘さ column
     return int(np.argmax(X[:, wanted]))
@@ -139,6 +155,12 @@ class PalateTask:
         return tuple(stacks)
 
 
+#: The spec of a `task` argument: what `palate_task()` made.
+TASK = arg(instance, cls=PalateTask, made_by="palate_task() の結果")
+#: The spec of an `rng` argument.
+RNG = arg(instance, cls=np.random.Generator, made_by="np.random.Generator")
+
+
 def palate_task(embedding: Embedding | None = None) -> PalateTask:
     """Every menu of two or more foods with at least one sweet and one spicy food.
 
@@ -172,6 +194,8 @@ def palate_task(embedding: Embedding | None = None) -> PalateTask:
     return PalateTask(embedding, tuple(menus))
 
 
+@public(lambda a: guard_size((a["d_model"], max(a["d_model"], a["d_k"])), "重み行列"),
+        rng=RNG, d_model=arg(integer, lo=1), d_k=arg(integer, lo=1), scale=arg(number, lo=0.0))
 def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
                     scale: float = 0.3) -> dict[str, np.ndarray]:
     """Where learning starts: W_Q, W_K small random; W_V the identity plus small random.
@@ -181,11 +205,6 @@ def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
     second valley where W_V swaps 甘さ and 辛さ instead of the attention looking elsewhere
     (`survey_starts` measures both).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
-    d_model, d_k = integer(d_model, "d_model", lo=1), integer(d_k, "d_k", lo=1)
-    scale = number(scale, "scale", lo=0.0)
-    guard_size((d_model, max(d_model, d_k)), "重み行列")
     W_Q = rng.normal(0.0, scale, size=(d_model, d_k))
     W_K = rng.normal(0.0, scale, size=(d_model, d_k))
     W_V = np.eye(d_model) + rng.normal(0.0, scale, size=(d_model, d_model))
@@ -212,16 +231,20 @@ def _weights(W, d_model: int | None = None) -> dict[str, np.ndarray]:
     return W
 
 
-def _task_weights(task: PalateTask, W) -> dict[str, np.ndarray]:
+def _task_weights(a: dict) -> None:
     """W for this task: d_model rows (the embedding's size) and W_V giving a full embedding back."""
-    d = task.full_menu.X.shape[1]
-    W = _weights(W, d)
+    d = a["task"].full_menu.X.shape[1]
+    a["W"] = W = _weights(a["W"], d)
     if W["W_V"].shape[1] != d:
         raise HelpersError(
             f"この課題の出力は相手の埋め込み({d} 次元)なので、W_V は shape ({d}, {d}) にしてください。"
             f"shape {W['W_V'].shape} が来ました。"
         )
-    return W
+
+
+def _weights_for(a: dict) -> None:
+    """W whose rows fit the task's embedding (W_V may give any width: only the map is read)."""
+    a["W"] = _weights(a["W"], a["task"].full_menu.X.shape[1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -246,15 +269,8 @@ def _stack(a, name: str) -> np.ndarray:
     return as_matrix(arr, name) if arr.ndim < 2 else arr
 
 
-def forward(X, W_Q, W_K, W_V) -> Forward:
-    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V.
-
-    X is n × d_model and each W is d_model × d_k (d_model × d_v for W_V). Leading batch axes
-    broadcast as they do for `@`: X of shape (m, n, d) with W_Q of shape (B, 1, d, k) computes
-    all B × m attentions at once.
-    """
-    X = _stack(X, "X")
-    W = {name: _stack(M, name) for name, M in zip(NAMES, (W_Q, W_K, W_V), strict=True)}
+def _faces_fit(a: dict) -> None:
+    X, W = a["X"], {name: a[name] for name in NAMES}
     for name, M in W.items():
         if M.shape[-2] != X.shape[-1]:
             raise HelpersError(
@@ -273,71 +289,83 @@ def forward(X, W_Q, W_K, W_V) -> Forward:
             "X と W の前に付いた軸(まとめて計算する束の軸)の形が合いません: "
             + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *W.items())) + "。"
         ) from err
-    return _attend(X, W["W_Q"], W["W_K"], W["W_V"])
 
 
-def _attend(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray) -> Forward:
-    """The arithmetic of `forward`, unchecked: training calls it on arrays it made itself."""
+@public(_faces_fit, X=arg(_stack), W_Q=arg(_stack), W_K=arg(_stack), W_V=arg(_stack))
+def forward(X, W_Q, W_K, W_V) -> Forward:
+    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V.
+
+    X is n × d_model and each W is d_model × d_k (d_model × d_v for W_V). Leading batch axes
+    broadcast as they do for `@`: X of shape (m, n, d) with W_Q of shape (B, 1, d, k) computes
+    all B × m attentions at once.
+    """
+    return _attend(X, W_Q, W_K, W_V)
+
+
+def _attend(X, W_Q, W_K, W_V, mask=0.0) -> Forward:
+    """The forward pass, once for chapters 07 and 08: the faces, then masked attention.
+
+    `mask` (0 = may look, -inf = hidden) is added to the scores: chapter 08's padded menus.
+    """
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = Q @ K.swapaxes(-1, -2) / np.sqrt(Q.shape[-1])
-    E = np.exp(S - S.max(axis=-1, keepdims=True))  # softmax of each row, stable
-    A = E / E.sum(axis=-1, keepdims=True)
+    A = softmax(attention_scores(Q, K) + mask)
     return Forward(X, Q, K, V, A, A @ V)
 
 
+def _the_forward_of_X(a: dict) -> None:
+    X, fwd = a["X"], a["fwd"]
+    if X.shape != fwd.X.shape or not np.array_equal(X, fwd.X):
+        raise HelpersError(
+            f"X は forward(...) に渡したものと同じにしてください(forward の X は shape {fwd.X.shape}、"
+            f"来た X は shape {X.shape} です)。"
+        )
+    dO = a["d_output"]
+    if dO.shape != fwd.output.shape:
+        raise HelpersError(
+            f"d_output は出力と同じ shape {fwd.output.shape} のはずですが、shape {dO.shape} が来ました。"
+        )
+
+
+@public(_the_forward_of_X, X=arg(_stack), d_output=arg(_stack),
+        fwd=arg(instance, cls=Forward, made_by="forward(...) の結果"))
 def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
     """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W).
 
     With batch axes, each gradient has the broadcast batch shape in front (one per attention);
     sum over an axis along which a W was shared to get that W's own gradient.
     """
-    if not isinstance(fwd, Forward):
-        raise HelpersTypeError(f"fwd には forward(...) の結果を渡してください。{type(fwd).__name__} が来ました。")
-    X = _stack(X, "X")
-    if X.shape != fwd.X.shape or not np.array_equal(X, fwd.X):
-        raise HelpersError(
-            f"X は forward(...) に渡したものと同じにしてください(forward の X は shape {fwd.X.shape}、"
-            f"来た X は shape {X.shape} です)。"
-        )
-    dO = _stack(d_output, "d_output")
-    if dO.shape != fwd.output.shape:
-        raise HelpersError(
-            f"d_output は出力と同じ shape {fwd.output.shape} のはずですが、shape {dO.shape} が来ました。"
-        )
-    return _backprop(fwd, dO)
+    return _backprop(fwd, d_output)
 
 
 def _backprop(fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarray]:
-    """The arithmetic of `backward`, unchecked, one line per step of the chain rule."""
-    def T(M):
+    """The backward pass, once for chapters 07 and 08: one line per step of the chain rule."""
+    def transposed(M):
         return M.swapaxes(-1, -2)
 
     root_d_k = np.sqrt(fwd.Q.shape[-1])
     A = fwd.weights
-    dV = T(A) @ dO                                   # O = A V
-    dA = dO @ T(fwd.V)
+    dV = transposed(A) @ dO                          # O = A V
+    dA = dO @ transposed(fwd.V)
     dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # A = softmax(S), row by row:
     # for one row a = softmax(s), J = diag(a) − a aᵀ is symmetric and ds = Jᵀ da = a ⊙ (da − a·da)
     dQ = dS @ fwd.K / root_d_k                       # S = Q Kᵀ / √d_k
-    dK = T(dS) @ fwd.Q / root_d_k
-    XT = T(fwd.X)
+    dK = transposed(dS) @ fwd.Q / root_d_k
+    XT = transposed(fwd.X)
     return {"W_Q": XT @ dQ, "W_K": XT @ dK, "W_V": XT @ dV}  # Q = X W_Q, ...
 
 
+@public(_task_weights, task=TASK)
 def loss_and_gradients(task: PalateTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W."""
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _task_weights(task, W)
-    loss, grads, _, _ = _evaluate(task, {name: M[None] for name, M in W.items()})
+    loss, grads, _ = _evaluate(task, {name: M[None] for name, M in W.items()})
     return float(loss[0]), {name: g[0] for name, g in grads.items()}
 
 
 def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
     """One pass over all menus for B runs at once (each W is B × d × k).
 
-    Returns the B losses, their gradients (B × d × k each), how many questions each run gets
-    right, and each run's attention weights on the full menu (B × n × n).
+    Returns the B losses, their gradients (B × d × k each), and what `_descend` records of
+    each run: the share of questions it gets right and its attention on the full menu (n × n).
     """
     N = task.n_rows
     batch = len(W["W_Q"])
@@ -351,17 +379,16 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
         for name, g in _backprop(fwd, 2 * diff / N).items():
             grads[name] += g.sum(axis=1)  # the menus shared W: their gradients add up
         right += np.sum(np.argmax(fwd.weights, axis=-1) == partner, axis=(1, 2))
-    return loss, grads, right, fwd.weights[:, -1]  # the full menu is the last of the last stack
+    # the full menu is the last of the last stack
+    return loss, grads, {"accuracy": right / N, "weights": fwd.weights[:, -1]}
 
 
+@public(_weights_for, task=TASK)
 def accuracy(task: PalateTask, W) -> float:
     """The share of (menu, food) questions whose largest attention weight is on the partner."""
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _weights(W, task.full_menu.X.shape[1])
     right = 0
     for menu in task.menus:
-        weights = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        weights = _attend(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
         right += int(np.sum(np.argmax(weights, axis=1) == menu.partner))
     return right / task.n_rows
 
@@ -370,12 +397,16 @@ def accuracy(task: PalateTask, W) -> float:
 # Checking the gradients
 
 
+def _a_function(f, name: str):
+    if not callable(f):
+        raise HelpersTypeError(f"{name} には W を受け取って損失を返す関数を渡してください。{type(f).__name__} が来ました。")
+    return f
+
+
+@public(lambda a: guard_size(a["W"].shape, "W の成分(1 つごとに f を 2 回呼びます)", limit=MAX_STEPS),
+        f=arg(_a_function), W=arg(as_array), eps=arg(number, "eps(小さな正の数、例:1e-5)", positive=True))
 def numerical_gradient(f: Callable[[np.ndarray], float], W, eps: float = 1e-5) -> np.ndarray:
     """Central differences: entry (i, j) is (f(W + eps·E_ij) − f(W − eps·E_ij)) / (2 eps)."""
-    if not callable(f):
-        raise HelpersTypeError(f"f には W を受け取って損失を返す関数を渡してください。{type(f).__name__} が来ました。")
-    W = as_array(W, "W")
-    eps = number(eps, "eps(小さな正の数、例:1e-5)", positive=True)
     grad = np.zeros_like(W)
     for idx in np.ndindex(W.shape):
         bump = np.zeros_like(W)
@@ -386,18 +417,21 @@ def numerical_gradient(f: Callable[[np.ndarray], float], W, eps: float = 1e-5) -
 
 def _loss_of(f: Callable[[np.ndarray], float], W: np.ndarray) -> float:
     """f(W), which must be one number (the loss)."""
-    value = f(W)
+    value = learner_code(f, W)
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
     return number(value, "f(W) の値(損失は 1 つの数)")
 
 
-def relative_error(a, b) -> float:
-    """max |a − b| / max(|a| + |b|): 0 when equal, about 1 when unrelated."""
-    a = as_array(a, "a")
-    b = as_array(b, "b")
+def _same_shape(args: dict) -> None:
+    a, b = args["a"], args["b"]
     if a.shape != b.shape:
         raise HelpersError(f"a は shape {a.shape}、b は shape {b.shape} です。同じ形で比べてください。")
+
+
+@public(_same_shape, a=arg(as_array), b=arg(as_array))
+def relative_error(a, b) -> float:
+    """max |a − b| / max(|a| + |b|): 0 when equal, about 1 when unrelated."""
     scale = float(np.max(np.abs(a) + np.abs(b)))
     return 0.0 if scale == 0 else float(np.max(np.abs(a - b))) / scale
 
@@ -435,23 +469,46 @@ class History:
     @property
     def final(self) -> Snapshot:
         if not self.snapshots:
-            raise HelpersError(
-                "保存されたステップがありません。学習は最初の保存ステップより前に発散しました"
-                "(diverged が True です)。学習率 lr を小さくして試してください。"
-            )
+            raise HelpersError("保存されたステップがありません。" + _diverged(len(self.losses), self.lr, "W"))
         return self.snapshots[-1]
 
 
-def _save_steps(steps: int, save_at) -> list[int]:
+def _saved_steps(a: dict) -> None:
+    """`save_at` as a sorted list of steps; None: 12 steps spread evenly."""
+    steps, save_at = a["steps"], a["save_at"]
     if save_at is None:
-        return sorted({int(round(s)) for s in np.linspace(0, steps, 12)})
+        a["save_at"] = sorted({int(round(s)) for s in np.linspace(0, steps, 12)})
+        return
     if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
-        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r} が来ました。")
-    return sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{_said(save_at)} が来ました。")
+    a["save_at"] = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
 
 
+def _said(value) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:79] + "…"
+
+
+def _frozen_names(a: dict) -> None:
+    frozen = a["frozen"]
+    if isinstance(frozen, str) or not isinstance(frozen, Iterable) or any(
+        not isinstance(name, str) or name not in NAMES for name in frozen
+    ):
+        raise HelpersError(
+            f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{_said(frozen)} が来ました。"
+        )
+
+
+#: The spec of `steps`: how many updates one run may take.
+STEPS = arg(integer, "steps(更新の回数)", lo=0, hi=MAX_STEPS)
+#: The spec of `lr`.
+LR = arg(number, "lr(学習率)", positive=True)
+
+
+@public(_task_weights, _saved_steps, _frozen_names, task=TASK, lr=LR, steps=STEPS,
+        blowup=arg(number, positive=True))
 def train(task: PalateTask, W, lr: float, steps: int,
-          save_at: Sequence[int] | None = None, blowup: float = 1e6,
+          save_at: Sequence[int] | None = None, blowup: float = BLOWUP,
           frozen: Sequence[str] = ()) -> History:
     """Plain gradient descent: W ← W − lr · dL/dW for all three W at once, `steps` times.
 
@@ -461,57 +518,76 @@ def train(task: PalateTask, W, lr: float, steps: int,
     finite number, training stops early and `diverged` is True (the losses stop there too).
     The matrices named in `frozen` (e.g. ``("W_V",)``) keep their starting value.
     """
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _task_weights(task, W)
-    lr = number(lr, "lr(学習率)", positive=True)
-    steps = integer(steps, "steps(更新の回数)", lo=0)
-    blowup = number(blowup, "blowup", positive=True)
-    if isinstance(frozen, str) or not isinstance(frozen, Iterable) or any(
-        name not in NAMES for name in frozen
-    ):
-        raise HelpersError(
-            f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{frozen!r} が来ました。"
-        )
     batch = {name: M[None].copy() for name, M in W.items()}
-    return _descend(task, batch, lr, steps, _save_steps(steps, save_at), blowup, frozen)[0]
+    return _histories(task, _descend(lambda W: _evaluate(task, W), batch, lr, steps, save_at,
+                                     blowup, frozen), lr)[0]
 
 
-def _descend(task: PalateTask, W: dict[str, np.ndarray], lr: float, steps: int,
-             saved: Sequence[int], blowup: float, frozen: Sequence[str] = ()) -> list[History]:
-    """Gradient descent for B runs at once (each W is B × d × k, updated in place).
+def _diverged(updates: int, lr: float, name: str) -> str:
+    """Why a run stopped: before its first update the start `name` was too large, else the step."""
+    if updates == 0:
+        return (f"学習を始める前から損失が大きすぎて発散しています(blowup を超えたか、有限の数ではありません)。"
+                f"{name} の最初の値を小さくしてください。")
+    return (f"{updates} 回目の更新のあと、損失が大きくなりすぎて発散しました(diverged が True です)。"
+            f"学習率 lr = {lr:g} を小さくして試してください。")
 
-    A run whose loss blows up stops there (its W stays where it was); the others go on.
+
+@dataclass
+class _Run:
+    """What `_descend` saw of one run: per step its loss and records, at saved steps its W."""
+
+    losses: list[float] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    saved: list[tuple[int, dict[str, np.ndarray]]] = field(default_factory=list)
+    diverged: bool = False
+
+
+@trusted
+def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int,
+             saved: Sequence[int], blowup: float = BLOWUP, frozen: Sequence[str] = ()) -> list[_Run]:
+    """Gradient descent for B runs at once (each W has the B runs first; updated in place).
+
+    `evaluate(W)` returns the B losses, their gradients and a dict of what each run records at
+    a step (arrays with the run first). A run whose loss grows beyond `blowup` or stops being a
+    finite number stops there (its W stays where it was); the others go on. The one loop of
+    chapters 07 and 08.
     """
-    batch = len(W["W_Q"])
-    moving = [name for name in NAMES if name not in frozen]
-    menu = task.full_menu
-    histories = [History(lr, menu.words, menu.partner.copy(), np.zeros(0), np.zeros(0))
-                 for _ in range(batch)]
-    losses = np.full((batch, steps + 1), np.nan)
-    accuracies = np.full((batch, steps + 1), np.nan)
+    batch = len(next(iter(W.values())))
+    moving = [name for name in W if name not in frozen]
+    runs = [_Run() for _ in range(batch)]
     alive = np.ones(batch, dtype=bool)
     for step in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
-            loss, grads, right, weights = _evaluate(task, W)
+            loss, grads, records = evaluate(W)
         broken = alive & ~(loss <= blowup)  # NaN compares False, so it counts as broken
+        for b in np.flatnonzero(broken):
+            runs[b].diverged = True
         alive &= ~broken
         if not alive.any():
             break
-        losses[alive, step] = loss[alive]
-        accuracies[alive, step] = right[alive] / task.n_rows
-        if step in saved or step == steps:
-            for b in np.flatnonzero(alive):
-                histories[b].snapshots.append(Snapshot(
-                    step, {n: M[b].copy() for n, M in W.items()}, float(loss[b]),
-                    float(accuracies[b, step]), weights[b].copy()))
+        for b in np.flatnonzero(alive):
+            runs[b].losses.append(float(loss[b]))
+            runs[b].records.append({key: value[b] for key, value in records.items()})
+            if step in saved or step == steps:
+                runs[b].saved.append((step, {n: M[b].copy() for n, M in W.items()}))
         if step < steps:
             for name in moving:
                 W[name][alive] -= lr * grads[name][alive]
-    for b, h in enumerate(histories):
-        kept = ~np.isnan(losses[b])
-        h.losses, h.accuracies = losses[b, kept], accuracies[b, kept]
-        h.diverged = not alive[b]
+    return runs
+
+
+def _histories(task: PalateTask, runs: list[_Run], lr: float) -> list[History]:
+    """Chapter 07's record of each run: losses, accuracies, snapshots with the full menu's map."""
+    menu = task.full_menu
+    histories = []
+    for run in runs:
+        h = History(lr, menu.words, menu.partner.copy(), np.array(run.losses),
+                    np.array([r["accuracy"] for r in run.records]), diverged=run.diverged)
+        for step, W in run.saved:
+            record = run.records[step]
+            h.snapshots.append(Snapshot(step, W, run.losses[step], float(record["accuracy"]),
+                                        record["weights"].copy()))
+        histories.append(h)
     return histories
 
 
@@ -522,33 +598,35 @@ def _descend(task: PalateTask, W: dict[str, np.ndarray], lr: float, steps: int,
 START_KINDS = ("この章の出発点", "W_V も乱数だけ", "Q = K = X")
 
 
+@public(_weights_for, task=TASK)
 def weight_split(task: PalateTask, W) -> tuple[float, float]:
     """The attention weight a question gives its right partner and itself, averaged over all N."""
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W = _weights(W, task.full_menu.X.shape[1])
     on_partner = on_self = 0.0
     for menu in task.menus:
-        A = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        A = _attend(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
         rows = np.arange(len(menu.words))
         on_partner += float(A[rows, menu.partner].sum())
         on_self += float(np.trace(A))
     return on_partner / task.n_rows, on_self / task.n_rows
 
 
+def _queries_and_keys_fit(a: dict) -> None:
+    d = a["task"].full_menu.X.shape[1]
+    W = _weights({"W_Q": a["W_Q"], "W_K": a["W_K"], "W_V": np.eye(d)}, d)
+    a["W_Q"], a["W_K"] = W["W_Q"], W["W_K"]
+
+
+@public(_queries_and_keys_fit, task=TASK)
 def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     """The best W_V while W_Q and W_K stay as they are, and the loss it gives.
 
     With the attention fixed, every output row is (A X)_i W_V: linear in W_V, so the W_V with
     the smallest mean squared error is a least-squares fit of A X to the targets T.
     """
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    W_Q, W_K = as_matrix(W_Q, "W_Q"), as_matrix(W_K, "W_K")
     d = task.full_menu.X.shape[1]
     mixed, targets = [], []
     for menu in task.menus:
-        A = forward(menu.X, W_Q, W_K, np.eye(d)).weights
+        A = _attend(menu.X, W_Q, W_K, np.eye(d)).weights
         mixed.append(A @ menu.X)
         targets.append(menu.targets)
     M, T = np.vstack(mixed), np.vstack(targets)
@@ -556,14 +634,19 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     return W_V, float(np.sum((M @ W_V - T) ** 2)) / task.n_rows
 
 
+def _a_kind(kind, name: str) -> str:
+    if not isinstance(kind, str) or kind not in START_KINDS:
+        raise HelpersError(f"{name} は {list(START_KINDS)} のどれかにしてください。{_said(kind)} が来ました。")
+    return kind
+
+
+@public(rng=RNG, kind=arg(_a_kind), scale=arg(number, lo=0.0))
 def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> dict[str, np.ndarray]:
     """One starting point of the kind `kind` (one of START_KINDS), 2×2, drawn from `rng`.
 
     "この章の出発点" is `initial_weights`; "W_V も乱数だけ" the same without the identity in W_V;
     "Q = K = X" (W_Q = W_K = identity) starts with Q = K = X and W_V the identity plus small random.
     """
-    if not isinstance(kind, str) or kind not in START_KINDS:
-        raise HelpersError(f"kind は {list(START_KINDS)} のどれかにしてください。{kind!r} が来ました。")
     W = initial_weights(rng, scale=scale)
     if kind == "W_V も乱数だけ":
         W["W_V"] = W["W_V"] - np.eye(2)
@@ -593,22 +676,26 @@ class StartSurvey:
         return len(self.solved)
 
 
+def _kinds(a: dict) -> None:
+    kinds = a["kinds"]
+    if isinstance(kinds, (str, bytes)) or not isinstance(kinds, Iterable) or not list(kinds):
+        raise HelpersError(
+            f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{_said(kinds)} が来ました。"
+        )
+    a["kinds"] = [_a_kind(kind, "kinds の要素") for kind in kinds]
+    guard_size((len(a["kinds"]) * a["n"], a["steps"] + 1),
+               "学習の記録(出発点の数 × 種類 × ステップ数)", limit=MAX_RUN_STEPS)
+
+
+@public(_kinds, task=TASK, rng=RNG, n=arg(integer, "n(出発点の数)", lo=1), lr=LR, steps=STEPS,
+        scale=arg(number, lo=0.0))
 def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: float = 0.5,
                   steps: int = 200, kinds: Sequence[str] = START_KINDS,
                   scale: float = 0.3) -> list[StartSurvey]:
     """Train from `n` starting points of each kind and count where the runs ended."""
-    if not isinstance(task, PalateTask):
-        raise HelpersTypeError(f"task には palate_task() の結果を渡してください。{type(task).__name__} が来ました。")
-    if not isinstance(rng, np.random.Generator):
-        raise HelpersTypeError(f"rng には np.random.Generator を渡してください。{type(rng).__name__} が来ました。")
-    n = integer(n, "n(出発点の数)", lo=1)
-    lr = number(lr, "lr(学習率)", positive=True)
-    steps = integer(steps, "steps(更新の回数)", lo=0)
-    if isinstance(kinds, str) or not kinds:
-        raise HelpersError(f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{kinds!r} が来ました。")
     starts = [start_weights(rng, kind, scale) for kind in kinds for _ in range(n)]
     W = {name: np.stack([w[name] for w in starts]) for name in NAMES}  # (runs, 2, 2)
-    runs = _descend(task, W, lr, steps, [0], 1e6)  # all runs at once
+    runs = _histories(task, _descend(lambda W: _evaluate(task, W), W, lr, steps, [0]), lr)
     surveys = []
     for k, kind in enumerate(kinds):
         losses, solved, swapped, diverged, first = [], [], [], [], []

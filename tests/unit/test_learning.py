@@ -381,7 +381,8 @@ def test_a_run_that_blows_up_stops_alone_in_the_batch(task, start):
     """In one batch, a run that blows up stops there; the run beside it is not disturbed."""
     wild_start = {n: 4 * M for n, M in start.items()}  # diverges at lr = 0.5 after 26 losses
     W = {n: np.stack([start[n], wild_start[n]]) for n in learning.NAMES}
-    calm, wild = learning._descend(task, W, 0.5, 30, [0], 1e6)
+    runs = learning._descend(lambda W: learning._evaluate(task, W), W, 0.5, 30, [0], 1e6)
+    calm, wild = learning._histories(task, runs, 0.5)
     calm_alone = learning.train(task, start, 0.5, 30, save_at=[0])
     wild_alone = learning.train(task, wild_start, 0.5, 30, save_at=[0])
     assert wild.diverged and wild_alone.diverged and len(wild.losses) == len(wild_alone.losses) == 26
