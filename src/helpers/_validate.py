@@ -313,7 +313,7 @@ def arg(convert: Callable, label: str | None = None, **options) -> Callable:
     return spec
 
 
-def public(*relations: Callable, **specs: Callable):
+def public(*relations: Callable, finite: bool = True, **specs: Callable):
     """The one learner boundary, as a decorator over a plain numpy body.
 
     Each argument named in `specs` is converted by its spec (`arg(as_matrix)`, …); then each of
@@ -322,6 +322,7 @@ def public(*relations: Callable, **specs: Callable):
     range is answered in one Japanese line naming the learner's arguments instead of spreading
     as inf or NaN. Inside another public function, the body runs as it is: its arguments were
     made by code already checked, and a message must name what the learner passed, not them.
+    `finite=False` lets a result hold inf or NaN on purpose (a check's overflowing mistakes).
     """
     def wrap(body):
         signature = inspect.signature(body)
@@ -350,7 +351,7 @@ def public(*relations: Callable, **specs: Callable):
                 raise HelpersError(_overflow(body.__name__, values)) from None
             finally:
                 _inside.reset(token)
-            if not _finite(result):  # a product numpy does not watch (einsum) can still overflow
+            if finite and not _finite(result):  # a product numpy does not watch (einsum) can still overflow
                 raise HelpersError(_overflow(body.__name__, values))
             return result
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import _validate
 from ..attention import softmax
 from ..data import library_catalog
 from . import _base
@@ -65,6 +66,20 @@ def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
     ]
 
 
+def _one_question(a: dict) -> None:
+    q, K, V = a["q"], a["K"], a["V"]
+    if q.shape[0] != 1:
+        raise _validate.HelpersError(f"q は 1 × d_k の問い 1 本にしてください。shape {q.shape} が来ました。")
+    _validate.require_same_length(q, K, "q", "K", dim="列数 d_k")
+    if K.shape[0] != V.shape[0]:
+        raise _validate.HelpersError(
+            f"K と V の行数(本の数)が違います: K は shape {K.shape}、V は shape {V.shape} です。"
+        )
+
+
+@_validate.public(_one_question, q=_validate.arg(_validate.as_matrix), K=_validate.arg(_validate.as_matrix),
+                  V=_validate.arg(_validate.as_matrix),
+                  temperature=_validate.arg(_validate.number, "temperature(温度)", positive=True))
 def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
     """The answer of a soft lookup ("right") and what each typical mistake returns instead."""
     s = q @ K.T

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import _validate
 from ..attention import softmax
 from ..data import party
 from . import _base
@@ -37,6 +38,14 @@ PARTY_HINTS = {
 }
 
 
+def _queries_meet_keys(a: dict) -> None:
+    _validate.require_same_length(a["Q"], a["K"], "Q", "K", dim="列数 d_k")
+    _validate.guard_size((a["Q"].shape[0], a["K"].shape[0]), "得点の表 Q Kᵀ")
+
+
+# The naive mistakes overflow on purpose for huge scores: their inf is part of the answer.
+@_validate.public(_queries_meet_keys, finite=False, Q=_validate.arg(_validate.as_matrix),
+                  K=_validate.arg(_validate.as_matrix))
 def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
     """The weights softmax(Q Kᵀ) row by row ("right"), and what each typical mistake returns."""
     S = Q @ K.T

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import _validate
 from ..attention import softmax
 from . import _base
 
@@ -52,6 +53,17 @@ def _attention_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray,
     return [square, wide]
 
 
+def _a_key_per_value(a: dict) -> None:
+    _validate.require_same_length(a["Q"], a["K"], "Q", "K", dim="列数 d_k")
+    if a["K"].shape[0] != a["V"].shape[0]:
+        raise _validate.HelpersError(
+            f"K と V の行数(語の数)が違います: K は shape {a['K'].shape}、V は shape {a['V'].shape} です。"
+        )
+    _validate.guard_size((a["Q"].shape[0], a["K"].shape[0]), "スコア行列 Q Kᵀ")
+
+
+@_validate.public(_a_key_per_value, Q=_validate.arg(_validate.as_matrix),
+                  K=_validate.arg(_validate.as_matrix), V=_validate.arg(_validate.as_matrix))
 def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     """The weights that scaled dot-product attention gives ("right") and those of each mistake."""
     S = Q @ K.T

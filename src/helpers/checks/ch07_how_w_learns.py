@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import _validate
 from . import _base
 
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
@@ -24,6 +25,19 @@ GRADIENT_STEP_HINTS = {
 }
 
 
+def _step_fits(a: dict) -> None:
+    """dW_Q = Xᵀ dQ must have W_Q's shape: X is n × d_model, dQ is n × d_k, W_Q d_model × d_k."""
+    W_Q, X, dQ = a["W_Q"], a["X"], a["dQ"]
+    if X.shape[0] != dQ.shape[0] or (X.shape[1], dQ.shape[1]) != W_Q.shape:
+        raise _validate.HelpersError(
+            f"形が合いません: W_Q は shape {W_Q.shape}、X は shape {X.shape}、dQ は shape {dQ.shape} です。"
+            f"X は n × d_model、dQ は n × d_k、W_Q は d_model × d_k にしてください(dW_Q = X.T @ dQ)。"
+        )
+
+
+@_validate.public(_step_fits, W_Q=_validate.arg(_validate.as_matrix), X=_validate.arg(_validate.as_matrix),
+                  dQ=_validate.arg(_validate.as_matrix),
+                  lr=_validate.arg(_validate.number, "lr(学習率)", positive=True))
 def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
     """The right new W_Q ("right") and what each typical mistake returns instead."""
     G = X.T @ dQ

@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..heads import causal_mask, masked_softmax
+from .. import _validate
+from ..attention import softmax
+from ..heads import causal_mask, masked_softmax, merge_heads, split_heads
 from . import _base
 
 #: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
@@ -111,43 +113,49 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
                  quiet=hidden)
 
 
-def _split(M: np.ndarray, h: int) -> np.ndarray:
-    n, width = M.shape
-    return M.reshape(n, h, width // h).transpose(1, 0, 2)
-
-
-def _merge(H: np.ndarray) -> np.ndarray:
-    h, n, d = H.shape
-    return H.transpose(1, 0, 2).reshape(n, h * d)
-
-
 def _heads(Qh, Kh, Vh, root) -> np.ndarray:
-    return _softmax_rows(Qh @ Kh.transpose(0, 2, 1) / root) @ Vh
+    return softmax(Qh @ Kh.swapaxes(-1, -2) / root) @ Vh
 
 
-def _softmax_rows(S: np.ndarray) -> np.ndarray:
-    e = np.exp(S - S.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def _fused_heads_fit(a: dict) -> None:
+    X, h = a["X"], a["h"]
+    for name in ("W_Q", "W_K", "W_V"):
+        a["X"], a[name] = _validate.matmul_operands(X, a[name], ("X", name), inner="d_model", out="h·d")
+        if a[name].shape[1] % h:
+            raise _validate.HelpersError(
+                f"{name} の列の数 {a[name].shape[1]} は頭の数 h = {h} で割り切れません。"
+                "各頭の列の数は 列の数 / h です。"
+            )
+    if a["W_Q"].shape != a["W_K"].shape:
+        raise _validate.HelpersError(
+            f"W_Q と W_K は同じ形にしてください: {a['W_Q'].shape} と {a['W_K'].shape} が来ました。"
+        )
+    _validate.matmul_operands(np.empty((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
+                              inner="h·d_v", out="d_out")
+    n = X.shape[0]
+    _validate.guard_size((h, n, max(n, a["W_Q"].shape[1], a["W_V"].shape[1])), "頭ごとの重みと Q, K, V")
 
 
+@_validate.public(_fused_heads_fit, X=_validate.arg(_validate.as_matrix),
+                  W_O=_validate.arg(_validate.as_matrix), h=_validate.arg(_validate.integer, "h(頭の数)", lo=1))
 def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
     """The output of multi-head attention ("right") and of each typical mistake."""
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
     n, d_k = Q.shape[0], Q.shape[1] // h
-    Qh, Kh, Vh = _split(Q, h), _split(K, h), _split(V, h)
+    Qh, Kh, Vh = split_heads(Q, h), split_heads(K, h), split_heads(V, h)
     H = _heads(Qh, Kh, Vh, np.sqrt(d_k))
     wrong = [M.reshape(h, n, M.shape[1] // h) for M in (Q, K, V)]
     H_wrong = _heads(*wrong, np.sqrt(d_k))
     return {
-        "right": _merge(H) @ W_O,
-        "no_W_O": _merge(H),
+        "right": merge_heads(H) @ W_O,
+        "no_W_O": merge_heads(H),
         "reshape_only": H_wrong.reshape(n, -1) @ W_O,
-        "reshape_only:merged": _merge(H_wrong) @ W_O,
+        "reshape_only:merged": merge_heads(H_wrong) @ W_O,
         "merge_reshape_only": H.reshape(n, -1) @ W_O,
-        "no_sqrt": _merge(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
-        "full_sqrt": _merge(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
+        "no_sqrt": merge_heads(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
+        "full_sqrt": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
-        "reversed": _merge(H[::-1]) @ W_O,
+        "reversed": merge_heads(H[::-1]) @ W_O,
     }
 
 
