@@ -5,14 +5,22 @@ with arguments drawn from a pool of good, bad and edge values. Whatever happens,
 either returns or raises one of the package's own errors (`HelpersError`, `HelpersTypeError`,
 `HelpersKeyError`), which IPython shows as one Japanese line: never a raw numpy or Python error.
 
-The maths and data layers (chapter 08's heads included) are driven here; plotting's and widgets'
-building blocks (which take matplotlib axes) are not, but a scan of the source checks that every
-error the package raises on purpose, there too, is one of its own.
+The maths and data layers (chapter 08's heads included) and the checks' exported `*_variants`
+are driven here; plotting's and widgets' building blocks (which take matplotlib axes) are not, but
+a scan of the source checks that every error the package raises on purpose, there too, is one of
+its own. A call that returns must not warn (numpy's overflow or ComplexWarning: a silent cut) nor
+return NaN or +inf. Beside the random draws, `test_every_argument_answers_each_bad_kind` sends
+each argument of each of these functions, with the others good, every kind of bad value the
+review of issue 25 found (complex, True/False or 1/0 masks, ragged lists, numbers near float's
+limit, sizes far too large, counts that are text or floats) and reads the message: one Japanese
+line that names the argument.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -20,14 +28,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import helpers
-from helpers import data, geometry, heads, learning, matmul, scaling
-from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
+from helpers import checks, data, geometry, heads, learning, matmul, scaling
+from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError, _finite
 
 OURS = (HelpersError, HelpersTypeError, HelpersKeyError)
 
 _TASK = learning.palate_task()
 _W = learning.initial_weights(np.random.default_rng(0))
 _HISTORY = learning.train(_TASK, _W, lr=0.5, steps=3)
+_HEADS_TASK = heads.two_lookups_task()
+_HEADS_W = heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
 
 
 def _pool() -> list:
@@ -45,6 +55,9 @@ def _pool() -> list:
         {**_W, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
         data.foods(), data.party(), data.library_catalog(), data.phrase(),
         lambda W: float(np.sum(W)), print,
+        np.ones((2, 2)) + 1j, np.ones((2, 2), dtype=bool), np.eye(2, dtype=int), [[0.0], [0.0, 0.0]],
+        np.full((2, 2), 1e308), heads.causal_mask(2), np.ones((2, 2, 4)), 2.0, "2", 10**9,
+        _HEADS_TASK, dict(_HEADS_W), {**_HEADS_W, "W_O": np.ones((3, 4))},
     ]
 
 
@@ -74,11 +87,37 @@ def _methods():
     )]
 
 
-def _call(func, args: list, kwargs: dict) -> None:
-    try:
-        func(*args, **kwargs)
-    except OURS:
-        pass
+def _call(func, args: list, kwargs: dict, strict: bool = True) -> None:
+    """Call; our own error passes. `strict` (the maths): and its message is one Japanese line, and
+    what returns is finite and came without a warning."""
+    if not strict:
+        try:
+            func(*args, **kwargs)
+        except OURS:
+            pass
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's overflow or ComplexWarning: an answer nobody reads
+        try:
+            result = func(*args, **kwargs)
+        except OURS as err:
+            _one_japanese_line(err)
+            return
+    assert _finite(result) or func in MISTAKES_MAY_OVERFLOW, f"NaN or inf returned: {result!r:.200}"
+
+
+#: Variants whose naive mistakes overflow on purpose for huge scores (`@public(finite=False)`).
+MISTAKES_MAY_OVERFLOW = (checks.party_weight_variants,)
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def _one_japanese_line(err: Exception, name: str | None = None) -> None:
+    message = str(err)
+    assert "\n" not in message and JAPANESE.search(message), message
+    if name is not None:
+        assert name in message, f"{name} not named: {message}"
 
 
 def _arguments(func):
@@ -89,7 +128,7 @@ def _arguments(func):
     return required, optional
 
 
-def _check(func, draw) -> None:
+def _check(func, draw, strict: bool = True) -> None:
     required, optional = _arguments(func)
     values = st.sampled_from(POOL)
     args = [draw(values) for p in required if p.kind != p.KEYWORD_ONLY]
@@ -97,7 +136,7 @@ def _check(func, draw) -> None:
     for p in optional:
         if draw(st.booleans()):
             kwargs[p.name] = draw(values)
-    _call(func, args, kwargs)
+    _call(func, args, kwargs, strict)
 
 
 def _settings(examples: int):
@@ -105,8 +144,14 @@ def _settings(examples: int):
                     suppress_health_check=list(HealthCheck))
 
 
+def _variants():
+    return [pytest.param(getattr(checks, name), id=f"checks.{name}")
+            for name in checks.__all__ if name.endswith("_variants")]
+
+
 @pytest.mark.parametrize(
-    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, learning, heads))
+    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, learning, heads)
+    + _variants())
 @_settings(60)
 @given(data=st.data())
 def test_maths_and_data_answer_in_japanese(func, data):
@@ -162,6 +207,126 @@ def test_plots_and_widgets_answer_in_japanese(func, data):
     import matplotlib.pyplot as plt
 
     try:
-        _check(func, data.draw)
+        _check(func, data.draw, strict=False)  # figures and widgets: not this issue's boundary
     finally:
         plt.close("all")
+
+
+# --------------------------------------------------------------------------------------------
+# Each argument of each maths function, with the others good, against each kind of bad value.
+
+
+def _good_calls() -> dict:
+    """A good call of every public maths function and exported variants (fresh each time)."""
+    rng = np.random.default_rng
+    X = rng(1).normal(size=(3, 2))
+    W = learning.initial_weights(rng(0))
+    HW = heads.initial_heads(rng(0), h=2, d_k=2)
+    faces = {"W_Q": W["W_Q"], "W_K": W["W_K"], "W_V": W["W_V"]}
+    fused = {"W_Q": np.ones((2, 4)), "W_K": np.ones((2, 4)), "W_V": np.ones((2, 4))}
+    return {
+        helpers.attention.softmax: dict(scores=X, axis=-1, temperature=1.0),
+        helpers.attention.project: dict(x=X, W=W["W_Q"], name="W_Q"),
+        helpers.attention.qkv: dict(X=X, **faces),
+        helpers.attention.attention_scores: dict(Q=X, K=X, scale=True),
+        helpers.attention.scaled_dot_product_attention: dict(Q=X, K=X, V=X, scale=True, temperature=1.0),
+        helpers.attention.cosine_similarity: dict(A=X, B=X),
+        data.party_attention: dict(guests=data.party(), person="アオイ"),
+        data.preview_w_q: dict(mix=0.5),
+        geometry.rotation_scale_matrix: dict(angle_deg=30.0, scale=1.0),
+        geometry.question_vector: dict(angle_deg=30.0, length=2.0),
+        matmul.tile_slices: dict(shape=(4, 4), tile=2),
+        matmul.tile_map: dict(shape=(4, 4), tile=2),
+        scaling.random_scores: dict(d_k=2, rng=rng(0), n_sentences=2, n_words=3),
+        scaling.scaling_experiment: dict(d_ks=[1, 2], rng=rng(0), n_sentences=2, n_words=3),
+        scaling.relative_histogram: dict(values=X, edges=np.array([-1.0, 0.0, 1.0])),
+        learning.find_partner: dict(X=X, i=0),
+        learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
+        learning.forward: dict(X=X, **faces),
+        learning.backward: dict(X=X, fwd=learning.forward(X, **faces), d_output=np.ones((3, 2))),
+        learning.loss_and_gradients: dict(task=_TASK, W=W),
+        learning.accuracy: dict(task=_TASK, W=W),
+        learning.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=W["W_Q"], eps=1e-5),
+        learning.relative_error: dict(a=X, b=X),
+        learning.train: dict(task=_TASK, W=W, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
+        learning.weight_split: dict(task=_TASK, W=W),
+        learning.best_value_matrix: dict(task=_TASK, W_Q=W["W_Q"], W_K=W["W_K"]),
+        learning.start_weights: dict(rng=rng(0), kind="この章の出発点", scale=0.3),
+        learning.survey_starts: dict(task=_TASK, rng=rng(0), n=2, lr=0.5, steps=3,
+                                     kinds=["この章の出発点"], scale=0.3),
+        heads.causal_mask: dict(n=3),
+        heads.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
+        heads.split_heads: dict(M=np.ones((3, 4)), h=2),
+        heads.merge_heads: dict(H=np.ones((2, 3, 2))),
+        heads.multi_head_attention: dict(X=X, W_Q=HW["W_Q"], W_K=HW["W_K"], W_V=HW["W_V"],
+                                         W_O=np.ones((4, 2)), mask=heads.causal_mask(3)),
+        heads.initial_heads: dict(rng=rng(0), h=2, d_k=2, d_model=2, d_out=4, scale=0.3),
+        heads.loss_and_gradients: dict(task=_HEADS_TASK, W=HW),
+        heads.train_heads: dict(task=_HEADS_TASK, W=HW, lr=0.1, steps=3, save_at=(0,)),
+        checks.soft_lookup_variants: dict(q=X[:1], K=X, V=X, temperature=1.0),
+        checks.party_weight_variants: dict(Q=X, K=X),
+        checks.attention_variants: dict(Q=X, K=X, V=X),
+        checks.gradient_step_variants: dict(W_Q=np.ones((2, 2)), X=X, dQ=np.ones((3, 2)), lr=0.5),
+        checks.multi_head_variants: dict(X=X, **fused, W_O=np.ones((4, 2)), h=2),
+    }
+
+
+def _bad_kinds(name: str, good) -> dict:
+    """What the review sent to an argument like `good`: kind → (value, must it be refused?)."""
+    if name == "mask":
+        hidden = np.isneginf(good)
+        return {"true_false": (~hidden, True), "one_zero": ((~hidden).astype(int), True),
+                "ragged": ([[0.0]] + [[0.0] * len(good)] * (len(good) - 1), True),
+                "huge": (np.where(hidden, 1e308, 0.0), True), "complex": (good + 0j, True)}
+    if isinstance(good, np.ndarray):
+        return {"complex": (good + 1j, True), "nan": (np.where(good == good.flat[0], np.nan, good), True),
+                "huge": (np.full(good.shape, 1e200), False), "bool": (np.ones(good.shape, bool), False),
+                "words": (np.ones((100_000, *good.shape[1:])), False)}
+    if isinstance(good, dict) and all(isinstance(v, np.ndarray) for v in good.values()):
+        first = next(iter(good))
+        return {"complex": ({**good, first: good[first] + 1j}, True),
+                "huge": ({k: np.full(v.shape, 1e200) for k, v in good.items()}, False)}
+    if isinstance(good, bool):
+        return {"text": ("True", True), "number": (1, True)}
+    if isinstance(good, int):
+        return {"text": (str(good), True), "float": (float(good), True), "bool": (True, True),
+                "negative": (-1, False), "zero": (0, False), "size": (10**9, False)}
+    if isinstance(good, float):
+        return {"text": (str(good), True), "complex": (complex(good), True), "nan": (np.nan, True),
+                "inf": (np.inf, True), "huge": (1e308, False)}
+    if isinstance(good, str):
+        return {"number": (5, True), "none": (None, name != "name")}
+    return {"none": (None, name not in ("save_at",)), "text": ("abc", True)}
+
+
+def _cases():
+    cases = []
+    for func, kwargs in _good_calls().items():
+        for name, good in kwargs.items():
+            for kind, (_, refuse) in _bad_kinds(name, good).items():
+                cases.append(pytest.param(func, name, kind, refuse, id=f"{func.__name__}-{name}-{kind}"))
+    return cases
+
+
+@pytest.mark.parametrize("func, name, kind, refuse", _cases())
+def test_every_argument_answers_each_bad_kind(func, name, kind, refuse):
+    kwargs = _good_calls()[func]
+    kwargs[name] = _bad_kinds(name, kwargs[name])[kind][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ComplexWarning or numpy's overflow warning: silent
+        try:
+            result = func(**kwargs)
+        except OURS as err:
+            _one_japanese_line(err, name)
+            return
+    assert not refuse, f"{func.__name__}({name}={kind}) was accepted"
+    assert _finite(result) or func in MISTAKES_MAY_OVERFLOW, f"{func.__name__}({name}={kind}) returned NaN or inf"
+
+
+def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
+    huge = {name: M * 1e200 for name, M in _HEADS_W.items()}
+    with pytest.raises(HelpersError, match="W の最初の値"):
+        heads.train_heads(_HEADS_TASK, huge, lr=0.1, steps=3)
+    history = learning.train(_TASK, {name: M * 1e200 for name, M in _W.items()}, lr=0.5, steps=3)
+    with pytest.raises(HelpersError, match="W の最初の値"):
+        _ = history.final

@@ -31,6 +31,7 @@ __all__ = [
     "arg",
     "instance",
     "mask",
+    "said",
 ]
 
 
@@ -70,8 +71,9 @@ class HelpersKeyError(_ShortTraceback, KeyError):
 MAX_CELLS = 10_000_000
 
 
-def guard_size(shape, what: str, limit: int = MAX_CELLS) -> None:
-    """Refuse, before allocating, a result of `shape` with more than `limit` cells."""
+def guard_size(shape, what: str, limit: int = MAX_CELLS, by: str = "") -> None:
+    """Refuse, before allocating, a result of `shape` with more than `limit` cells; `by` names
+    the learner's arguments that set the size."""
     cells = 1
     for n in shape:
         cells *= int(n)  # Python ints: no overflow, however large the request
@@ -79,7 +81,7 @@ def guard_size(shape, what: str, limit: int = MAX_CELLS) -> None:
         dims = " × ".join(str(int(n)) for n in shape)
         raise HelpersError(
             f"{what}は {dims} = {cells:,} 個の数になり、大きすぎます(上限 {limit:,} 個)。"
-            "この本の計算は小さな行列で十分です。サイズを小さくしてください。"
+            f"この本の計算は小さな行列で十分です。{by + ' を' if by else 'サイズを'}小さくしてください。"
         )
 
 
@@ -206,12 +208,16 @@ def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> i
     return value
 
 
-def _repr(value) -> str:
-    """What came, for a message: a huge int by its size, anything else cut at 80 characters."""
+def said(value) -> str:
+    """What came, for a one-line message: a huge int by its size, anything else on one line
+    (an array's repr spans several) and cut at 80 characters."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return _shown(int(value))
-    shown = repr(value)
+    shown = " ".join(repr(value).split())
     return shown if len(shown) <= 80 else shown[:79] + "…"
+
+
+_repr = said
 
 
 def _shown(value: int) -> str:
@@ -390,10 +396,10 @@ def trusted(body):
 
 def learner_code(fn: Callable, *args):
     """Call the learner's own function from inside a public body, as if from outside: its calls
-    into helpers are checked and its arithmetic warns as numpy's usually does."""
+    into helpers are checked (and name its arguments). Its own overflow raises like ours, so the
+    public function answers it in one line instead of passing inf along."""
     token = _inside.set(False)
     try:
-        with np.errstate(over="warn", invalid="warn", divide="warn"):
-            return fn(*args)
+        return fn(*args)
     finally:
         _inside.reset(token)

@@ -25,6 +25,7 @@ from ._validate import (
     number,
     public,
     require_same_length,
+    text,
 )
 
 __all__ = [
@@ -62,7 +63,7 @@ def _projection_fits(a: dict) -> None:
     name = a["name"]
     a["x"], a["W"] = matmul_operands(a["x"], a["W"], ("x", name), inner="d_model",
                                      inner_meaning="(埋め込みベクトルの次元数)", out="d_k")
-    guard_size((a["x"].shape[0], a["W"].shape[1]), f"x @ {name} の結果")
+    guard_size((a["x"].shape[0], a["W"].shape[1]), f"x @ {name} の結果", by=f"x の行数か {name} の列数")
 
 
 def _queries_meet_keys(a: dict) -> None:
@@ -122,7 +123,7 @@ def softmax_backward(weights: np.ndarray, d_weights: np.ndarray) -> np.ndarray:
     return weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))
 
 
-@public(_projection_fits)
+@public(_projection_fits, name=arg(text))
 def project(x, W, name: str = "W") -> np.ndarray:
     """`x @ W` with a clear Japanese message when the shapes do not fit.
 
@@ -131,9 +132,17 @@ def project(x, W, name: str = "W") -> np.ndarray:
     return x @ W
 
 
+def _faces_fit(a: dict) -> None:
+    for name in ("W_Q", "W_K", "W_V"):
+        a["X"], a[name] = matmul_operands(a["X"], a[name], ("X", name), inner="d_model",
+                                          inner_meaning="(埋め込みベクトルの次元数)", out="d_k")
+        guard_size((a["X"].shape[0], a[name].shape[1]), f"X @ {name} の結果")
+
+
+@public(_faces_fit)
 def qkv(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three faces of every word: `Q = X W_Q`, `K = X W_K`, `V = X W_V`."""
-    return project(X, W_Q, "W_Q"), project(X, W_K, "W_K"), project(X, W_V, "W_V")
+    return X @ W_Q, X @ W_K, X @ W_V
 
 
 @public(_queries_meet_keys, Q=arg(as_matrix), K=arg(as_matrix),

@@ -10,7 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import HelpersError, HelpersKeyError, HelpersTypeError, number
+from ._validate import (
+    HelpersError,
+    HelpersKeyError,
+    HelpersTypeError,
+    arg,
+    instance,
+    number,
+    public,
+    said,
+    text,
+)
 from ._validate import as_array as _as_array
 from ._validate import as_matrix as _as_matrix
 from .attention import project as _project
@@ -24,7 +34,7 @@ def _names(names, what: str) -> tuple[str, ...]:
     if isinstance(names, str) or not isinstance(names, (tuple, list)) or not all(
         isinstance(n, str) for n in names
     ):
-        raise HelpersTypeError(f"{what} には文字列の並び(タプルかリスト)を渡してください。{names!r} が来ました。")
+        raise HelpersTypeError(f"{what} には文字列の並び(タプルかリスト)を渡してください。{said(names)} が来ました。")
     return tuple(names)
 
 
@@ -54,7 +64,7 @@ class Embedding:
 
     def index(self, word: str) -> int:
         if not isinstance(word, str) or word not in self.words:
-            raise HelpersKeyError(f"「{word}」はこの語彙にありません。使える語: {'、'.join(self.words)}")
+            raise HelpersKeyError(f"「{word if isinstance(word, str) else said(word)}」はこの語彙にありません。使える語: {'、'.join(self.words)}")
         return self.words.index(word)
 
     def with_vector(self, word: str, vector) -> Embedding:
@@ -127,7 +137,7 @@ class Catalog:
 
     def index(self, name: str) -> int:
         if not isinstance(name, str) or name not in self.names:
-            raise HelpersKeyError(f"「{name}」という本はありません。ある本: {'、'.join(self.names)}")
+            raise HelpersKeyError(f"「{name if isinstance(name, str) else said(name)}」という本はありません。ある本: {'、'.join(self.names)}")
         return self.names.index(name)
 
     def shelf(self) -> dict[str, np.ndarray]:
@@ -194,7 +204,7 @@ class Party:
 
     def __post_init__(self):
         if not isinstance(self.names, (tuple, list)) or not all(isinstance(n, str) for n in self.names):
-            raise HelpersTypeError(f"names には名前(文字列)の並びを渡してください。{self.names!r} が来ました。")
+            raise HelpersTypeError(f"names には名前(文字列)の並びを渡してください。{said(self.names)} が来ました。")
         names = tuple(self.names)
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
@@ -241,7 +251,7 @@ class Party:
 
     def index(self, name: str) -> int:
         if not isinstance(name, str) or name not in self.names:
-            raise HelpersKeyError(f"「{name}」という参加者はいません。参加者: {'、'.join(self.names)}")
+            raise HelpersKeyError(f"「{name if isinstance(name, str) else said(name)}」という参加者はいません。参加者: {'、'.join(self.names)}")
         return self.names.index(name)
 
     def faces(self, name: str) -> dict[str, np.ndarray]:
@@ -278,14 +288,13 @@ def party() -> Party:
     )
 
 
+@public(guests=arg(instance, cls=Party, made_by="helpers.data.Party"), person=arg(text))
 def party_attention(guests: Party, person: str) -> dict:
     """Everything one guest's row of the party computes, as plain numbers.
 
     Returns q (d_k,), scores = q Kᵀ and weights = softmax(scores) (n,), take_home = weights V
     (d_v,), and pick (the name with the largest weight).
     """
-    if not isinstance(guests, Party):
-        raise HelpersTypeError(f"guests には helpers.data.Party を渡してください。{type(guests).__name__} が来ました。")
     i = guests.index(person)
     q = guests.Q[i]
     scores = q @ guests.K.T
@@ -299,7 +308,7 @@ def party_attention(guests: Party, person: str) -> dict:
 SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 
 
+@public(mix=arg(number, "mix(入れ替え度 t)", lo=0.0, hi=1.0))
 def preview_w_q(mix: float) -> np.ndarray:
     """Chapter 00's W_Q, `(1 - t) I + t SWAP`: t = 0 leaves x as it is, t = 1 swaps sweet and spicy."""
-    t = number(mix, "入れ替え度 t", lo=0.0, hi=1.0)
-    return (1.0 - t) * np.eye(2) + t * SWAP
+    return (1.0 - mix) * np.eye(2) + mix * SWAP

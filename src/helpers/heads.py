@@ -39,6 +39,7 @@ from ._validate import (
     mask,
     number,
     public,
+    said,
 )
 from .attention import softmax
 from .data import Embedding
@@ -78,22 +79,22 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 # Masks and heads
 
 
-@public(lambda a: guard_size((a["n"], a["n"]), "因果マスク"), n=arg(integer, "n(語の数)", lo=1))
+@public(lambda a: guard_size((a["n"], a["n"]), "因果マスク", by="n(語の数)"), n=arg(integer, "n(語の数)", lo=1))
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     return np.triu(np.full((n, n), -np.inf), k=1)
 
 
-def _mask_fits(a: dict, n_q: int, n_k: int) -> None:
+def _mask_fits(a: dict, n_q: int, n_k: int, of: str) -> None:
     if a["mask"] is not None and a["mask"].shape != (n_q, n_k):
         raise HelpersError(
-            f"mask は (問いの数, 見出しの数) = ({n_q}, {n_k}) にしてください。shape {a['mask'].shape} が来ました。"
+            f"mask は {of} shape ({n_q}, {n_k}) にしてください。shape {a['mask'].shape} が来ました。"
         )
 
 
 def _rows_with_something_to_look_at(a: dict) -> None:
     s = a["scores"]
-    _mask_fits(a, *s.shape)
+    _mask_fits(a, *s.shape, of="scores と同じ")
     visible = s + a["mask"] if a["mask"] is not None else s
     empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
     if empty.size:
@@ -153,7 +154,8 @@ def _heads_fit(a: dict) -> None:
     for W, name in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")):
         if W.ndim != 3 or W.shape[:2] != (W_Q.shape[0], X.shape[1]):
             raise HelpersError(
-                f"{name} は (頭の数 h, d_model = {X.shape[1]}, 列の数) の 3 次元の配列にしてください。"
+                f"{name} は (頭の数 h = {W_Q.shape[0] if W_Q.ndim else '?'}(W_Q と同じ), "
+                f"d_model = {X.shape[1]}(X の列数), 列の数) の 3 次元の配列にしてください。"
                 f"shape {W.shape} が来ました。"
             )
     h, _, d_v = W_V.shape
@@ -163,9 +165,10 @@ def _heads_fit(a: dict) -> None:
         raise HelpersError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
     n = X.shape[0]
     # The largest arrays made: h × n × n weights, h × n × d faces, n × d_out output.
-    guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)")
-    guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)")
-    _mask_fits(a, n, n)
+    guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
+               by="X の語の数か W_Q, W_V の頭の数・列の数")
+    guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
+    _mask_fits(a, n, n, of="(X の語の数, 語の数) =")
     if a["mask"] is not None and np.any(np.all(np.isneginf(a["mask"]), axis=1)):
         _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
 
@@ -243,8 +246,8 @@ def two_lookups_task() -> TwoLookupsTask:
 
 
 def _heads_sizes(a: dict) -> None:
-    guard_size((a["h"], a["d_model"], a["d_k"]), "W_Q(頭の数 × d_model × d_k)")
-    guard_size((a["h"] * a["d_k"], a["d_out"]), "W_O(h·d_k × d_out)")
+    guard_size((a["h"], a["d_model"], a["d_k"]), "W_Q(頭の数 × d_model × d_k)", by="h, d_model, d_k")
+    guard_size((a["h"] * a["d_k"], a["d_out"]), "W_O(h·d_k × d_out)", by="h, d_k, d_out")
 
 
 @public(_heads_sizes, rng=RNG, h=arg(integer, "h(頭の数)", lo=1), d_k=arg(integer, lo=1),
@@ -296,7 +299,7 @@ def _params(a: dict) -> None:
             f"(initial_heads が作る形です)。{shapes} です。"
         )
     guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
-               "メニューごと・頭ごとの Q, K, V")
+               "メニューごと・頭ごとの Q, K, V", by="W の頭の数と列の数")
 
 
 #: The spec of a `task` argument: what `two_lookups_task()` made.
@@ -332,7 +335,7 @@ class HeadsHistory:
 def _save_at(a: dict) -> None:
     save_at, steps = a["save_at"], a["steps"]
     if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
-        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{save_at!r:.80} が来ました。")
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{said(save_at)} が来ました。")
     a["save_at"] = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
 
 

@@ -46,9 +46,10 @@ from ._validate import (
     learner_code,
     number,
     public,
+    said,
     trusted,
 )
-from .attention import attention_scores, softmax
+from .attention import attention_scores, softmax, softmax_backward
 from .data import SWAP, Embedding, foods
 
 __all__ = [
@@ -85,6 +86,8 @@ TASK_FOODS = ("ケーキ", "プリン", "カレー", "キムチ")
 MAX_STEPS = 200_000
 #: The most (run × step) records one call keeps: `survey_starts`' runs share this budget.
 MAX_RUN_STEPS = 2_000_000
+#: The most entries `numerical_gradient` probes (two calls of the learner's f each).
+MAX_PROBES = 10_000
 #: A loss beyond this (or no longer a finite number) means the run has blown up.
 BLOWUP = 1e6
 
@@ -194,7 +197,7 @@ def palate_task(embedding: Embedding | None = None) -> PalateTask:
     return PalateTask(embedding, tuple(menus))
 
 
-@public(lambda a: guard_size((a["d_model"], max(a["d_model"], a["d_k"])), "重み行列"),
+@public(lambda a: guard_size((a["d_model"], max(a["d_model"], a["d_k"])), "重み行列", by="d_model, d_k"),
         rng=RNG, d_model=arg(integer, lo=1), d_k=arg(integer, lo=1), scale=arg(number, lo=0.0))
 def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
                     scale: float = 0.3) -> dict[str, np.ndarray]:
@@ -283,12 +286,15 @@ def _faces_fit(a: dict) -> None:
             f"{W['W_K'].shape})。問いと見出しは内積を取るので、同じ d_k にします。"
         )
     try:
-        np.broadcast_shapes(*(M.shape[:-2] for M in (X, *W.values())))
+        batch = np.broadcast_shapes(*(M.shape[:-2] for M in (X, *W.values())))
     except ValueError as err:
         raise HelpersError(
             "X と W の前に付いた軸(まとめて計算する束の軸)の形が合いません: "
             + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *W.items())) + "。"
         ) from err
+    n = X.shape[-2]
+    guard_size((*batch, n, max(n, *(M.shape[-1] for M in W.values()))),
+               "アテンションの重みと Q, K, V(束 × 語の数 × …)", by="X と W")
 
 
 @public(_faces_fit, X=arg(_stack), W_Q=arg(_stack), W_K=arg(_stack), W_V=arg(_stack))
@@ -346,8 +352,7 @@ def _backprop(fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarray]:
     A = fwd.weights
     dV = transposed(A) @ dO                          # O = A V
     dA = dO @ transposed(fwd.V)
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # A = softmax(S), row by row:
-    # for one row a = softmax(s), J = diag(a) − a aᵀ is symmetric and ds = Jᵀ da = a ⊙ (da − a·da)
+    dS = softmax_backward(A, dA)                     # A = softmax(S), row by row
     dQ = dS @ fwd.K / root_d_k                       # S = Q Kᵀ / √d_k
     dK = transposed(dS) @ fwd.Q / root_d_k
     XT = transposed(fwd.X)
@@ -403,7 +408,7 @@ def _a_function(f, name: str):
     return f
 
 
-@public(lambda a: guard_size(a["W"].shape, "W の成分(1 つごとに f を 2 回呼びます)", limit=MAX_STEPS),
+@public(lambda a: guard_size(a["W"].shape, "W の成分(1 つごとに f を 2 回呼びます)", limit=MAX_PROBES, by="W"),
         f=arg(_a_function), W=arg(as_array), eps=arg(number, "eps(小さな正の数、例:1e-5)", positive=True))
 def numerical_gradient(f: Callable[[np.ndarray], float], W, eps: float = 1e-5) -> np.ndarray:
     """Central differences: entry (i, j) is (f(W + eps·E_ij) − f(W − eps·E_ij)) / (2 eps)."""
@@ -480,13 +485,8 @@ def _saved_steps(a: dict) -> None:
         a["save_at"] = sorted({int(round(s)) for s in np.linspace(0, steps, 12)})
         return
     if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
-        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{_said(save_at)} が来ました。")
+        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{said(save_at)} が来ました。")
     a["save_at"] = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
-
-
-def _said(value) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
 def _frozen_names(a: dict) -> None:
@@ -495,7 +495,7 @@ def _frozen_names(a: dict) -> None:
         not isinstance(name, str) or name not in NAMES for name in frozen
     ):
         raise HelpersError(
-            f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{_said(frozen)} が来ました。"
+            f"frozen には {list(NAMES)} の中の名前を並べてください(例: (\"W_V\",))。{said(frozen)} が来ました。"
         )
 
 
@@ -636,7 +636,7 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
 
 def _a_kind(kind, name: str) -> str:
     if not isinstance(kind, str) or kind not in START_KINDS:
-        raise HelpersError(f"{name} は {list(START_KINDS)} のどれかにしてください。{_said(kind)} が来ました。")
+        raise HelpersError(f"{name} は {list(START_KINDS)} のどれかにしてください。{said(kind)} が来ました。")
     return kind
 
 
@@ -680,11 +680,11 @@ def _kinds(a: dict) -> None:
     kinds = a["kinds"]
     if isinstance(kinds, (str, bytes)) or not isinstance(kinds, Iterable) or not list(kinds):
         raise HelpersError(
-            f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{_said(kinds)} が来ました。"
+            f"kinds には {list(START_KINDS)} の中から 1 つ以上を並べてください。{said(kinds)} が来ました。"
         )
     a["kinds"] = [_a_kind(kind, "kinds の要素") for kind in kinds]
     guard_size((len(a["kinds"]) * a["n"], a["steps"] + 1),
-               "学習の記録(出発点の数 × 種類 × ステップ数)", limit=MAX_RUN_STEPS)
+               "学習の記録(出発点の数 × 種類 × ステップ数)", limit=MAX_RUN_STEPS, by="n, kinds, steps")
 
 
 @public(_kinds, task=TASK, rng=RNG, n=arg(integer, "n(出発点の数)", lo=1), lr=LR, steps=STEPS,

@@ -133,7 +133,8 @@ def _fused_heads_fit(a: dict) -> None:
     _validate.matmul_operands(np.empty((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
                               inner="h·d_v", out="d_out")
     n = X.shape[0]
-    _validate.guard_size((h, n, max(n, a["W_Q"].shape[1], a["W_V"].shape[1])), "頭ごとの重みと Q, K, V")
+    _validate.guard_size((h, n, max(n, a["W_Q"].shape[1], a["W_V"].shape[1])), "頭ごとの重みと Q, K, V",
+                         by="X の語の数か W_Q, W_V の列の数")
 
 
 @_validate.public(_fused_heads_fit, X=_validate.arg(_validate.as_matrix),

@@ -1,0 +1,104 @@
+"""Each formula is written once in src/ (issue 25): the softmax, its backward pass and the
+cutting into heads each have one definition, which every chapter, check and training loop calls.
+
+Found by the shape of the code (AST), not by name, so a copy under another name is caught too.
+The checks' deliberate mistakes (a softmax over the wrong axis, without keepdims, over the whole
+table) are other formulas and are not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+HELPERS = Path(__file__).resolve().parents[1] / "src" / "helpers"
+
+
+def _keepdims(node: ast.AST) -> bool:
+    return any(k.arg == "keepdims" and getattr(k.value, "value", None) is True
+               for k in getattr(node, "keywords", []))
+
+
+def _method(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and getattr(node.func, "attr", "") == name
+
+
+def _stable_softmax(fn: ast.AST) -> bool:
+    """e / e.sum(…, keepdims=True) where e = exp(scores − scores.max(…, keepdims=True)), also
+    through intermediate names (z = …; e = np.exp(z))."""
+    bound = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+             for t in n.targets if isinstance(t, ast.Name)}
+
+    def reaches(expr: ast.AST, test, seen=()) -> bool:
+        for n in ast.walk(expr):
+            if test(n):
+                return True
+            if isinstance(n, ast.Name) and n.id in bound and n.id not in seen:
+                if reaches(bound[n.id], test, (*seen, n.id)):
+                    return True
+        return False
+
+    def row_max(n):
+        return _method(n, "max") and _keepdims(n)
+
+    def stable_exp(n):
+        return _method(n, "exp") and reaches(n.args[0], row_max)
+
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)
+               and _method(n.right, "sum") and _keepdims(n.right)
+               and ast.dump(n.left) == ast.dump(n.right.func.value) and reaches(n.left, stable_exp)
+               for n in ast.walk(fn))
+
+
+def _softmax_backward(fn: ast.AST) -> bool:
+    """a ⊙ (da − sum(da ⊙ a)): the Jacobian of the softmax applied to a gradient."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)
+               and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.Sub)
+               and _method(n.right.right, "sum") and _keepdims(n.right.right)
+               for n in ast.walk(fn))
+
+
+def _head_cut(fn: ast.AST) -> bool:
+    """A reshape followed at once by an axis swap: rows cut into heads (or heads put back)."""
+    return any(_method(n, name) and _method(n.func.value, "reshape")
+               for n in ast.walk(fn) for name in ("transpose", "swapaxes"))
+
+
+def _definitions(found) -> list[str]:
+    where = []
+    for path in sorted(HELPERS.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            inner = isinstance(fn, ast.FunctionDef) and not any(
+                isinstance(n, ast.FunctionDef) and n is not fn and found(n) for n in ast.walk(fn))
+            if inner and found(fn):
+                where.append(f"{path.relative_to(HELPERS)}:{fn.name}")
+    return where
+
+
+def test_one_softmax():
+    assert _definitions(_stable_softmax) == ["attention.py:softmax"]
+
+
+def test_one_softmax_backward():
+    assert _definitions(_softmax_backward) == ["attention.py:softmax_backward"]
+
+
+def test_one_cut_into_heads():
+    assert _definitions(_head_cut) == ["heads.py:split_heads"]
+
+
+def test_the_detectors_find_the_copies_the_review_found():
+    """Chapter 08's check kept its own softmax and split (main ecd40a8): the detectors see them."""
+    copy = ast.parse(
+        "def _softmax_rows(S):\n"
+        "    e = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+        "    return e / e.sum(axis=-1, keepdims=True)\n"
+        "def _split(M, h):\n"
+        "    n, width = M.shape\n"
+        "    return M.reshape(n, h, width // h).transpose(1, 0, 2)\n"
+        "def _evaluate(A, dA):\n"
+        "    return A * (dA - np.sum(dA * A, axis=-1, keepdims=True))\n")
+    softmax, split, backward = (n for n in copy.body)
+    assert _stable_softmax(softmax) and not _stable_softmax(split)
+    assert _head_cut(split) and not _head_cut(softmax)
+    assert _softmax_backward(backward) and not _softmax_backward(softmax)
