@@ -367,7 +367,7 @@ def public(*relations: Callable, finite: bool = True, **specs: Callable):
 
 def _overflow(function: str, values: dict) -> str:
     numbers = [n for n, v in values.items() if isinstance(v, (np.ndarray, dict, float))] or ["入力"]
-    return (f"{function} の計算の途中で数が float の範囲(約 1.8e308)を超えました。"
+    return (f"{function} の計算で数が大きくなりすぎ、float の範囲(約 1.8e308)を超えました。"
             f"{', '.join(numbers)} の値をもっと小さくしてください。")
 
 

@@ -268,8 +268,8 @@ def test_preview_w_q_blends_identity_and_swap():
 @pytest.mark.parametrize(
     "bad, error, words",
     [(-0.1, ValueError, "0 以上 1 以下"), (1.5, ValueError, "0 以上 1 以下"),
-     ("0.5", TypeError, "t は数で"), (None, TypeError, "t は数で"),
-     (True, TypeError, "t は数で"), (np.nan, ValueError, "有限の数")],
+     ("0.5", TypeError, "mix\\(入れ替え度 t\\) は数で"), (None, TypeError, "mix\\(入れ替え度 t\\) は数で"),
+     (True, TypeError, "mix\\(入れ替え度 t\\) は数で"), (np.nan, ValueError, "有限の数")],
 )
 def test_preview_w_q_bad_inputs(bad, error, words):
     with pytest.raises(error, match=words):
