@@ -22,24 +22,21 @@ into heads. Learners' arguments are checked by `@public` (in `_validate`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _validate
 from ._validate import (
     HelpersError,
-    HelpersTypeError,
     arg,
     as_array,
     as_matrix,
-    guard_size,
     instance,
     integer,
     mask,
     number,
     public,
-    said,
 )
 from .attention import softmax
 from .data import Embedding
@@ -53,6 +50,7 @@ from .learning import (
     _backprop,
     _descend,
     _diverged,
+    _saved_steps,
     palate_task,
 )
 
@@ -79,7 +77,7 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 # Masks and heads
 
 
-@public(lambda a: guard_size((a["n"], a["n"]), "因果マスク", by="n(語の数)"), n=arg(integer, "n(語の数)", lo=1))
+@public(lambda a: _validate.guard_size((a["n"], a["n"]), "因果マスク", by="n(語の数)"), n=arg(integer, "n(語の数)", lo=1))
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     return np.triu(np.full((n, n), -np.inf), k=1)
@@ -165,9 +163,9 @@ def _heads_fit(a: dict) -> None:
         raise HelpersError(f"W_O は (h·d_v = {h * d_v}) × d_out の行列にしてください。shape {W_O.shape} が来ました。")
     n = X.shape[0]
     # The largest arrays made: h × n × n weights, h × n × d faces, n × d_out output.
-    guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
+    _validate.guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
                by="X の語の数か W_Q, W_V の頭の数・列の数")
-    guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
+    _validate.guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
     _mask_fits(a, n, n, of="(X の語の数, 語の数) =")
     if a["mask"] is not None and np.any(np.all(np.isneginf(a["mask"]), axis=1)):
         _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
@@ -246,8 +244,8 @@ def two_lookups_task() -> TwoLookupsTask:
 
 
 def _heads_sizes(a: dict) -> None:
-    guard_size((a["h"], a["d_model"], a["d_k"]), "W_Q(頭の数 × d_model × d_k)", by="h, d_model, d_k")
-    guard_size((a["h"] * a["d_k"], a["d_out"]), "W_O(h·d_k × d_out)", by="h, d_k, d_out")
+    _validate.guard_size((a["h"], a["d_model"], a["d_k"]), "W_Q(頭の数 × d_model × d_k)", by="h, d_model, d_k")
+    _validate.guard_size((a["h"] * a["d_k"], a["d_out"]), "W_O(h·d_k × d_out)", by="h, d_k, d_out")
 
 
 @public(_heads_sizes, rng=RNG, h=arg(integer, "h(頭の数)", lo=1), d_k=arg(integer, lo=1),
@@ -298,7 +296,7 @@ def _params(a: dict) -> None:
             f"(h, {d_model}, d_v)、W_O は (h·d_v, {d_out}) にしてください"
             f"(initial_heads が作る形です)。{shapes} です。"
         )
-    guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
+    _validate.guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
                "メニューごと・頭ごとの Q, K, V", by="W の頭の数と列の数")
 
 
@@ -332,14 +330,7 @@ class HeadsHistory:
         return self.maps[-1]
 
 
-def _save_at(a: dict) -> None:
-    save_at, steps = a["save_at"], a["steps"]
-    if isinstance(save_at, (str, bytes)) or not isinstance(save_at, Iterable):
-        raise HelpersTypeError(f"save_at にはステップ番号の並び(例: [0, 10, 50])を渡してください。{said(save_at)} が来ました。")
-    a["save_at"] = sorted({integer(s, f"save_at の要素(0 から steps={steps})", 0, steps) for s in save_at})
-
-
-@public(_params, _save_at, task=TASK, lr=LR, steps=STEPS)
+@public(_params, _saved_steps, task=TASK, lr=LR, steps=STEPS)
 def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
     """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times.

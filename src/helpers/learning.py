@@ -164,18 +164,14 @@ TASK = arg(instance, cls=PalateTask, made_by="palate_task() の結果")
 RNG = arg(instance, cls=np.random.Generator, made_by="np.random.Generator")
 
 
-def palate_task(embedding: Embedding | None = None) -> PalateTask:
-    """Every menu of two or more foods with at least one sweet and one spicy food.
-
-    With the default foods (ケーキ, プリン, カレー, キムチ from chapter 01): 9 menus, 24 questions.
-    """
+def _both_tastes(a: dict) -> None:
+    """An embedding on the 甘さ/辛さ plane with a sweet and a spicy food, no two equally sweet
+    (or spicy): each food's partner must be one food."""
+    embedding = a["embedding"]
     if embedding is None:
         emb = foods()
         embedding = Embedding(TASK_FOODS, np.vstack([emb[w] for w in TASK_FOODS]))
-    if not isinstance(embedding, Embedding):
-        raise HelpersTypeError(
-            f"embedding には helpers.data.Embedding を渡してください。{type(embedding).__name__} が来ました。"
-        )
+    a["embedding"] = instance(embedding, "embedding", Embedding, "helpers.data.Embedding")
     E = as_matrix(embedding.vectors, "embedding.vectors")
     if E.shape[1] != 2:
         raise HelpersError(f"この課題は 2 次元(甘さ, 辛さ)の埋め込みで作ります。shape {E.shape} が来ました。")
@@ -185,6 +181,18 @@ def palate_task(embedding: Embedding | None = None) -> PalateTask:
     for col, taste in ((0, "甘さ"), (1, "辛さ")):
         if len(np.unique(E[:, col])) < len(E):
             raise HelpersError(f"{taste}が同じ料理があります。一番を決められるよう、{taste}はすべて違う値にしてください。")
+    # Every subset of the foods is a candidate menu: 2 ** (number of foods) of them.
+    guard_size((2 ** len(E), len(E)), "メニューの候補(2 の「料理の数」乗)", by="embedding の料理の数")
+
+
+@public(_both_tastes)
+def palate_task(embedding: Embedding | None = None) -> PalateTask:
+    """Every menu of two or more foods with at least one sweet and one spicy food.
+
+    With the default foods (ケーキ, プリン, カレー, キムチ from chapter 01): 9 menus, 24 questions.
+    """
+    E = embedding.vectors
+    sweet = E[:, 0] > E[:, 1]
     menus = []
     for size in range(2, len(E) + 1):
         for rows in itertools.combinations(range(len(E)), size):
