@@ -240,6 +240,7 @@ def _good_calls() -> dict:
         scaling.random_scores: dict(d_k=2, rng=rng(0), n_sentences=2, n_words=3),
         scaling.scaling_experiment: dict(d_ks=[1, 2], rng=rng(0), n_sentences=2, n_words=3),
         scaling.relative_histogram: dict(values=X, edges=np.array([-1.0, 0.0, 1.0])),
+        learning.palate_task: dict(embedding=data.Embedding(("甘", "辛"), np.array([[2.0, 0.1], [0.2, 1.5]]))),
         learning.find_partner: dict(X=X, i=0),
         learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
         learning.forward: dict(X=X, **faces),
@@ -296,7 +297,7 @@ def _bad_kinds(name: str, good) -> dict:
                 "inf": (np.inf, True), "huge": (1e308, False)}
     if isinstance(good, str):
         return {"number": (5, True), "none": (None, name != "name")}
-    return {"none": (None, name not in ("save_at",)), "text": ("abc", True)}
+    return {"none": (None, name not in ("save_at", "embedding")), "text": ("abc", True)}  # None: the default
 
 
 def _cases():
@@ -330,3 +331,13 @@ def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
     history = learning.train(_TASK, {name: M * 1e200 for name, M in _W.items()}, lr=0.5, steps=3)
     with pytest.raises(HelpersError, match="W の最初の値"):
         _ = history.final
+
+
+def test_every_maths_function_has_a_good_call():
+    """So that the bad kinds above reach a new function as soon as it is exported."""
+    funcs = {p.values[0] for p in _public_functions(
+        helpers.attention, data, geometry, matmul, scaling, learning, heads) + _variants()}
+    made = (data.foods, data.library_catalog, data.phrase, data.party, heads.two_lookups_task)
+    missing = {f.__name__ for f in funcs if inspect.isfunction(f) and f not in made} - {
+        f.__name__ for f in _good_calls()}
+    assert not missing, f"add a good call to _good_calls: {sorted(missing)}"
