@@ -243,7 +243,7 @@ def _good_calls() -> dict:
         learning.palate_task: dict(embedding=data.Embedding(("甘", "辛"), np.array([[2.0, 0.1], [0.2, 1.5]]))),
         learning.find_partner: dict(X=X, i=0),
         learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
-        learning.forward: dict(X=X, **faces),
+        learning.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
         learning.backward: dict(X=X, fwd=learning.forward(X, **faces), d_output=np.ones((3, 2))),
         learning.loss_and_gradients: dict(task=_TASK, W=W),
         learning.accuracy: dict(task=_TASK, W=W),

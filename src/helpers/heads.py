@@ -15,8 +15,8 @@ extreme food of the other taste (chapter 07's 口直し). `train_heads` learns i
 descent with one or several heads; all menus are padded to four foods and the empty seats are
 hidden from every query with -inf (a padding mask), so one batched pass serves all menus.
 
-The attention, its backward pass and the training loop are chapter 07's (`learning._attend`,
-`_backprop`, `_descend`): this module adds only what several heads need, W_O and the cutting
+The attention, its backward pass and the training loop are chapter 07's (`learning.forward`,
+`backward`, `_descend`): this module adds only what several heads need, W_O and the cutting
 into heads. Learners' arguments are checked by `@public` (in `_validate`).
 """
 
@@ -46,11 +46,11 @@ from .learning import (
     MAX_STEPS,  # noqa: F401  (heads.MAX_STEPS: train_heads has chapter 07's limit)
     RNG,
     STEPS,
-    _attend,
-    _backprop,
     _descend,
     _diverged,
     _saved_steps,
+    backward,
+    forward,
     palate_task,
 )
 
@@ -179,7 +179,7 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, 
     W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out; mask: n × n or None.
     output: n × d_out; weights: h × n × n (head i's map is weights[i]).
     """
-    heads = _attend(X, W_Q, W_K, W_V, 0.0 if mask is None else mask)  # X is broadcast over heads
+    heads = forward(X, W_Q, W_K, W_V, mask)  # X is broadcast over the heads
     return merge_heads(heads.output) @ W_O, heads.weights
 
 
@@ -262,7 +262,7 @@ def initial_heads(rng: np.random.Generator, h: int, d_k: int, d_model: int = 2,
 def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
     """All menus at once (m × h × n × d, X broadcast over the heads): the loss, its two halves
     (LOOKUPS), the gradients of the four W and the attention maps (m × h × n × n)."""
-    fwd = _attend(task.X[:, None], P["W_Q"], P["W_K"], P["W_V"], task.key_mask)
+    fwd = forward(task.X[:, None], P["W_Q"], P["W_K"], P["W_V"], task.key_mask)
     C = merge_heads(fwd.output)                                   # m × n × h·d_v, heads side by side
     D = (C @ P["W_O"] - task.targets) * task.seats[..., None]     # empty seats count for nothing
     N = task.n_rows
@@ -270,7 +270,7 @@ def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
     dY = 2 * D / N
     grads = {"W_O": np.einsum("mnc,mno->co", C, dY)}
     d_heads = split_heads(dY @ P["W_O"].T, len(P["W_Q"]))         # back through the concatenation
-    for name, g in _backprop(fwd, d_heads).items():
+    for name, g in backward(fwd.X, fwd, d_heads).items():
         grads[name] = g.sum(axis=0)                               # the menus share the heads' W
     return float(losses.sum()), losses, grads, fwd.weights
 

@@ -21,7 +21,7 @@ matrix product at a time, in the reverse order:
 Many training runs go as one computation: the weights carry a leading batch axis (B runs), the
 menus of one size are stacked too, and `@` multiplies every (run, menu) pair at once, the
 parallelism of chapter 05. Inputs are checked once, where a caller comes in (`@public`, in
-`_validate`); the arithmetic is written once (`_attend`, `_backprop`, `_descend`) and runs
+`_validate`); the arithmetic is written once (`forward`, `backward`, `_descend`) and runs
 unchecked inside the loops. Chapter 08's heads learn through the same three.
 """
 
@@ -44,6 +44,7 @@ from ._validate import (
     instance,
     integer,
     learner_code,
+    mask,
     number,
     public,
     said,
@@ -301,28 +302,35 @@ def _faces_fit(a: dict) -> None:
             + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *W.items())) + "。"
         ) from err
     n = X.shape[-2]
+    scores = (*batch, n, n)
     guard_size((*batch, n, max(n, *(M.shape[-1] for M in W.values()))),
                "アテンションの重みと Q, K, V(束 × 語の数 × …)", by="X と W")
+    mask = a["mask"]
+    if mask is None:
+        return
+    try:
+        fits = np.broadcast_shapes(mask.shape, scores) == scores
+    except ValueError:
+        fits = False
+    if not fits:
+        raise HelpersError(f"mask は得点と同じ (語の数, 語の数) = ({n}, {n}) の形にしてください。shape {mask.shape} が来ました。")
+    if np.any(np.all(np.isneginf(mask), axis=-1)):
+        raise HelpersError("mask にすべて -inf の行があります。どの語も見られない行では 0 / 0 = NaN になります。")
 
 
-@public(_faces_fit, X=arg(_stack), W_Q=arg(_stack), W_K=arg(_stack), W_V=arg(_stack))
-def forward(X, W_Q, W_K, W_V) -> Forward:
-    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k) V.
+@public(_faces_fit, X=arg(_stack), W_Q=arg(_stack), W_K=arg(_stack), W_V=arg(_stack),
+        mask=arg(mask, optional=True))
+def forward(X, W_Q, W_K, W_V, mask=None) -> Forward:
+    """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k + mask) V.
 
     X is n × d_model and each W is d_model × d_k (d_model × d_v for W_V). Leading batch axes
     broadcast as they do for `@`: X of shape (m, n, d) with W_Q of shape (B, 1, d, k) computes
-    all B × m attentions at once.
-    """
-    return _attend(X, W_Q, W_K, W_V)
-
-
-def _attend(X, W_Q, W_K, W_V, mask=0.0) -> Forward:
-    """The forward pass, once for chapters 07 and 08: the faces, then masked attention.
-
-    `mask` (0 = may look, -inf = hidden) is added to the scores: chapter 08's padded menus.
+    all B × m attentions at once. `mask` (0 = may look, -inf = hidden; chapter 08) is added to
+    the scores. The one forward pass of chapters 07 and 08.
     """
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    A = softmax(attention_scores(Q, K) + mask)
+    scores = attention_scores(Q, K)
+    A = softmax(scores if mask is None else scores + mask)
     return Forward(X, Q, K, V, A, A @ V)
 
 
@@ -343,21 +351,17 @@ def _the_forward_of_X(a: dict) -> None:
 @public(_the_forward_of_X, X=arg(_stack), d_output=arg(_stack),
         fwd=arg(instance, cls=Forward, made_by="forward(...) の結果"))
 def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
-    """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W).
+    """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W), one line
+    per step. The one backward pass of chapters 07 and 08.
 
     With batch axes, each gradient has the broadcast batch shape in front (one per attention);
     sum over an axis along which a W was shared to get that W's own gradient.
     """
-    return _backprop(fwd, d_output)
-
-
-def _backprop(fwd: Forward, dO: np.ndarray) -> dict[str, np.ndarray]:
-    """The backward pass, once for chapters 07 and 08: one line per step of the chain rule."""
     def transposed(M):
         return M.swapaxes(-1, -2)
 
     root_d_k = np.sqrt(fwd.Q.shape[-1])
-    A = fwd.weights
+    A, dO = fwd.weights, d_output
     dV = transposed(A) @ dO                          # O = A V
     dA = dO @ transposed(fwd.V)
     dS = softmax_backward(A, dA)                     # A = softmax(S), row by row
@@ -386,10 +390,10 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
     grads = {name: np.zeros_like(M) for name, M in W.items()}
     shared = {name: M[:, None] for name, M in W.items()}  # one W for all menus of a stack
     for X, targets, partner in task.stacks:
-        fwd = _attend(X, shared["W_Q"], shared["W_K"], shared["W_V"])  # (B, m, n, ·)
+        fwd = forward(X, shared["W_Q"], shared["W_K"], shared["W_V"])  # (B, m, n, ·)
         diff = fwd.output - targets
         loss += np.sum(diff**2, axis=(1, 2, 3)) / N
-        for name, g in _backprop(fwd, 2 * diff / N).items():
+        for name, g in backward(X, fwd, 2 * diff / N).items():
             grads[name] += g.sum(axis=1)  # the menus shared W: their gradients add up
         right += np.sum(np.argmax(fwd.weights, axis=-1) == partner, axis=(1, 2))
     # the full menu is the last of the last stack
@@ -401,7 +405,7 @@ def accuracy(task: PalateTask, W) -> float:
     """The share of (menu, food) questions whose largest attention weight is on the partner."""
     right = 0
     for menu in task.menus:
-        weights = _attend(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        weights = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
         right += int(np.sum(np.argmax(weights, axis=1) == menu.partner))
     return right / task.n_rows
 
@@ -611,7 +615,7 @@ def weight_split(task: PalateTask, W) -> tuple[float, float]:
     """The attention weight a question gives its right partner and itself, averaged over all N."""
     on_partner = on_self = 0.0
     for menu in task.menus:
-        A = _attend(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        A = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
         rows = np.arange(len(menu.words))
         on_partner += float(A[rows, menu.partner].sum())
         on_self += float(np.trace(A))
@@ -634,7 +638,7 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     d = task.full_menu.X.shape[1]
     mixed, targets = [], []
     for menu in task.menus:
-        A = _attend(menu.X, W_Q, W_K, np.eye(d)).weights
+        A = forward(menu.X, W_Q, W_K, np.eye(d)).weights
         mixed.append(A @ menu.X)
         targets.append(menu.targets)
     M, T = np.vstack(mixed), np.vstack(targets)

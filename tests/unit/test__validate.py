@@ -194,3 +194,61 @@ def test_what_came_is_shown_briefly_whatever_it_is():
     with pytest.raises(HelpersTypeError) as caught:
         text(list(range(1000)), "title")
     assert "…" in str(caught.value) and len(str(caught.value)) < 200
+
+
+# The boundary: @public, masks, complex numbers (issue 25).
+
+from helpers._validate import arg, mask, public, said  # noqa: E402
+
+
+@public(lambda a: a.update(seen=True), x=arg(as_matrix), scale=arg(number, "scale(倍率)"))
+def _scaled(x, scale=1.0):
+    return x * scale
+
+
+@public(x=arg(as_matrix))
+def _outer(x):
+    return _scaled(x, 1e300)  # inside: no second check, and the overflow names the outer x
+
+
+def test_public_converts_each_argument_and_names_it():
+    assert _scaled([[1, 2]], 2).tolist() == [[2.0, 4.0]]
+    with pytest.raises(HelpersTypeError, match=r"scale\(倍率\) は数で"):
+        _scaled([[1.0]], "2")
+    with pytest.raises(HelpersError, match="x は 2 次元"):
+        _scaled([1.0, 2.0])
+
+
+def test_public_answers_overflow_naming_the_learners_arguments():
+    with pytest.raises(HelpersError, match="_scaled の計算で数が大きくなりすぎ.*x, scale の値"):
+        _scaled([[1e300]], 1e300)
+    with pytest.raises(HelpersError, match="_outer の計算で.*x の値") as err:
+        _outer([[1e300]])
+    assert "scale" not in str(err.value)
+
+
+def test_public_refuses_a_call_of_the_wrong_shape_in_japanese():
+    with pytest.raises(HelpersTypeError, match=r"_scaled\(x, scale=1.0\) の形で呼んでください"):
+        _scaled([[1.0]], 2, 3)
+
+
+@pytest.mark.parametrize("value", [np.ones((2, 2)) + 1j, [[1, 2j]], 1j])
+def test_complex_numbers_are_refused_not_cut_to_their_real_part(value):
+    with pytest.raises(HelpersTypeError, match="X には実数の配列"):
+        as_array(value, "X")
+
+
+def test_a_mask_is_zero_or_minus_inf():
+    np.testing.assert_array_equal(mask([[0.0, -np.inf]], "mask"), [[0.0, -np.inf]])
+    assert mask(None, "mask", optional=True) is None
+    with pytest.raises(HelpersTypeError, match=r"True/False の表.*np.where\(mask, 0, -np.inf\)"):
+        mask(np.array([[True, False]]), "mask")
+    with pytest.raises(HelpersError, match="0(見てよい)か -inf(隠す)だけ.*1 が入って".replace("(", r"\(").replace(")", r"\)")):
+        mask(np.array([[0, 1]]), "mask")
+    with pytest.raises(HelpersError, match="1e\\+308 が入って"):
+        mask([[0.0, 1e308]], "mask")
+
+
+def test_said_keeps_a_message_on_one_line():
+    assert "\n" not in said(np.ones((3, 3)))
+    assert said(10**400).startswith("約 401 桁")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import heads, scaled_dot_product_attention, softmax
+from helpers import heads, learning, scaled_dot_product_attention, softmax
 from helpers._validate import HelpersError
 
 
@@ -174,3 +174,30 @@ def test_w_that_do_not_fit_the_task_get_the_shapes_in_japanese(name, shape):
         heads.loss_and_gradients(task, W)
     with pytest.raises(HelpersError, match=r"initial_heads が作る形"):
         heads.train_heads(task, W, lr=0.1, steps=1)
+
+
+@pytest.mark.parametrize("mask", [np.tril(np.ones((3, 3), bool)), np.tril(np.ones((3, 3), int))])
+def test_true_false_or_one_zero_masks_are_refused_with_how_to_write_them(rng, mask):
+    """PyTorch reads True as "may look" in one function and as "hidden" in another: the book
+    takes numbers only, and says how to turn either table into them."""
+    with pytest.raises((TypeError, ValueError), match=r"np.where\(mask, 0, -np.inf\)"):
+        heads.masked_softmax(np.zeros((3, 3)), mask)
+    W = rng.normal(size=(2, 2, 2))
+    with pytest.raises((TypeError, ValueError), match=r"np.where\(mask, 0, -np.inf\)"):
+        heads.multi_head_attention(rng.normal(size=(3, 2)), W, W, W, np.eye(4), mask)
+
+
+def test_sizes_of_many_heads_and_words_are_refused_before_allocating():
+    X = np.ones((5000, 2))
+    W = np.ones((64, 2, 2))
+    with pytest.raises(HelpersError, match="大きすぎます.*X の語の数"):
+        heads.multi_head_attention(X, W, W, W, np.ones((128, 2)))
+
+
+def test_multi_head_attention_is_chapter_07s_forward_per_head(rng):
+    X, W = rng.normal(size=(4, 2)), rng.normal(size=(3, 2, 2))
+    out, w = heads.multi_head_attention(X, W, W, W, np.eye(6), heads.causal_mask(4))
+    for i in range(3):
+        fwd = learning.forward(X, W[i], W[i], W[i], heads.causal_mask(4))
+        np.testing.assert_allclose(w[i], fwd.weights, rtol=1e-12)
+        np.testing.assert_allclose(out[:, 2 * i:2 * i + 2], fwd.output, rtol=1e-12)
