@@ -81,8 +81,13 @@ def guard_size(shape, what: str, limit: int = MAX_CELLS, by: str = "") -> None:
         dims = " × ".join(str(int(n)) for n in shape)
         raise HelpersError(
             f"{what}は {dims} = {cells:,} 個の数になり、大きすぎます(上限 {limit:,} 個)。"
-            f"この本の計算は小さな行列で十分です。{by + ' を' if by else 'サイズを'}小さくしてください。"
+            f"この本の計算は小さな行列で十分です。{_object(by) if by else 'サイズを'}小さくしてください。"
         )
+
+
+def _object(words: str) -> str:
+    """`words` followed by を: a space after a name (`n を`), none after Japanese (`数を`)."""
+    return f"{words} を" if words[-1].isascii() else f"{words}を"
 
 
 def as_matrix(a, name: str) -> np.ndarray:

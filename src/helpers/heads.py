@@ -346,7 +346,7 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
     P = {name: M[None].copy() for name, M in W.items()}
     (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
     if run.diverged:
-        raise HelpersError(_diverged(len(run.losses), lr, "W"))
+        raise HelpersError(_diverged(len(run.losses), lr))
     return HeadsHistory(P["W_Q"].shape[1], float(lr), np.array(run.losses),
                         np.array([r["parts"] for r in run.records]),
                         [step for step, _ in run.saved],

@@ -482,11 +482,13 @@ class History:
     accuracies: np.ndarray
     snapshots: list[Snapshot] = field(default_factory=list)
     diverged: bool = False
+    blowup: float = BLOWUP
 
     @property
     def final(self) -> Snapshot:
         if not self.snapshots:
-            raise HelpersError("保存されたステップがありません。" + _diverged(len(self.losses), self.lr, "W"))
+            raise HelpersError("保存されたステップがありません(diverged が True です)。"
+                               + _diverged(len(self.losses), self.lr, self.blowup))
         return self.snapshots[-1]
 
 
@@ -532,15 +534,15 @@ def train(task: PalateTask, W, lr: float, steps: int,
     """
     batch = {name: M[None].copy() for name, M in W.items()}
     return _histories(task, _descend(lambda W: _evaluate(task, W), batch, lr, steps, save_at,
-                                     blowup, frozen), lr)[0]
+                                     blowup, frozen), lr, blowup)[0]
 
 
-def _diverged(updates: int, lr: float, name: str) -> str:
-    """Why a run stopped: before its first update the start `name` was too large, else the step."""
+def _diverged(updates: int, lr: float, blowup: float = BLOWUP) -> str:
+    """Why a run stopped: before its first update the starting W was too large, else the step."""
     if updates == 0:
-        return (f"学習を始める前から損失が大きすぎて発散しています(blowup を超えたか、有限の数ではありません)。"
-                f"{name} の最初の値を小さくしてください。")
-    return (f"{updates} 回目の更新のあと、損失が大きくなりすぎて発散しました(diverged が True です)。"
+        return (f"学習を始める前から損失が {blowup:g} を超えているか有限の数でなく、発散しています。"
+                "W の最初の値を小さくしてください。")
+    return (f"{updates} 回目の更新のあと、損失が {blowup:g} を超えたか有限の数でなくなり、発散しました。"
             f"学習率 lr = {lr:g} を小さくして試してください。")
 
 
@@ -588,13 +590,14 @@ def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int
     return runs
 
 
-def _histories(task: PalateTask, runs: list[_Run], lr: float) -> list[History]:
+def _histories(task: PalateTask, runs: list[_Run], lr: float, blowup: float = BLOWUP) -> list[History]:
     """Chapter 07's record of each run: losses, accuracies, snapshots with the full menu's map."""
     menu = task.full_menu
     histories = []
     for run in runs:
         h = History(lr, menu.words, menu.partner.copy(), np.array(run.losses),
-                    np.array([r["accuracy"] for r in run.records]), diverged=run.diverged)
+                    np.array([r["accuracy"] for r in run.records]), diverged=run.diverged,
+                    blowup=blowup)
         for step, W in run.saved:
             record = run.records[step]
             h.snapshots.append(Snapshot(step, W, run.losses[step], float(record["accuracy"]),
