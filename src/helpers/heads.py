@@ -77,7 +77,8 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 # Masks and heads
 
 
-@public(lambda a: _validate.guard_size((a["n"], a["n"]), "因果マスク", by="n(語の数)"), n=arg(integer, "n(語の数)", lo=1))
+@public(lambda a: _validate.guard_size((a["n"], a["n"]), "因果マスク", by="n(語の数)"),
+        n=arg(integer, "n(語の数)", lo=1))
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     return np.triu(np.full((n, n), -np.inf), k=1)
@@ -164,10 +165,10 @@ def _heads_fit(a: dict) -> None:
     n = X.shape[0]
     # The largest arrays made: h × n × n weights, h × n × d faces, n × d_out output.
     _validate.guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
-               by="X の語の数か W_Q, W_V の頭の数・列の数")
+                         by="X の語の数か W_Q, W_V の頭の数・列の数")
     _validate.guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
     _mask_fits(a, n, n, of="(X の語の数, 語の数) =")
-    if a["mask"] is not None and np.any(np.all(np.isneginf(a["mask"]), axis=1)):
+    if a["mask"] is not None:  # the scores are finite: a row is empty where the mask's row is
         _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
 
 
@@ -297,7 +298,7 @@ def _params(a: dict) -> None:
             f"(initial_heads が作る形です)。{shapes} です。"
         )
     _validate.guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
-               "メニューごと・頭ごとの Q, K, V", by="W の頭の数と列の数")
+                         "メニューごと・頭ごとの Q, K, V", by="W の頭の数と列の数")
 
 
 #: The spec of a `task` argument: what `two_lookups_task()` made.
