@@ -113,11 +113,10 @@ def test_node_dependencies_are_locked():
 def test_the_wheel_carries_every_file_helpers_reads(tmp_path):
     """A learner who installs the package (not a clone) gets the explorables' ES modules and CSS,
     which helpers.widgets reads with importlib.resources when it is imported."""
+    import shutil
     import subprocess
     import sys
     import zipfile
-
-    import shutil
 
     # Built from a copy: setuptools writes build/ and *.egg-info beside the sources it is given.
     source = tmp_path / "source"
@@ -134,3 +133,13 @@ def test_the_wheel_carries_every_file_helpers_reads(tmp_path):
               if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
     assert needed, "src/ に .py 以外のファイルが見つかりません(探し方が壊れています)"
     assert needed <= inside, f"wheel に入っていないファイル: {sorted(needed - inside)}"
+
+
+def test_no_symlink_is_tracked():
+    """A symlink in the repository (e.g. a work clone's link to a shared .venv) would replace
+    the real folder of whoever checks it out."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True)
+    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000")]
+    assert links == [], f"リポジトリにシンボリックリンクが入っています: {links}"

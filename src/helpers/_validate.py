@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -74,9 +75,7 @@ MAX_CELLS = 10_000_000
 def guard_size(shape, what: str, limit: int = MAX_CELLS, by: str = "") -> None:
     """Refuse, before allocating, a result of `shape` with more than `limit` cells; `by` names
     the learner's arguments that set the size."""
-    cells = 1
-    for n in shape:
-        cells *= int(n)  # Python ints: no overflow, however large the request
+    cells = math.prod(int(n) for n in shape)  # Python ints: no overflow, however large the request
     if cells > limit:
         dims = " × ".join(str(int(n)) for n in shape)
         raise HelpersError(

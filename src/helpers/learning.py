@@ -275,7 +275,7 @@ class Forward:
     output: np.ndarray
 
 
-def _stack(a, name: str) -> np.ndarray:
+def _matrix_or_stack(a, name: str) -> np.ndarray:
     """A finite array with at least two axes: a matrix, or a stack of matrices."""
     arr = as_array(a, name)
     return as_matrix(arr, name) if arr.ndim < 2 else arr
@@ -318,7 +318,7 @@ def _faces_fit(a: dict) -> None:
         raise HelpersError("mask にすべて -inf の行があります。どの語も見られない行では 0 / 0 = NaN になります。")
 
 
-@public(_faces_fit, X=arg(_stack), W_Q=arg(_stack), W_K=arg(_stack), W_V=arg(_stack),
+@public(_faces_fit, X=arg(_matrix_or_stack), W_Q=arg(_matrix_or_stack), W_K=arg(_matrix_or_stack), W_V=arg(_matrix_or_stack),
         mask=arg(mask, optional=True))
 def forward(X, W_Q, W_K, W_V, mask=None) -> Forward:
     """Self-attention of the rows of X: the three faces, then softmax(Q Kᵀ / √d_k + mask) V.
@@ -348,7 +348,7 @@ def _the_forward_of_X(a: dict) -> None:
         )
 
 
-@public(_the_forward_of_X, X=arg(_stack), d_output=arg(_stack),
+@public(_the_forward_of_X, X=arg(_matrix_or_stack), d_output=arg(_matrix_or_stack),
         fwd=arg(instance, cls=Forward, made_by="forward(...) の結果"))
 def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
     """The chain rule, from dO back to dW_Q, dW_K, dW_V (each has the shape of its W), one line
