@@ -429,6 +429,19 @@ def test_release_is_free_of_solutions(course, chapter):
     assert classroom.release_problems(course.root, chapter) == []
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_release_shows_no_answer_before_the_student_acts(course, chapter):
+    """As in the reading notebooks (tests/test_notebooks.py): from each exercise's question to the
+    student's answer and the cells after its check that reveal it, no cell carries an output."""
+    release = course.release(chapter)
+    spans = classroom.answer_spans(release.cells)
+    reading = classroom.answer_spans(read(NOTEBOOKS / f"{chapter}.ipynb").cells)
+    assert [gid for gid, _ in spans] == [gid for gid, _ in reading] and spans, chapter
+    for gid, span in spans:
+        shown = [release.cells[i] for i in span if release.cells[i].get("outputs")]
+        assert not shown, f"{chapter} {gid}: 問いと答え合わせのあいだに出力が残っています"
+
+
 def bound_names(code: str) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(code)):

@@ -19,6 +19,7 @@ from execute_notebooks import EMPTY_WIDGET_STATE  # what `make sync` writes
 from nbgrader.utils import is_grade, is_solution
 
 from helpers import checks
+from qkv_classroom import answer_spans
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = chapters.chapters()
@@ -186,6 +187,49 @@ def test_no_answer_check_keeps_its_output(pair):
             assert {"nbval-ignore-output", "hide-output"} <= tags(cell), name
         if is_solution(cell):
             assert cell.metadata.get("mystnb", {}).get("code_prompt_show") == "答えを見る", name
+
+
+def output_text(cell) -> str:
+    """What a cell's saved outputs show (text, HTML, an image's presence)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        parts.append(out.get("text", "") if out.output_type == "stream" else "")
+        parts += [str(v) if not k.startswith("image/") else f"<{k}>" for k, v in out.get("data", {}).items()]
+        parts += out.get("traceback", [])
+    return "\n".join(parts)
+
+
+def test_no_answer_on_the_screen_before_the_learner_acts(pair):
+    """From an exercise's question to the learner's own answer, and the cells right after its check
+    that reveal the answer (「答え合わせ:実際に計算してみます」), no cell keeps a saved output: a
+    learner opening the chapter would read the answer next to the question (chapter 06's
+    「重みはどれも 1/7? True」, chapter 00's 「x @ W の形: (1, 3)」, chapter 02's figure).
+    They are tagged `hide-output`, which `make sync` saves without output and the book folds."""
+    md, ipynb, name = pair
+    spans = answer_spans(ipynb.cells)
+    assert len(spans) == len(exercises(md)), name
+    for gid, span in spans:
+        for i in span:
+            cell = ipynb.cells[i]
+            if cell.cell_type != "code":
+                continue
+            assert not cell.outputs, (f"{name} {gid}: 問いと答え合わせのあいだのセルに出力が残っています: "
+                                      f"{output_text(cell)[:120]!r}")
+            if not is_solution(cell) and "reader-only" not in tags(cell):
+                assert {"hide-output", "nbval-ignore-output"} <= tags(md.cells[i]), (
+                    f"{name} {gid}: 答えを見せるセルには hide-output と nbval-ignore-output のタグを")
+
+
+def test_run_all_is_explained_before_the_first_exercise(pair):
+    """Run All runs the folded model answers too, so the checks show ✓ for work the learner did
+    not do: one reader-only line before the chapter's first exercise says so, with the menu
+    names the learner sees."""
+    md, _, name = pair
+    first_stub = md.cells.index(exercises(md)[0][0])
+    notes = [c for c in md.cells[:first_stub] if c.cell_type == "markdown" and "reader-only" in tags(c)
+             and "「実行」→「すべてのセルを実行」" in c.source]
+    assert len(notes) == 1, f"{name}: 最初の練習問題の前に、すべてのセルを実行したときのことを一行で"
+    assert "解答例" in notes[0].source and "上書き" in notes[0].source and len(notes[0].source.splitlines()) == 1
 
 
 def test_reader_is_warned_before_each_solution(pair):

@@ -70,18 +70,21 @@ def first_pictures_for_widgets(nb) -> None:
     nb.metadata["widgets"] = EMPTY_WIDGET_STATE
 
 
-def is_check_cell(cell) -> bool:
-    """An nbgrader test cell: the answer check that follows an exercise."""
-    return cell.cell_type == "code" and bool(cell.metadata.get("nbgrader", {}).get("grade"))
+def is_withheld(cell) -> bool:
+    """A cell whose output would answer an exercise before the learner has tried: an answer
+    check (its ✓ line is the answer) and the cells that reveal the answer right after it
+    (「答え合わせ:実際に…」). The chapters tag them `hide-output`, so the book folds them too."""
+    return cell.cell_type == "code" and "hide-output" in cell.metadata.get("tags", [])
 
 
-def clear_check_outputs(nb) -> None:
-    """Keep no output of an answer check: its ✓ line is the answer, and a learner must see it only
-    after trying. The cell ran with the others and keeps its execution count (the saved notebook
-    is one complete run); only what it printed is dropped. nbval skips these cells' output (tag
-    `nbval-ignore-output`), and the book folds it (tag `hide-output`)."""
+def clear_withheld_outputs(nb) -> None:
+    """Keep no output of a withheld cell: a learner opening the chapter in JupyterLab sees the
+    question, not its answer, until they run the cell. The cell ran with the others and keeps its
+    execution count (the saved notebook is one complete run); only what it printed is dropped.
+    nbval skips these cells' output (tag `nbval-ignore-output`), and the book folds it (tag
+    `hide-output`)."""
     for cell in nb.cells:
-        if is_check_cell(cell):
+        if is_withheld(cell):
             cell.outputs = []
 
 
@@ -101,7 +104,7 @@ def execute(md: Path) -> Path:
     # One stream output per cell and stream, however the kernel happened to flush it: the saved
     # file is the same from run to run.
     nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
-    clear_check_outputs(nb)
+    clear_withheld_outputs(nb)
     first_pictures_for_widgets(nb)
     out = md.with_suffix(".ipynb")
     jupytext.write(nb, out, fmt="ipynb")

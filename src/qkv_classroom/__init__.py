@@ -4,7 +4,8 @@ A package of its own, beside `helpers`, so that a learner's `import helpers` nev
 nbgrader. Run it as ``python -m qkv_classroom`` (see `cli` for the commands). One job per module,
 in the order a course goes through them:
 
-- `cells`: what nbgrader's marks in a chapter say (exercise cells, solution and hidden-test regions);
+- `cells`: what nbgrader's marks in a chapter say (exercise cells, solution and hidden-test regions,
+  the cells from a question to its answer);
 - `config`: the course folder's nbgrader_config.py and the students' header, from templates;
 - `source`: the teacher's copy of a chapter for source/ (nbconvert preprocessors);
 - `audit`: what must not reach students, checked in release/;
@@ -34,6 +35,7 @@ from .cells import (  # noqa: E402
     HIDDEN_TEST_MARKERS,
     READER_ONLY_TAG,
     SOLUTION_MARKERS,
+    answer_spans,
     chapter_notebooks,
     has_exercises,
     marked_regions,
@@ -60,6 +62,7 @@ __all__ = [
     "FeedbackWithoutHiddenTests",
     "Outcome",
     "Status",
+    "answer_spans",
     "autograde",
     "build",
     "chapter_notebooks",

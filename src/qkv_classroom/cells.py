@@ -48,3 +48,30 @@ def marked_regions(source: str, markers: tuple[str, str]) -> list[str]:
             current.append(line)
     return regions
 
+
+
+def _is_heading(cell) -> bool:
+    return cell.cell_type == "markdown" and any(line.startswith("#") for line in cell.source.splitlines())
+
+
+def answer_spans(cells) -> list[tuple[str, range]]:
+    """For each exercise (grade id of its test cell), the cells a learner meets from its question to
+    their own answer and the cells that reveal it: back from the test cell to the question's
+    heading, and on past the test cell through a one-paragraph lead-in (「答え合わせ:実際に…」) and
+    the code cells that follow it, up to the next prose. None of these may show an output before
+    the learner has run it: it would answer the question on the same screen."""
+    spans = []
+    for g, cell in enumerate(cells):
+        if cell.cell_type != "code" or not is_grade(cell) or is_solution(cell):
+            continue
+        start = g
+        while start > 0 and not _is_heading(cells[start]):
+            start -= 1
+        end = g + 1
+        if (end + 1 < len(cells) and cells[end].cell_type == "markdown" and not _is_heading(cells[end])
+                and cells[end + 1].cell_type == "code"):
+            end += 1
+        while end < len(cells) and cells[end].cell_type == "code":
+            end += 1
+        spans.append((cell.metadata.nbgrader.grade_id, range(start, end)))
+    return spans
