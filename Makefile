@@ -27,14 +27,15 @@ PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
 	--ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
-.PHONY: setup book book-build vendor browser lab lab-teacher test check lint sync execute assignments \
+.PHONY: setup book book-build vendor browser lab refresh lab-teacher test check lint sync execute assignments \
 	grade bench clean help hub-env hub test-hub classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
 	@echo "make test         すべての検査(ruff, ペア, 単体, ウィジェット, nbval, 本, ブラウザ, 授業)"
 	@echo "make check        著者向けの速い検査(ruff, ペア, 単体, ウィジェット, main から変えた章の nbval)"
-	@echo "make lab          JupyterLab で notebooks/ を開く"
+	@echo "make lab          JupyterLab で自分用の章の写し(work/notebooks/)を開く"
+	@echo "make refresh CHAPTER=03  work/ の第 3 章をリポジトリの版で作り直す(前の版は残す)"
 	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
@@ -76,8 +77,15 @@ book-build: vendor
 book: book-build
 	@echo "book: $(abspath $(BOOK_HTML)/index.html)"
 
+# The learner's own copy of the chapters, work/ (ignored by git; book/scripts/learner_lab.py):
+# made once, never overwritten, so `git pull` never meets the learner's answers.
 lab: setup
-	$(LEARNER_ENV) $(BIN)/jupyter lab notebooks/
+	$(LEARNER_ENV) $(BIN)/python book/scripts/learner_lab.py lab
+
+# One chapter of work/ afresh from the repository (the learner's copy is kept beside it).
+refresh: setup
+	@test -n "$(CHAPTER)" || { echo "章を指定してください: make refresh CHAPTER=03"; exit 2; }
+	$(BIN)/python book/scripts/learner_lab.py refresh $(CHAPTER)
 
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/

@@ -141,7 +141,7 @@ def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
         reference.cells.append(nbformat.v4.new_code_cell(REFERENCE_CODE))
         nbformat.write(reference, copy / REFERENCE)
         # Lab as `make lab` starts it: its default windowing (cells out of view are not rendered),
-        # not the tests' every-cell-in-the-page; only the news prompt is kept away.
+        # not the tests' every-cell-in-the-page (no news prompt: lab_settings/overrides.json).
         learner = {k: v for k, v in lab_server.SETTINGS.items() if "notebook-extension" not in k}
         with lab_server.running(copy, settings=learner) as lab, lab_server.browser() as browser:
             for name in [*chapters, REFERENCE]:

@@ -1,7 +1,8 @@
 """A real JupyterLab for browser tests and `make bench`: free port, token, timeout, always stopped.
 
-    with lab_server.running(root) as lab:          # the learner's `make lab`
-        page.goto(lab.url("lab/tree/04_three_matrices.ipynb"))
+    work = lab_server.learner_copy(tmp_path)        # the learner's copy, as `make lab` makes it
+    with lab_server.running(work) as lab:           # the learner's `make lab`
+        page.goto(lab.url("lab/tree/notebooks/04_three_matrices.ipynb"))
 
 Everything the server writes (runtime files, settings, workspaces, the trust database) goes to
 a temporary folder, so a run leaves no trace in ~/.jupyter and every notebook opens untrusted, as
@@ -37,12 +38,23 @@ CHROMIUM_ARGS = [
 ]
 
 
-#: Lab settings for a test run: every cell in the page (not only those scrolled into view), no
-#: news prompt over the notebook.
+#: Lab settings for a test run: every cell in the page, not only those scrolled into view (what
+#: a learner sees is the book's lab_settings/overrides.json: Japanese, no news prompt).
 SETTINGS = {
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
 }
+#: The menu names a learner sees (the Japanese language pack; tests/test_lab.py checks them there).
+MENU_RUN, RUN_ALL = "実行", "すべてのセルを実行"
+
+
+def learner_copy(folder: Path) -> Path:
+    """The learner's copy of the chapters in `folder`/work, made as `make lab` makes it."""
+    sys.path.insert(0, str(ROOT / "book" / "scripts"))
+    import learner_lab
+
+    work = folder / "work"
+    learner_lab.prepare(work)
+    return work
 
 
 @dataclass
@@ -87,8 +99,7 @@ def running(root: Path, teacher: bool = False, timeout: float = 180.0, settings:
             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
             f"--LabApp.user_settings_dir={tmp / 'settings'}",
             f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *([] if teacher else learner_options()),
         ]
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -102,8 +113,16 @@ def running(root: Path, teacher: bool = False, timeout: float = 180.0, settings:
             _stop(proc)
 
 
+def learner_options() -> list[str]:
+    """What `make lab` passes JupyterLab besides its folder (book/scripts/learner_lab.py)."""
+    sys.path.insert(0, str(ROOT / "book" / "scripts"))
+    import learner_lab
+
+    return list(learner_lab.LAB_OPTIONS)
+
+
 def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
-    """Run All in the open `notebook`, as a learner does from the Run menu, once its own kernel
+    """Run All in the open `notebook`, as a learner does from the 実行 (Run) menu, once its own kernel
     has started and is idle (clicked earlier, on a server just started, the run could be lost),
     and after taking the default kernel if Lab asks which one."""
     deadline = time.monotonic() + timeout
@@ -119,8 +138,8 @@ def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
         dialog.first.click()
     page.locator(".jp-Notebook").first.click()
     page.keyboard.press("Escape")
-    page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
-    page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+    page.locator(".lm-MenuBar-itemLabel").get_by_text(MENU_RUN, exact=True).click()
+    page.locator(".lm-Menu-itemLabel").get_by_text(RUN_ALL, exact=True).click()
 
 
 def end_sessions(lab: Lab) -> None:
