@@ -218,6 +218,11 @@ def test_no_answer_on_the_screen_before_the_learner_acts(pair):
             if not is_solution(cell) and "reader-only" not in tags(cell):
                 assert {"hide-output", "nbval-ignore-output"} <= tags(md.cells[i]), (
                     f"{name} {gid}: 答えを見せるセルには hide-output と nbval-ignore-output のタグを")
+            if not (is_solution(cell) or is_grade(cell) or "reader-only" in tags(cell)):
+                # its code says the answer too (chapter 02's suptitle, chapter 06's 「重みはどれも 1/7?」):
+                # JupyterLab shows its first line only, until the learner opens or runs it
+                assert md.cells[i].metadata.get("jupyter", {}).get("source_hidden"), (
+                    f"{name} {gid}: 答えを見せるセルのコードは折りたたみます(jupyter.source_hidden)")
 
 
 def test_run_all_is_explained_before_the_first_exercise(pair):
