@@ -471,9 +471,12 @@ def test_solutions_are_hidden_until_clicked(pages, doc):
 
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_answer_checks_show_nothing_until_clicked(pages, doc):
+    """An answer check and the cells after it that reveal the answer (「答え合わせ:実際に…」) are
+    folded: their output shows once the reader asks for it (a check's is its ✓ line)."""
     page = page_of(pages, doc).page
     checks = page.locator(".cell.tag_hide-output")
     assert checks.count() >= 2, f"{doc}: 答え合わせのセルがたたまれていません"
+    ticks = 0
     for i in range(checks.count()):
         cell = checks.nth(i)
         output = cell.locator(".cell_output")
@@ -482,7 +485,12 @@ def test_answer_checks_show_nothing_until_clicked(pages, doc):
         assert "答え合わせの結果を見る" in summary.inner_text()
         summary.scroll_into_view_if_needed()
         summary.click()
-        assert "✓" in output.inner_text(), f"{doc}: 開いても答え合わせ {i} の結果がありません"
+        shown = output.inner_text()
+        assert shown.strip(), f"{doc}: 開いても答え合わせ {i} の結果がありません"
+        if "helpers.checks.check_" in cell.locator(".cell_input").inner_text():
+            assert "✓" in shown, f"{doc}: 開いても答え合わせ {i} の ✓ がありません"
+            ticks += 1
+    assert ticks >= 2, doc
 
 
 # ------------------------------------------------------------------------ Japanese in the page
