@@ -308,6 +308,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   const names = [...traits, ...data];
   let hosts = [];
   let drawn = [];
+  const shown = []; // the value each control shows now
   const scratch = document.createElement("template"); // where a new panel is parsed, off the page
   function layout(count) {
     // One cell per panel: its own controls (if any), then the drawing. Built again only when
@@ -332,7 +333,10 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
   }
   function redraw() {
     const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
-    bound.forEach(({ show }, i) => show(values[traits[i]]));
+    // Only what changed is written: setting even the same text lays the page out again.
+    bound.forEach(({ show }, i) => {
+      if (shown[i] !== values[traits[i]]) show((shown[i] = values[traits[i]]));
+    });
     const pic = draw(values);
     if (hosts.length !== pic.panels.length) layout(pic.panels.length);
     pic.panels.forEach((panel, k) => {
@@ -344,11 +348,14 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
       } else hosts[k].innerHTML = panel;
       // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
       // so a redraw lays out and paints this panel alone, not the page around it.
-      const [, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
-      if (w) Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
+      const [box, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
+      if (w && hosts[k].dataset.box !== box) {
+        hosts[k].dataset.box = box;
+        Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
+      }
     });
-    picture.setAttribute("aria-label", pic.alt);
-    readout.textContent = pic.readout ?? "";
+    if (picture.getAttribute("aria-label") !== pic.alt) picture.setAttribute("aria-label", pic.alt);
+    if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
     // What the picture shows and for which state: tests hold these numbers to numpy's. The data
     // (which can be large) is written only when it changes.
     root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
