@@ -28,7 +28,7 @@ SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
 	--ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build vendor browser lab refresh lab-teacher test check lint sync execute assignments \
-	grade bench clean help hub-env hub test-hub classroom-bench
+	grade bench clean help hub-env hub test-hub test-links classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -42,6 +42,7 @@ help:
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
 	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
+	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 
@@ -156,6 +157,11 @@ $(HUB_VENV)/.installed: pyproject.toml constraints.txt
 
 hub: hub-env
 	$(HUB_BIN)/python -m qkv_hub up $(HUB_ROSTER)
+
+# Every link of every chapter clicked in the learner's JupyterLab (3.5 minutes: more than make test
+# may spend, so CI runs it on its own).
+test-links: setup browser
+	QKV_EVERY_LINK=1 $(PYTEST) tests/test_lab.py -k every_link_of_every_chapter
 
 test-hub: hub-env browser
 	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v --durations=5
