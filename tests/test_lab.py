@@ -284,7 +284,7 @@ def test_learner_lab(browser, tmp_path):
         # Open, save: the learner's copy is saved as it was, and no .md appears beside it.
         before = mine.read_bytes()
         saved_at = mine.stat().st_mtime_ns
-        page.locator(".jp-Notebook").first.click()
+        lab_server.focus_notebook(page)
         page.keyboard.press("Control+s")
         deadline = time.monotonic() + 60
         while mine.stat().st_mtime_ns == saved_at and time.monotonic() < deadline:
@@ -380,7 +380,7 @@ def test_teacher_lab_has_nbgrader(browser, tmp_path):
 
 def _run_new_cell(page, code: str) -> str:
     """Add a cell at the end of the notebook, run it, return what it printed."""
-    page.locator(".jp-Notebook .jp-Cell").last.click()
+    lab_server.focus_notebook(page, -1)
     page.keyboard.press("Escape")
     page.keyboard.press("b")
     page.keyboard.press("Enter")
@@ -459,7 +459,7 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
         assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count, when
         assert "model not found" not in page.locator(".jp-Notebook").inner_text(), when
         if save_again:
-            page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first.click()  # focus, no link
+            lab_server.focus_notebook(page)
             with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
                 page.keyboard.press("Control+s")
             page.goto("about:blank")
