@@ -14,6 +14,7 @@ first use, so a chapter pays only for what its cells touch.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 
@@ -33,7 +34,8 @@ DEFAULT_SEED = 20261202
 def __getattr__(name: str):
     if name in SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'helpers' has no attribute {name!r}")
+    # name and obj as Python sets them for a plain module, so a check can name the close match
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}", name=name, obj=sys.modules[__name__])
 
 
 def _inline_figures_drawn_once() -> None:

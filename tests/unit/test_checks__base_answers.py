@@ -36,7 +36,7 @@ SYNONYMS = {"発散": "壊れる", "爆発する": "壊れる"}
 @pytest.mark.parametrize("typed, meant", [
     ("壊れる", "壊れる"), ("壊れる　", "壊れる"), (" 壊れる ", "壊れる"), ("壊れる。", "壊れる"),
     ("「壊れる」", "壊れる"), ("発散", "壊れる"), ("爆発する。", "壊れる"), ("変わらない\n", "変わらない"),
-    ("ｶﾜﾗﾅｲ", None), ("変わらない!", "変わらない"), ("こわれない", None), ("", None), (3, None),
+    ("ｶﾜﾗﾅｲ", "変わらない"), ("こわれる", "壊れる"), ("変わらない!", "変わらない"), ("こわれない", None), ("", None), (3, None),
 ])
 def test_one_normaliser_for_every_typed_answer(typed, meant):
     assert normalise_answer(typed, CHOICES, SYNONYMS) == meant
@@ -70,3 +70,35 @@ def test_a_polite_or_hiragana_answer_means_its_choice(typed, meant):
     choices = ("変わる", "変わらない", "対称になる", "対称にならない", "壊れる", "エラー", "ケーキ",
                "均等", "発散する")
     assert answers.normalise_answer(typed, choices) == meant
+
+
+@pytest.mark.parametrize("typed, choices, meant", [
+    ("いっさつ", ("一冊", "平均"), "一冊"), ("きんとう", ("均等", "自分"), "均等"),
+    ("へいきん", ("一冊", "平均"), "平均"), ("たいしょうになります", ("対称になる", "人による"), "対称になる"),
+    ("ときどきかわる", ("変わる", "ときどき変わる"), "ときどき変わる"), ("テリヤキ", ("照り焼き",), "照り焼き"),
+])
+def test_a_kanji_choice_may_be_typed_as_its_reading(typed, choices, meant):
+    assert normalise_answer(typed, choices) == meant
+
+
+@pytest.mark.parametrize("typed", ["(5, 3)", "(5,3)", "５×３", "5x3", "5 X 3", "5行3列", "5行3列です",
+                                   "「(5, 3)」", (5, 3), [5, 3], np.array([5, 3])])
+def test_a_shape_is_one_answer_however_it_is_typed(typed):
+    assert answers.shape_answer(typed) == "(5, 3)"
+
+
+def test_every_kanji_choice_of_every_prediction_has_its_reading():
+    """The rule says a kanji choice may be typed in hiragana: every such choice is in READINGS."""
+    import inspect
+    import re
+
+    from helpers import checks
+    kanji = re.compile(r"[\u4e00-\u9fff]")
+    source = "".join(inspect.getsource(m) for m in (checks.ch02_library_search, checks.ch03_three_roles,
+                                                     checks.ch05_all_matmul, checks.ch06_attention,
+                                                     checks.ch07_how_w_learns))
+    quoted = set(re.findall(r'\(("[^"]+"(?:, "[^"]+")+)\)', source))
+    choices = {c for group in quoted for c in re.findall(r'"([^"]+)"', group)}
+    assert "一冊" in choices and "均等" in choices
+    missing = {c for c in choices if kanji.search(c) and "(" not in c} - set(answers.READINGS)
+    assert not missing

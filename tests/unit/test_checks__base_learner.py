@@ -43,7 +43,10 @@ def test_call_learner_turns_each_stumble_into_a_hint(fn, kwargs, words):
 
 
 def test_as_number_wants_exactly_one_number():
-    assert as_number(np.array([[2.5]]), "f") == 2.5
+    assert as_number(np.float64(2.5), "f") == 2.5 and as_number(np.array(2.5), "f") == 2.5
+    for one in (np.array([2.5]), np.array([[2.5]])):  # one value, but an array: not what was asked
+        with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({one.shape[0]},"):
+            as_number(one, "f")
     with pytest.raises(AssertionError, match=r"数を 1 つ.*shape \(2,\)"):
         as_number([1.0, 2.0], "f")
     with pytest.raises(AssertionError, match="数の配列を返して"):
@@ -83,3 +86,37 @@ def test_a_crash_becomes_a_hint_with_the_advice_for_it():
     with pytest.raises(CheckFailed, match=r"ValueError: boom.*形を見て") as info:
         call_learner(crash, 1, what="f", on_error=lambda err: "形を見て")
     assert info.value.__cause__ is None or isinstance(info.value.__context__, ValueError)
+
+
+def _typo_in_a_name(W_Q, x):
+    return x @ W_q  # noqa: F821 (the typo under test)
+
+
+def _typo_in_a_local(scores):
+    weights = np.exp(scores)
+    return wieghts / weights.sum()  # noqa: F821
+
+
+def _typo_in_helpers(scores):
+    import helpers
+    return helpers.sofmax(scores)
+
+
+def _typo_in_numpy(scores):
+    return np.sqr(scores)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_typo_in_a_name, "名前 W_q が見つかりません(NameError)。W_Q の打ち間違い"),
+    (_typo_in_a_local, "名前 wieghts が見つかりません(NameError)。weights の打ち間違い"),
+    (_typo_in_helpers, "helpers に sofmax という名前はありません(AttributeError)。softmax の打ち間違い"),
+    (_typo_in_numpy, "np に sqr という名前はありません(AttributeError)。sqrt の打ち間違い"),
+])
+def test_a_misspelt_name_gets_that_note_alone(fn, words):
+    """A typo is the whole story: no advice about shapes or order after it."""
+    with pytest.raises(CheckFailed) as info:
+        call_learner(fn, np.ones((2, 2)), np.ones((1, 2)), what="f", call="f(...)",
+                     on_error="形を print して確かめましょう。") if fn is _typo_in_a_name else \
+            call_learner(fn, np.ones(3), what="f", call="f(...)", on_error="形を print して確かめましょう。")
+    message = str(info.value)
+    assert words in message and "形" not in message and "print" not in message

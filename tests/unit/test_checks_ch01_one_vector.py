@@ -11,7 +11,7 @@ def right(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-@pytest.mark.parametrize("fn", [right, lambda a, b: np.array([[right(a, b)]]),
+@pytest.mark.parametrize("fn", [right, lambda a, b: np.float64(right(a, b)),
                                 lambda a, b: np.dot(a, b) / np.sqrt(a @ a) / np.sqrt(b @ b)])
 def test_right_cosine_passes(fn, capsys):
     checks.check_cosine(fn)
@@ -67,3 +67,10 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
         checks.check_cosine(lambda a, b: float(a @ b), hidden=True)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_one_number_in_an_array_is_not_one_number(shape):
+    """The task asks for a number: the same rule as chapter 05's cell (`_base.as_number`)."""
+    with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({shape[0]},"):
+        checks.check_cosine(lambda a, b: np.full(shape, right(a, b)))

@@ -128,3 +128,34 @@ def test_hidden_fused_test():
     checks.check_fused_qkv(fused, hidden=True)
     with pytest.raises(CheckFailed, match="3 回"):
         checks.check_fused_qkv(three_products, hidden=True)
+
+
+def stacked_transposed(X, W_Q, W_K, W_V):
+    return tuple(np.split(X @ np.vstack([W_Q.T, W_K.T, W_V.T]), 3, axis=1))
+
+
+def side_by_side_transposed(X, W_Q, W_K, W_V):
+    return tuple(np.split(X @ np.hstack([W_Q.T, W_K.T, W_V.T]), 3, axis=1))
+
+
+def wrong_order(X, W_Q, W_K, W_V):
+    return tuple(np.split(np.hstack([W_Q, W_K, W_V]) @ X, 3, axis=1))
+
+
+@pytest.mark.parametrize("fn", [stacked_transposed, side_by_side_transposed])
+def test_transposed_w_is_called_transposed_not_an_order_mistake(fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_fused_qkv(fn)
+    assert "転置していませんか" in str(info.value) and "順番" not in str(info.value)
+
+
+def test_w_before_x_is_the_order_mistake():
+    with pytest.raises(CheckFailed, match="掛ける順番"):
+        checks.check_fused_qkv(wrong_order)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_one_number_in_an_array_is_not_one_number(shape):
+    """The cell is one number: an array of shape (1,) is refused with its shape."""
+    with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({shape[0]},"):
+        checks.check_matmul_cell(lambda X, W, i, j: np.full(shape, X[i, :] @ W[:, j]))

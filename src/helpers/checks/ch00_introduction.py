@@ -56,41 +56,24 @@ ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーに�
 
 @_base.exercise
 def check_matmul_shape_prediction(answer) -> None:
-    """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?"""
-    hints = {
-        "(1, 3)": "(1×2) · (2×3) → (1×3)。内側の 2 と 2 がそろって消え、外側の 1 と 3 が残ります。"
-                  "1 本の横一列が、長さ 3 の横一列に変わりました。",
-        "(1, 2)": "x と同じ形のまま、と考えましたか? 結果の列の数は W の列の数(3)から来ます。",
-        "(2, 3)": "それは W の形そのものです。結果の行の数は x の行の数(1)から来ます。",
-        "(3, 1)": "行と列が逆です。結果は (x の行の数, W の列の数) です。",
-        "(2, 2)": "内側の数(x の列 2 と W の行 2)は、かけ算の中で使われて消えます。"
-                  "残るのは外側の数です。",
-        "エラー": "x の列の数(2)と W の行の数(2)が同じなので、かけ算はできます。"
-                  "エラーになるのは、この 2 つが違うときです。",
-    }
-    if isinstance(answer, np.ndarray) and answer.ndim == 1:
-        answer = tuple(answer.tolist())
-    if isinstance(answer, str):
-        key = ("" if _base.canonical_text(answer) == ""
-               else _base.normalise_answer(answer, ("エラー",), ERROR_SYNONYMS))
-        if key is None:
-            # e.g. "1,3" or "(1, 3)": the content may be right, the type is not.
-            _base.fail(f"\"{answer}\" は文字列です(引用符 \" でかこまれています)。形は引用符をつけずに、"
-                       "prediction = (4, 5) のような数の組(タプル)で書いてください。"
-                       "文字列で書くのは、かけ算できないと思ったときの \"エラー\" だけです。")
-    elif isinstance(answer, (tuple, list)) and all(
-        isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in answer
-    ):
-        key = str(tuple(int(a) for a in answer)) if answer else ""
-    else:
-        _base.fail(f"答えは (4, 5) のような整数の組(タプル)か、\"エラー\" で書いてください。"
-                   f"{answer!r}({type(answer).__name__})が来ました。")
-    if key == "":
-        _base.fail("まだ答えが入っていません。(行の数, 列の数) の組か \"エラー\" を書いてください。")
-    if key not in hints:
-        _base.fail(f"{key} ではありません。(n×d) · (d×m) の結果は (n×m):行の数は x から、"
-                   "列の数は W から来ます。")
-    if key != "(1, 3)":
-        _base.fail(hints[key])
-    _base.passed(hints[key])
+    """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?
 
+    A tuple (1, 3) and the text "(1, 3)" or "1×3" are the same answer (`_base.shape_answer`)."""
+    _base.check_shape_choice(
+        answer,
+        "(1, 3)",
+        ("(1, 2)", "(1, 3)", "(2, 3)", "(3, 1)", "(2, 2)", "エラー"),
+        {
+            "(1, 3)": "(1×2) · (2×3) → (1×3)。内側の 2 と 2 がそろって消え、外側の 1 と 3 が残ります。"
+                      "1 本の横一列が、長さ 3 の横一列に変わりました。",
+            "(1, 2)": "x と同じ形のまま、と考えましたか? W を掛けると列の数は変わります。W の形 (2, 3) を"
+                      "もう一度見てみましょう。",
+            "(2, 3)": "それは W の形そのものです。結果の行の数は、x と W のどちらから来るでしょう。",
+            "(3, 1)": "行と列が逆です。x は横一列(1 行)でした。",
+            "(2, 2)": "内側の数(x の列 2 と W の行 2)は、かけ算の中で使われて消えます。"
+                      "では、残るのはどの数でしょう。",
+            "エラー": "x の列の数(2)と W の行の数(2)を比べてみましょう。"
+                      "エラーになるのは、この 2 つが違うときです。",
+        },
+        ERROR_SYNONYMS,
+    )

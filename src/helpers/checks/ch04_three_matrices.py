@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable
 
 import numpy as np
@@ -132,46 +130,22 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
                "行列の形に並べてみましょう。")
 
 
-_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,x×*]|行)(\d+)列?\)?(?:です|になります|になる)?")
-
-
-def _shape_answer(answer):
-    """'(5,3)', '5×3', '（5, 3）', '5行3列', '(5, 3)です', (5, 3), np.array([5, 3]) or Q.shape
-    → '(5, 3)'; else unchanged."""
-    if isinstance(answer, np.ndarray):
-        answer = answer.tolist() if answer.ndim == 1 else answer.shape
-    if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer
-    ):
-        return f"({int(answer[0])}, {int(answer[1])})"
-    if isinstance(answer, (tuple, list)):
-        return str(tuple(answer))  # e.g. (5, 3, 1): not one of the choices
-    if isinstance(answer, str):
-        text = unicodedata.normalize("NFKC", answer)
-        text = re.sub(r"\s+", "", text).replace("X", "x").rstrip(_base.TRAILING)
-        m = _SHAPE_TEXT.fullmatch(text)
-        if m:
-            return f"({m.group(1)}, {m.group(2)})"
-    return answer
-
-
 @_base.exercise
 def check_q_shape_prediction(answer) -> None:
     """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
 
-    Spaces, full-width characters, "5×3" and a tuple such as `(5, 3)` are all accepted.
+    The shape may be typed as text or as a tuple (`_base.shape_answer`: one rule for every chapter).
     """
-    _base.check_choice(
-        _shape_answer(answer),
+    _base.check_shape_choice(
+        answer,
         "(5, 3)",
         ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
         {
             "(5, 3)": "(5×2) · (2×3) → (5×3)。語の数が行に、d_k が列に残ります。",
-            "(3, 5)": "行と列が逆です。X の行(語)はそのまま Q の行になります。"
-                      "形は (n×d_model) · (d_model×d_k) → (n×d_k) です。",
-            "(5, 2)": "それは X の形です。W_Q を掛けると、列の数は d_model = 2 から d_k = 3 に変わります。",
-            "(2, 3)": "それは W_Q の形です。Q の行は語の数だけあります。",
-            "(1, 3)": "それは 1 語ぶんの q の形です。5 語を縦に積んだ Q は 5 行になります。",
+            "(3, 5)": "行と列が逆です。X では 1 行が 1 語でした。Q でも 1 行が 1 語なら、行の数はいくつでしょう。",
+            "(5, 2)": "それは X の形です。W_Q を掛けると、列の数はどうなるでしょう。W_Q の形 (2, 3) を見てみましょう。",
+            "(2, 3)": "それは W_Q の形です。Q の行の数は、何の数だけあるでしょう。",
+            "(1, 3)": "それは 1 語ぶんの q の形です。5 語を縦に積んだ Q では、行の数はどうなるでしょう。",
         },
     )
 

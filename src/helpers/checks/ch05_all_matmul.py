@@ -46,13 +46,6 @@ def _watched(X: np.ndarray) -> np.ndarray:
     return X.copy().view(_Watched)
 
 
-def _cell_value(result) -> float:
-    got = _base.as_float_array(result, "cell")
-    if got.size != 1:
-        _base.fail(f"cell は数を 1 つ返してください。shape {got.shape} の配列が返ってきました。")
-    return float(got.reshape(-1)[0])
-
-
 def _cell_mistakes(X, W, i: int, j: int) -> dict[str, float]:
     """The value each typical mistake gives for cell (i, j), where that mistake can be computed."""
     n, d = X.shape
@@ -114,7 +107,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
             _base.fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
                        "数 1 つです。")
-        value = _cell_value(result)
+        value = _base.as_number(result, "cell")
         if not np.isclose(value, want):
             wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j)))
         elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
@@ -145,22 +138,30 @@ def _fused_cases():
     return X, Ws
 
 
-def _fused_on_error(err: Exception) -> str:
-    """Where a crash of `fused_qkv` comes from, read off numpy's message."""
-    text = str(err)
-    if "equal division" in text:
+def _fused_on_error(err: Exception, X: np.ndarray, W: np.ndarray) -> str:
+    """Where a crash of `fused_qkv` comes from, read off numpy's message and the sizes: X
+    (n × d_model) on the right (the order), the W stacked as rows (vstack), or transposed W."""
+    n, d_model = X.shape
+    d_k = W.shape[1]
+    if "equal division" in str(err):
         return ("np.split で三等分できませんでした。分けるのは列の方向(axis=1)です。"
                 "axis=0(行、語の方向)で分けようとしていませんか?")
     sizes = _base.matmul_sizes(err)
-    if sizes and sizes[1] != 3 * sizes[0]:  # not a W stacked three times as tall: the order
-        return ("掛ける順番を確かめましょう。X の各行に右から掛けるので X @ W_QKV です(W_QKV @ X では"
-                "ありません)。X は n × d_model、W_QKV は d_model × 3d_k です。")
-    if sizes or "aligned" in text or "dimension" in text:
-        return ("X と掛けられる形になっていません。三つの W は横に(列の方向に)並べます: "
-                "np.hstack([W_Q, W_K, W_V]) で d_model × 3d_k です。縦に積む(np.vstack)と "
-                "3d_model × d_k になり、X と掛けられません。")
-    return ("np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV を np.split(..., 3, axis=1) で"
-            "列の方向に三等分します。途中の形を print して確かめましょう。")
+    if sizes is None:
+        return ("途中の形を print して確かめましょう。三つの W を並べた行列は d_model × 3d_k = "
+                f"{d_model} × {3 * d_k} です。")
+    left_cols, right_rows = sizes
+    if right_rows == n and left_cols != d_model:  # something @ X
+        return ("掛ける順番を確かめましょう。X の各行に右から掛けるので、X が左です。"
+                f"X は n × d_model = {n} × {d_model} です。")
+    if right_rows == 3 * d_model:
+        return (f"三つの W が縦に積まれています({right_rows} 行)。縦に積む(np.vstack)と "
+                f"3d_model × d_k = {3 * d_model} × {d_k} になり、X と掛けられません。横に(列の方向に)並べます。")
+    if right_rows in (d_k, 3 * d_k):
+        return (f"X の右に来た行列が {right_rows} 行です。W を転置していませんか? W_Q, W_K, W_V は"
+                f"どれも d_model × d_k = {d_model} × {d_k} のまま並べます。")
+    return (f"X(列 {d_model})の右に来た行列が {right_rows} 行です。三つの W を並べた行列は "
+            f"d_model × 3d_k = {d_model} × {3 * d_k} のはずです。")
 
 
 @_base.exercise
@@ -171,7 +172,8 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
         [(X, *Ws)] = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 2)))
     _Watched.products = []
     result = _base.call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
-                                call="fused_qkv(X, W_Q, W_K, W_V)", on_error=_fused_on_error)
+                                call="fused_qkv(X, W_Q, W_K, W_V)",
+                                on_error=lambda err: _fused_on_error(err, X, Ws[0]))
     got = _base.three_arrays(result, "fused_qkv")
     want = [X @ W for W in Ws]
     names = ("Q", "K", "V")
@@ -204,8 +206,7 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
 
 #: Other words a learner may use for the order prediction's choices.
 ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない", "変化しない": "変わらない",
-                  "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる",
-                  "かわらない": "変わらない", "かわる": "変わる"}
+                  "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
 
 
 @_base.exercise

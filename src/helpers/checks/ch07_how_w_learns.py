@@ -102,8 +102,8 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
 
 #: Other words a learner may use for the learning-rate prediction's choices.
 LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "爆発": "壊れる", "爆発する": "壊れる",
-                          "壊れた": "壊れる", "こわれる": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
-                          "はやくなる": "速くなる", "同じ": "変わらない", "変わらず": "変わらない"}
+                          "壊れた": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
+                          "同じ": "変わらない", "変わらず": "変わらない"}
 
 
 @_base.exercise

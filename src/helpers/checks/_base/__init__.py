@@ -10,10 +10,19 @@ where it is used, and this file only re-exports. The modules, in the order a che
 - `numpy_errors`: numpy's English shape errors said in Japanese (`crash_in_japanese`);
 - `mistakes`: a wrong result matched to its typical mistake (`same`, `fail_on_typical_mistake`);
 - `attention_mixups`: an attention function's (output, weights) and their mix-ups;
-- `answers`: a typed answer read by one rule (`normalise_answer`, `check_choice`).
+- `answers`: a typed answer read by one rule (`normalise_answer`, `shape_answer`, `check_choice`).
 """
 
-from .answers import TRAILING, canonical_text, check_choice, normalise_answer, read_choice
+from .answers import (
+    READINGS,
+    TRAILING,
+    canonical_text,
+    check_choice,
+    check_shape_choice,
+    normalise_answer,
+    read_choice,
+    shape_answer,
+)
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
 from .credit import exercise, score
 from .hidden import hidden_cases
@@ -30,5 +39,6 @@ __all__ = [
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
     "same", "typical_mistake", "fail_on_typical_mistake", "KEEPDIMS_HINTS", "keepdims_slips",
     "attention_pair", "check_attention_output", "wrong_attention_weights",
-    "canonical_text", "normalise_answer", "read_choice", "check_choice", "TRAILING",
+    "canonical_text", "normalise_answer", "read_choice", "check_choice", "TRAILING", "READINGS",
+    "shape_answer", "check_shape_choice",
 ]

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from .verdicts import fail, passed
 
 #: Marks a learner may type around an answer: quotes and brackets, and a closing 。 or .
@@ -24,6 +26,18 @@ _POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", 
 _HIRAGANA_AS_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 
 
+#: A choice written with kanji may be typed as its reading: いっさつ is 一冊 (and イッサツ too,
+#: since hiragana and katakana are one). Every kanji choice of every prediction is here.
+READINGS = {"一冊": "いっさつ", "平均": "へいきん", "均等": "きんとう", "変わる": "かわる",
+            "変わらない": "かわらない", "ときどき変わる": "ときどきかわる", "壊れる": "こわれる",
+            "速くなる": "はやくなる", "対称になる": "たいしょうになる", "人による": "ひとによる",
+            "対称にならない": "たいしょうにならない", "自分": "じぶん", "先頭": "せんとう",
+            "問い次第": "といしだい", "照り焼き": "てりやき"}
+
+#: A shape typed as text: (5, 3), 5×3, 5x3, 5*3, 5行3列, with or without brackets (after NFKC).
+_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,x×*]|行)(\d+)列?\)?")
+
+
 def canonical_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
     text = text.translate(_HIRAGANA_AS_KATAKANA)
@@ -38,14 +52,18 @@ def normalise_answer(answer, choices: Sequence[str],
 
     One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
     anywhere (the IME's full-width one too), quotes around it, a closing 「。」, hiragana for
-    katakana and a polite ending (`_POLITE_ENDINGS`) do not count; `synonyms` maps other words
-    a learner may use (e.g. 発散 → 壊れる) to a choice.
+    katakana, a kanji choice's reading (`READINGS`) and a polite ending (`_POLITE_ENDINGS`) do
+    not count; `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
+    A shape is read by `shape_answer` first, so (5, 3) and "5×3" are the same answer.
     """
     if not isinstance(answer, str):
         return None
     key = canonical_text(answer)
     table = {canonical_text(c): c for c in choices}
     table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
+    written = {**{c: c for c in choices}, **(synonyms or {})}
+    table.update({canonical_text(READINGS[word]): choice for word, choice in written.items()
+                  if word in READINGS})
     for polite, plain in _POLITE_ENDINGS:  # 変わらないと思います → 変わらない → …
         if key in table:
             break
@@ -55,6 +73,27 @@ def normalise_answer(answer, choices: Sequence[str],
     if key not in table and key.endswith(becoming := canonical_text("になる")):
         key = key[: -len(becoming)]  # 均等になります → 均等になる → 均等
     return table.get(key)
+
+
+def shape_answer(answer):
+    """A shape as the text "(5, 3)", whether typed as a tuple (5, 3), a list, an array [5, 3],
+    `Q.shape`, or a string such as "(5,3)", "５×３", "5x3" or "5行3列です"; "" for an empty
+    tuple (nothing typed yet); anything else unchanged."""
+    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+        answer = answer.tolist()
+    if isinstance(answer, (tuple, list)):
+        if not answer:
+            return ""
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer):
+            return str(tuple(int(v) for v in answer))
+        return str(tuple(answer))  # e.g. ("1", "3"): not a shape, and not one of the choices
+    if isinstance(answer, str):
+        text = canonical_text(answer).replace("X", "x")
+        for ending in ("と思います", "です", "になります", "になる"):
+            text = text.removesuffix(canonical_text(ending))
+        if m := _SHAPE_TEXT.fullmatch(text):
+            return f"({m.group(1)}, {m.group(2)})"
+    return answer
 
 
 def _as_typed(answer) -> str:
@@ -91,3 +130,13 @@ def check_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[st
     passed(hints.get(correct, ""))
 
 
+
+
+def check_shape_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[str, str],
+                       synonyms: Mapping[str, str] | None = None) -> None:
+    """A shape prediction: `answer` is read by `shape_answer` (a tuple or text), then as a choice."""
+    shape = shape_answer(answer)
+    if shape is not None and not isinstance(shape, str):
+        fail("形は (4, 5) のような組(タプル)か、\"4×5\" のような文字列で書いてください。"
+             f"{_as_typed(answer)} が来ました。")
+    check_choice(shape, correct, choices, hints, synonyms)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import builtins
+import difflib
 import inspect
+import re
+import types
 from collections.abc import Callable
 
 import numpy as np
@@ -23,11 +27,77 @@ def _unchanged(now: np.ndarray, then: np.ndarray) -> bool:
     return np.array_equal(now, then, equal_nan=now.dtype.kind in "fc")
 
 
+def _learner_frame(err: Exception, fn: Callable) -> types.FrameType | None:
+    """The innermost frame of the error in the learner's own code (`fn`'s module), not in numpy's."""
+    module, found = getattr(fn, "__module__", None), None
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == module:
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
+def _close_match(name: str, known: list[str]) -> str | None:
+    """The known name `name` was probably meant to be: the same but for case, else difflib's."""
+    known = [k for k in known if k != name]
+    same_but_case = [k for k in known if k.lower() == name.lower()]
+    if same_but_case:
+        return same_but_case[0]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    return close[0] if close else None
+
+
+def _owner_name(obj, frame: types.FrameType | None) -> str:
+    """How the learner wrote the object an attribute was looked up on: `np`, `helpers`, or its kind."""
+    if frame is not None:
+        for name, value in {**frame.f_globals, **frame.f_locals}.items():
+            if value is obj and not name.startswith("_"):
+                return name
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    shape = f"shape {obj.shape} の" if isinstance(obj, np.ndarray) else ""
+    return f"{shape} {type(obj).__name__}".strip()
+
+
+_NO_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
+
+
+def misspelt_name(err: Exception, fn: Callable, call: str) -> str | None:
+    """A note for a NameError or AttributeError in the learner's code: the name that is not
+    there and, if one is close, the name it was probably meant to be. None for other errors."""
+    frame = _learner_frame(err, fn)
+    if isinstance(err, NameError):
+        name = getattr(err, "name", None) or next(iter(re.findall(r"'(\w+)'", str(err))), None)
+        if name is None:
+            return None
+        known = [*dir(builtins)]
+        if frame is not None:
+            known += [*frame.f_code.co_varnames, *frame.f_globals]
+        where = f"名前 {name} が見つかりません(NameError)"
+    elif isinstance(err, AttributeError):
+        name = getattr(err, "name", None)
+        if name is None and (m := _NO_ATTRIBUTE.search(str(err))):
+            name = m.group(1)
+        obj = getattr(err, "obj", None)
+        if name is None or obj is None:
+            return None
+        known = [n for n in dir(obj) if not n.startswith("_")]
+        where = f"{_owner_name(obj, frame)} に {name} という名前はありません(AttributeError)"
+    else:
+        return None
+    close = _close_match(name, known)
+    guess = (f"{close} の打ち間違いではありませんか?" if close
+             else "打ち間違いか、まだ定義していない名前です。")
+    return f"{call} の中で、{where}。{guess}"
+
+
 def call_learner(fn: Callable, *args, what: str, call: str | None = None,
                  on_error: str | Callable[[Exception], str] = "途中の値と形を print して確かめましょう。"):
     """Call the learner's function `what`; every way it can stumble becomes a hint.
 
-    Not a function, not written yet, a crash (`on_error` says where to look), a forgotten
+    Not a function, not written yet, a misspelt name (`misspelt_name`: that note alone), a
+    crash (`on_error` says where to look), a forgotten
     `return` and an argument changed in place (`W -= …`) each get their own message; numpy's
     warnings about a wrong formula stay quiet.
     """
@@ -41,6 +111,8 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
     except NotImplementedError:
         fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。")
     except Exception as err:  # the learner's code crashed: say what and where to look
+        if note := misspelt_name(err, fn, call):
+            fail(note)  # a typo: nothing else is wrong yet, so no advice about shapes or order
         advice = on_error(err) if callable(on_error) else on_error
         fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{advice}")
     if result is None:
@@ -67,11 +139,13 @@ def as_float_array(value, what: str) -> np.ndarray:
 
 
 def as_number(value, what: str) -> float:
-    """The learner's result as one number, or a hint that it is not one."""
+    """The learner's result as one number, or a hint that it is not one: an array, even one of
+    shape (1,) or (1, 1), is not a number (the task asks for one)."""
     arr = as_float_array(value, what)
-    if arr.size != 1:
-        fail(f"{what} は数を 1 つ返してください。shape {arr.shape} の配列が返ってきました。")
-    return float(arr.reshape(-1)[0])
+    if arr.ndim:
+        fail(f"{what} は数を 1 つ返してください(配列ではなく、ただの数です)。"
+             f"shape {arr.shape} の配列が返ってきました。")
+    return float(arr)
 
 
 def three_arrays(result, what: str, names: str = "(Q, K, V)") -> tuple[np.ndarray, ...]:
