@@ -20,8 +20,13 @@ from helpers.checks import (
 
 def test_first_softmax_right(capsys):
     check_first_softmax(lambda s: np.exp(s) / np.exp(s).sum())
-    check_first_softmax(helpers.softmax)
-    assert capsys.readouterr().out.count("✓ 正解です。") == 2
+    assert capsys.readouterr().out.count("✓ 正解です。") == 1
+
+
+def test_first_softmax_refuses_helpers_softmax_as_the_text_says():
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed, match=r"helpers\.softmax を使っています.*使わずに書いて"):
+            check_first_softmax(lambda s: helpers.softmax(s), hidden=hidden)
 
 
 FIRST_MISTAKES = {

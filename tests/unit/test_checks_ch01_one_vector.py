@@ -74,3 +74,9 @@ def test_one_number_in_an_array_is_not_one_number(shape):
     """The task asks for a number: the same rule as chapter 05's cell (`_base.as_number`)."""
     with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({shape[0]},"):
         checks.check_cosine(lambda a, b: np.full(shape, right(a, b)))
+
+
+def test_cosine_refuses_helpers_cosine_similarity_as_the_text_says():
+    import helpers
+    with pytest.raises(CheckFailed, match=r"helpers\.cosine_similarity を使っています"):
+        checks.check_cosine(lambda a, b: float(helpers.cosine_similarity(a[None], b[None])[0, 0]))

@@ -10,7 +10,7 @@ import pytest
 import reference
 
 import helpers
-from helpers import checks, softmax
+from helpers import checks
 from helpers.checks import CheckFailed
 from helpers.data import party
 
@@ -45,9 +45,25 @@ def test_check_party_weights_accepts_the_right_answer(capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です。")
 
 
-def test_check_party_weights_accepts_helpers_softmax(capsys):
-    checks.check_party_weights(lambda Q, K: helpers.softmax(Q @ K.T, axis=-1))
-    assert "✓" in capsys.readouterr().out
+def test_check_party_weights_refuses_helpers_softmax_as_the_text_says():
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed, match=r"helpers\.softmax を使っています"):
+            checks.check_party_weights(lambda Q, K: helpers.softmax(Q @ K.T, axis=-1), hidden=hidden)
+
+
+def test_subtracting_the_tables_maximum_is_named_underflow_in_both_tests():
+    """S - S.max() does not overflow, but a row far below the table's maximum underflows to
+    0 / 0: the visible check and the hidden test both say so (it was ✓, then an overflow ✗)."""
+    def global_max(Q, K):
+        S = Q @ K.T
+        e = np.exp(S - S.max())
+        return e / e.sum(axis=1, keepdims=True)
+
+    for hidden in (False, True):
+        with np.errstate(all="ignore"), pytest.raises(CheckFailed) as info:
+            checks.check_party_weights(global_max, hidden=hidden)
+        assert checks.PARTY_HINTS["global_max"] in str(info.value) and "アンダーフロー" in str(info.value)
+        assert checks.PARTY_HINTS["overflow"] not in str(info.value)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
@@ -67,7 +83,8 @@ def test_check_party_weights_variants_are_all_different():
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             assert not np.allclose(variants[a], variants[b]), (a, b)
-    assert {v.split(":")[0] for v in variants} - {"right"} == set(checks.PARTY_HINTS) - {"overflow"}
+    # overflow and global_max differ from right only on huge scores
+    assert {v.split(":")[0] for v in variants} - {"right"} == set(checks.PARTY_HINTS) - {"overflow", "global_max"}
 
 
 def test_check_party_weights_overflow_hint():
@@ -143,8 +160,8 @@ def stable_no_keepdims_on_sum(Q, K):
     return e / e.sum(axis=1)
 
 
-@pytest.mark.parametrize("fn", [right, lambda Q, K: softmax(Q @ K.T, axis=1),
-                                lambda Q, K: softmax(Q @ K.T)])
+@pytest.mark.parametrize("fn", [right, lambda Q, K: reference.softmax(Q @ K.T, axis=1),
+                                lambda Q, K: reference.softmax(Q @ K.T)])
 def test_right_party_weights_pass(fn, capsys):
     checks.check_party_weights(fn)
     assert capsys.readouterr().out.startswith("✓ 正解です")
@@ -156,10 +173,10 @@ def test_right_party_weights_pass(fn, capsys):
     (stable_but_unnormalised, "最大値を引いて np.exp を取るところまでは正しい"),
     (max_without_keepdims, "最大値を引くところで keepdims=True が抜けて"),
     (stable_no_keepdims_on_sum, "keepdims=True を忘れて"),
-    (lambda Q, K: softmax(Q @ K.T, axis=0), "列の方向"),
-    (lambda Q, K: softmax(K @ Q.T, axis=1), "Q と K が逆"),
-    (lambda Q, K: softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1), "√d_k"),
-    (lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(axis=1, keepdims=True), "inf か nan"),
+    (lambda Q, K: reference.softmax(Q @ K.T, axis=0), "列の方向"),
+    (lambda Q, K: reference.softmax(K @ Q.T, axis=1), "Q と K が逆"),
+    (lambda Q, K: reference.softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1), "√d_k"),
+    (lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(axis=1, keepdims=True), "オーバーフロー"),
     (lambda Q, K: None, "return を書き忘れて"),
 ])
 def test_each_party_mistake_gets_its_hint(fn, hint):

@@ -111,3 +111,9 @@ def test_an_ordinary_wrong_value_is_not_blamed_on_global_variables():
     with pytest.raises(CheckFailed) as info:
         checks.check_three_faces(lambda x, W_Q, W_K, W_V: (x @ W_Q + 1, x @ W_K, x @ W_V))
     assert "引数" not in str(info.value)
+
+
+def test_three_faces_refuses_helpers_qkv_as_the_text_says():
+    import helpers
+    with pytest.raises(CheckFailed, match=r"helpers\.qkv を使っています"):
+        checks.check_three_faces(lambda x, *Ws: helpers.qkv(x, *Ws))

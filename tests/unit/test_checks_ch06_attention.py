@@ -9,7 +9,7 @@ import pytest
 import reference
 
 import helpers
-from helpers import checks, softmax
+from helpers import checks
 from helpers.checks import CheckFailed
 
 right = reference.attention
@@ -141,8 +141,16 @@ def test_check_attention_accepts_the_right_answer(capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です。")
 
 
-def test_check_attention_accepts_the_helper():
-    checks.check_attention(helpers.scaled_dot_product_attention)
+@pytest.mark.parametrize("fn, name", [
+    (helpers.scaled_dot_product_attention, "scaled_dot_product_attention"),
+    (lambda Q, K, V: (lambda w: (w @ V, w))(helpers.softmax(Q @ K.T / np.sqrt(Q.shape[1]))), "softmax"),
+])
+def test_check_attention_refuses_the_helper_the_text_forbids(fn, name):
+    """The text says: no helpers, softmax included. The check says so, kindly, and the hidden
+    test agrees (tests/unit/test_checks_agree.py)."""
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed, match=rf"helpers\.{name} を使っています"):
+            checks.check_attention(fn, hidden=hidden)
 
 
 def test_check_attention_accepts_lists():
@@ -214,9 +222,9 @@ def with_weights(make_weights):
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (with_weights(lambda Q, K: softmax(Q @ K.T)), "√d_k で割り忘れて"),
-    (with_weights(lambda Q, K: softmax(Q @ K.T / Q.shape[1])), "d_k そのもので割って"),
-    (with_weights(lambda Q, K: softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=0)), "列の方向"),
+    (with_weights(lambda Q, K: reference.softmax(Q @ K.T)), "√d_k で割り忘れて"),
+    (with_weights(lambda Q, K: reference.softmax(Q @ K.T / Q.shape[1])), "d_k そのもので割って"),
+    (with_weights(lambda Q, K: reference.softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=0)), "列の方向"),
     (with_weights(lambda Q, K: np.exp(Q @ K.T / np.sqrt(Q.shape[1]))), "行の和"),
     (lambda Q, K, V: right(Q, K, V)[::-1], "返す順番が逆"),
     (lambda Q, K, V: (right(Q, K, V)[1], right(Q, K, V)[1]), "重みをそのまま"),
@@ -255,4 +263,4 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     checks.check_attention(right, hidden=True)
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
-        checks.check_attention(with_weights(lambda Q, K: softmax(Q @ K.T)), hidden=True)
+        checks.check_attention(with_weights(lambda Q, K: reference.softmax(Q @ K.T)), hidden=True)

@@ -55,7 +55,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
         got = _base.three_arrays(
             _base.call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
                                on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
-                                        "(W @ x ではありません)。"),
+                                        "(W @ x ではありません)。", forbid=("project", "qkv")),
             "three_faces", "(q, k, v)",
         )
         want = [x @ W for W in Ws]

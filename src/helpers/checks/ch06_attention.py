@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _validate
+from .. import _validate, attention
 from ..attention import softmax
 from . import _base
 
@@ -86,7 +86,8 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
     for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
-        w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS,
+                                          forbid=attention.__all__)
         if w is None:
             continue
         _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)

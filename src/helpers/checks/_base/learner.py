@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import difflib
+import functools
 import inspect
 import re
+import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ... import attention
 from .numpy_errors import crash_in_japanese
 from .verdicts import fail
 
@@ -92,21 +96,50 @@ def misspelt_name(err: Exception, fn: Callable, call: str) -> str | None:
     return f"{call} の中で、{where}。{guess}"
 
 
+@contextlib.contextmanager
+def _watching(fn: Callable, names: Sequence[str]):
+    """While the learner's `fn` runs, the `helpers` functions `names` note each call (in the
+    package, in `helpers.attention`, and under any name `fn`'s module gave them); yields the list
+    of the names called."""
+    used: list[str] = []
+
+    def spy(name: str, original: Callable) -> Callable:
+        @functools.wraps(original)
+        def noted(*args, **kwargs):
+            used.append(name)
+            return original(*args, **kwargs)
+        return noted
+
+    originals = {getattr(attention, name): spy(name, getattr(attention, name)) for name in names}
+    spaces = [vars(attention), vars(sys.modules["helpers"]), getattr(fn, "__globals__", {})]
+    swapped = [(space, key, value) for space in spaces for key, value in list(space.items())
+               if callable(value) and value in originals]
+    for space, key, value in swapped:
+        space[key] = originals[value]
+    try:
+        yield used
+    finally:
+        for space, key, value in swapped:
+            space[key] = value
+
+
 def call_learner(fn: Callable, *args, what: str, call: str | None = None,
-                 on_error: str | Callable[[Exception], str] = "途中の値と形を print して確かめましょう。"):
+                 on_error: str | Callable[[Exception], str] = "途中の値と形を print して確かめましょう。",
+                 forbid: Sequence[str] = ()):
     """Call the learner's function `what`; every way it can stumble becomes a hint.
 
     Not a function, not written yet, a misspelt name (`misspelt_name`: that note alone), a
     crash (`on_error` says where to look), a forgotten
-    `return` and an argument changed in place (`W -= …`) each get their own message; numpy's
-    warnings about a wrong formula stay quiet.
+    `return`, an argument changed in place (`W -= …`) and a call of a `helpers` function the
+    exercise asks the learner to write (`forbid`, e.g. ("softmax",)) each get their own message;
+    numpy's warnings about a wrong formula stay quiet.
     """
     if not callable(fn):
         fail(f"{what} には関数を渡してください({type(fn).__name__} が来ました)。")
     call = call or f"{what}(...)"
     before = [a.copy() if isinstance(a, np.ndarray) else None for a in args]
     try:
-        with np.errstate(all="ignore"):  # a wrong formula may divide by 0; the hint says why
+        with np.errstate(all="ignore"), _watching(fn, forbid) as used:  # a wrong formula may divide by 0
             result = fn(*args)
     except NotImplementedError:
         fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。")
@@ -115,6 +148,10 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
             fail(note)  # a typo: nothing else is wrong yet, so no advice about shapes or order
         advice = on_error(err) if callable(on_error) else on_error
         fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{advice}")
+    used = [name for name in forbid if getattr(attention, name) is fn] + used  # the helper itself passed
+    if used:
+        fail(f"{what} の中で helpers.{used[0]} を使っています。この練習は、それを自分で numpy で書く練習です。"
+             f"helpers.{used[0]} を使わずに書いてみましょう。")
     if result is None:
         fail(f"{what} が何も返していません(None)。関数の最後に return を書き忘れていませんか?")
     names = _parameter_names(fn)

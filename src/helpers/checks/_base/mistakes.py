@@ -10,9 +10,10 @@ from .verdicts import fail
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal shape and equal values (to rounding)."""
+    """Equal shape and equal values (to rounding); NaN where the other has NaN counts as equal,
+    so a wrong formula's NaN (0/0 after an underflow) is recognised as that formula."""
     a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and bool(np.allclose(a, b, atol=1e-6))
+    return a.shape == b.shape and bool(np.allclose(a, b, atol=1e-6, equal_nan=True))
 
 
 def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str | None:
