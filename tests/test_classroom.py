@@ -135,7 +135,7 @@ MISTAKES = [
             "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
             "片方の長さでしか割っていないようです"),
     Mistake("01", "cosine_two_d_only", "def cosine(", TWO_D_COSINE,
-            "式 cos = (a·b) / (|a| |b|) を見直しましょう", earns=1.0),
+            "(長さ 3 のベクトル)のとき", earns=1.0),
     Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
             "自分自身を選ぶと思いましたか"),
     Mistake("02", "softmax_wrong_axis", "def soft_lookup(", SOFT_LOOKUP_AXIS0, "SOFT_LOOKUP_HINTS:axis0"),

@@ -26,7 +26,7 @@ def crash(a, b):
     (lambda a, b: float(a @ b), "内積そのもの"),
     (lambda a, b: float(a @ b / np.linalg.norm(a)), "片方の長さ"),
     (lambda a, b: float(a @ b / (a @ a * (b @ b))), "2 乗"),
-    (lambda a, b: 0.5, "見直しましょう"),
+    (lambda a, b: 0.5, "0.262 になるはずが、0.500 でした"),
     (lambda a, b: np.array([1.0, 2.0]), "数を 1 つ"),
     (lambda a, b: "0.5", "文字列"),
     (lambda a, b: None, "return を書き忘れて"),
@@ -80,3 +80,26 @@ def test_cosine_refuses_helpers_cosine_similarity_as_the_text_says():
     import helpers
     with pytest.raises(CheckFailed, match=r"helpers\.cosine_similarity を使っています"):
         checks.check_cosine(lambda a, b: float(helpers.cosine_similarity(a[None], b[None])[0, 0]))
+
+
+def test_euclidean_distance_is_called_a_distance_not_one_length():
+    """The first pair was parallel (b = a/2), where |a - b| equals a·b/|a|: a misdiagnosis."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cosine(lambda a, b: float(np.linalg.norm(a - b)))
+    assert "距離" in str(info.value) and "片方の長さ" not in str(info.value)
+
+
+def test_the_first_pair_tells_every_wrong_formula_apart():
+    wrong = [lambda a, b: a @ b, lambda a, b: a @ b / np.linalg.norm(a), lambda a, b: a @ b / np.linalg.norm(b),
+             lambda a, b: a @ b / np.linalg.norm(a) * np.linalg.norm(b), lambda a, b: np.linalg.norm(a - b),
+             lambda a, b: a @ b / (a @ a * (b @ b)), right]
+    seen = []
+
+    def spy(a, b):
+        seen.append((a, b))
+        return 0.5
+    with pytest.raises(CheckFailed):
+        checks.check_cosine(spy)
+    a, b = seen[0]
+    values = [float(f(a, b)) for f in wrong]
+    assert all(abs(x - y) > 1e-3 for i, x in enumerate(values) for y in values[i + 1:]), values

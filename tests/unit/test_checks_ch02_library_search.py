@@ -188,3 +188,15 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
         checks.check_soft_lookup(lambda q, K, V, T: softmax(q @ K.T) @ V, hidden=True)
+
+
+def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
+    """K @ q.T with axis=-1 softmaxes each score alone: the hint names the column, not only axis."""
+    def column(q, K, V, temperature):
+        s = K @ q.T / temperature
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)).T @ V
+
+    with pytest.raises(CheckFailed) as info:
+        check_soft_lookup(column)
+    assert "K @ q.T" in str(info.value)

@@ -117,3 +117,11 @@ def test_three_faces_refuses_helpers_qkv_as_the_text_says():
     import helpers
     with pytest.raises(CheckFailed, match=r"helpers\.qkv を使っています"):
         checks.check_three_faces(lambda x, *Ws: helpers.qkv(x, *Ws))
+
+
+def test_w_mine_fallback_does_not_spell_out_the_matrix():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_question_matrix(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    message = str(info.value)
+    assert "のはずが" in message or "になるはずが" in message
+    assert "0·甘さ" not in message and "0.5·甘さ" not in message and "並べて" not in message

@@ -241,7 +241,21 @@ def test_each_attention_mistake_gets_its_hint(fn, hint):
 def test_same_shape_is_never_called_a_wrong_shape():
     with pytest.raises(CheckFailed) as info:
         checks.check_attention(lambda Q, K, V: (2 * right(Q, K, V)[0], right(Q, K, V)[1]))
-    assert "のはずが" not in str(info.value)
+    assert "形は" not in str(info.value) and "1 行めは" in str(info.value)
+
+
+def test_a_flattened_output_is_called_flattened_not_v_at_weights():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_attention(lambda Q, K, V: (right(Q, K, V)[0].ravel(), right(Q, K, V)[1]))
+    assert "ravel" in str(info.value) and "V @ weights" not in str(info.value)
+
+
+def test_the_fallback_says_what_was_expected_and_what_came_and_nothing_more():
+    """No step of the solution in it: the sizes, the expected row, the row that came."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_attention(with_weights(lambda Q, K: reference.softmax(Q @ K.T / 3)))
+    message = str(info.value)
+    assert "はずが" in message and "(4, 4)" in message and "softmax(" not in message and "@" not in message
 
 
 @pytest.mark.parametrize("answer", ["均等", " 均等 ", "均等。", "均等　", "一様", "均一"])
@@ -251,7 +265,7 @@ def test_identical_keys_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("自分", "第 1 章"), ("先頭", "argmax"), ("問い次第", "差"), ("全部", "選択肢にありません"),
+    ("自分", "第 1 章"), ("先頭", "argmax"), ("問い次第", "q·k_1 と q·k_2"), ("全部", "選択肢にありません"),
     ("", "まだ答えが"),
 ])
 def test_identical_keys_prediction_rejects_with_hint(answer, hint):
@@ -264,3 +278,11 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
         checks.check_attention(with_weights(lambda Q, K: reference.softmax(Q @ K.T)), hidden=True)
+
+
+@pytest.mark.parametrize("answer", ["先頭", "問い次第", "自分"])
+def test_identical_keys_wrong_answers_do_not_state_the_rule(answer):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_identical_keys_prediction(answer)
+    message = str(info.value)
+    assert "均等に" not in message and "同じ重み" not in message and "1/n" not in message

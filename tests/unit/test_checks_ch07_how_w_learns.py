@@ -150,3 +150,16 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
         checks.check_gradient_step(lambda W, X, dQ, lr: W + lr * (X.T @ dQ), hidden=True)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda W_Q, X, dQ, lr: W_Q - lr * (X.T @ dQ) * 1.5,
+    lambda W_Q, X, dQ, lr: W_Q + lr * (X.T @ dQ),
+    lambda W_Q, X, dQ, lr: -lr * (X.T @ dQ),
+])
+def test_no_hint_spells_out_the_update(fn):
+    """The fallback says what was expected and what came; no hint gives the solution's code."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_gradient_step(fn)
+    message = str(info.value)
+    assert "X.T @ dQ" not in message and "W_Q - lr * dW_Q" not in message

@@ -44,8 +44,7 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != want.shape:
             _base.fail(f"scores={s}(shape {s.shape})に対して、重みも同じ shape {want.shape} で返します。"
                        f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
-        _base.fail(f"scores={s} のとき {want} になるはずが、{got} でした。"
-                   "式 w_i = exp(s_i) / (exp(s_1) + … + exp(s_n)) を見直しましょう。")
+        _base.fail(f"scores={s}(shape {s.shape})のとき {want} になるはずが、{got} でした。")
     _base.passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
 
 

@@ -13,9 +13,9 @@ from . import _base
 @_base.exercise
 def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
-    cases = [
-        (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
+    cases = [  # the first pair tells every wrong formula below apart (a parallel pair would not)
         (np.array([0.3, 1.8]), np.array([2.0, 0.2])),
+        (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
         (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
     ]
@@ -38,11 +38,13 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
                        "両方の長さの積で割ります。")
+        if np.isclose(got, np.linalg.norm(a - b)):
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
+                       "コサイン類似度は距離ではなく、内積を二つの長さで割ったものです。")
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
                        "長さは np.linalg.norm(a)、つまり平方根を取った値です。")
-        _base.fail(f"a={a}, b={b} のとき {want:.3f} になるはずが、{got:.3f} でした。"
-                   "式 cos = (a·b) / (|a| |b|) を見直しましょう。")
+        _base.fail(f"a={a}, b={b}(長さ {a.size} のベクトル)のとき {want:.3f} になるはずが、{got:.3f} でした。")
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 

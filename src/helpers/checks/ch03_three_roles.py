@@ -124,8 +124,8 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
         if not np.allclose(w.sum(axis=1), 1.0):
             _base.fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
                        "重みは、得点を行ごとにソフトマックスに通したものです。")
-        _base.fail(f"{label}: 各行の和は 1 ですが、値が違います。1 行めは {np.round(want[0], 3)} の"
-                   f"はずが {np.round(w[0], 3)} でした。得点 Q @ K.T から順に確かめましょう。")
+        _base.fail(f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、値が違います。1 行めは "
+                   f"{np.round(want[0], 3)} のはずが {np.round(w[0], 3)} でした。")
     _base.passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
                  "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
 

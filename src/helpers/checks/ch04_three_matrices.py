@@ -93,7 +93,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
         _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
-                   "2 行 2 列の数を書いてから実行しましょう(1 行めが甘さの行き先、2 行めが辛さの行き先)。")
+                   "2 行 2 列の数を書いてから実行しましょう。")
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
@@ -126,8 +126,7 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
                    "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
                    "q の 2 成分めには甘さの半分が入ります。")
     _base.fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
-               f"{np.round(got[2], 3).tolist()} でした。q₁ = 0·甘さ + 1·辛さ、q₂ = 0.5·甘さ + 0·辛さ を"
-               "行列の形に並べてみましょう。")
+               f"{np.round(got[2], 3).tolist()} でした(W_mine は 2 × 2、q は 1 × 2)。")
 
 
 @_base.exercise

@@ -33,8 +33,7 @@ ATTENTION_HINTS = {
     "transposed_output": "重みは合っていますが、出力が weights.T @ V(転置した重みで混ぜたもの)に"
                          "なっています。i 行めの出力は、i 行めの重みで V の行を混ぜたもの、"
                          "つまり weights @ V です(.T は要りません)。",
-    "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です"
-                  "(V @ weights や weights * V ではありません)。",
+    "bad_output": "重みは合っていますが、出力が違います。",
 }
 
 
@@ -98,7 +97,7 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
         if not np.allclose(w.sum(axis=-1), 1.0):
             _base.fail(ATTENTION_HINTS["not_normalised"])
         _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行めは {want_w[0]} に"
-                   f"なるはずが {w[0]} でした。softmax(Q @ K.T / np.sqrt(d_k)) を順に確かめましょう。")
+                   f"なるはずが {w[0]} でした。")
     _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
                  "でも合っています。", quiet=hidden)
 
@@ -122,10 +121,10 @@ def check_identical_keys_prediction(answer) -> None:
             "自分": "自分を選ぶのは、問いと見出しが同じ(Q = K = X)ときの話でした(第 1 章)。"
                     "ここでは見出しが全部同じなので、自分の見出しも"
                     "他の語の見出しと区別がつきません。",
-            "先頭": "argmax なら同点のとき先頭を選びますが、ソフトマックスは同点を均等に分けます。",
-            "問い次第": "問いが変わると得点の大きさは変わります。"
-                        "でも 1 つの行の中では全部同じ値です。ソフトマックスは行の中の"
-                        "「差」だけを見るので、差がなければどの見出しにも同じ重みです。",
+            "先頭": "同点のとき先頭を選ぶのは argmax です。ソフトマックスの式 exp(s_i) / Σ exp(s_j) に、"
+                    "同じ得点 s を並べて入れてみましょう。",
+            "問い次第": "問いが変わると、得点の大きさは変わります。では 1 つの行の中で、q·k_1 と q·k_2 は"
+                        "どう違うでしょう。見出しが全部同じときで比べてみましょう。",
         },
         IDENTICAL_KEYS_SYNONYMS,
     )

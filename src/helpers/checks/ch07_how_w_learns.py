@@ -12,16 +12,15 @@ from . import _base
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
 GRADIENT_STEP_HINTS = {
     "sign": "勾配を足しています。勾配 dW_Q は「損失が一番増える向き」なので、損失を減らすには"
-            "その逆、W_Q - lr * dW_Q と引きます。",
-    "no_lr": "学習率 lr を掛け忘れています。勾配をそのまま引くと一歩が大きすぎます。"
-             "W_Q - lr * dW_Q のように、lr を掛けてから引きます。",
-    "sign_no_lr": "勾配を足していて、しかも学習率 lr を掛けていません。W_Q - lr * dW_Q です。",
+            "その逆向きに動かします。",
+    "no_lr": "学習率 lr を掛け忘れています。勾配をそのまま使うと一歩が大きすぎます。"
+             "一歩の大きさは、勾配に lr を掛けたものです。",
+    "sign_no_lr": "勾配を足していて、しかも学習率 lr を掛けていません。向きと一歩の大きさの両方を見直しましょう。",
     "by_lr": "学習率で割っています。一歩の大きさは勾配に lr を「掛けた」ものです。",
-    "transposed": "勾配の形は合っていますが、転置になっています。Q = X W_Q なので "
-                  "dW_Q = X.T @ dQ です(dQ.T @ X ではありません)。"
-                  "(d_model×n) · (n×d_k) で、W_Q と同じ d_model×d_k になります。",
-    "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q、"
-                 "つまり W_Q - lr * dW_Q です。",
+    "transposed": "勾配の形は合っていますが、転置になっています。dW_Q の i 行 j 列は W_Q の i 行 j 列と"
+                  "対応します。X と dQ のどちらを転置して掛けると、(d_model×n) · (n×d_k) で W_Q と同じ "
+                  "d_model×d_k になるでしょう。",
+    "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q です。",
 }
 
 
@@ -94,9 +93,9 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         _base.fail_on_typical_mistake(got, variants, GRADIENT_STEP_HINTS)
         if got.shape != W_Q.shape:
             _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
-                       f"shape {got.shape} が返ってきました。dW_Q = X.T @ dQ の形を確かめましょう。")
+                       f"shape {got.shape} が返ってきました。")
         _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行めは {variants['right'][0]} になるはずが "
-                   f"{got[0]} でした。dW_Q = X.T @ dQ、新しい W_Q = W_Q - lr * dW_Q の順に確かめましょう。")
+                   f"{got[0]} でした。")
     _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 
 

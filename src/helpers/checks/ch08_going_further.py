@@ -13,8 +13,8 @@ from . import _base
 
 #: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
 CAUSAL_HINTS = {
-    "no_mask": "マスクがかかっていません。得点に、対角より上が -inf、それ以外が 0 の行列を足してから"
-               "ソフトマックスにかけます(np.triu(np.full((n, n), -np.inf), k=1))。",
+    "no_mask": "マスクがかかっていません。後ろの語(対角より上)への重みが 0 になっていません。"
+               "隠したいマスの得点を、ソフトマックスの前に -inf にします。",
     "lower": "隠す三角形が逆です。隠すのは対角より上(列の番号 > 行の番号、つまり後ろの語)です。"
              "np.tril ではなく np.triu(..., k=1) を使います。",
     "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
@@ -30,7 +30,7 @@ CAUSAL_HINTS = {
                   "(行 = 問い、列 = 見出し)。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
     "weights_as_output": "出力のところに重みをそのまま返しています。出力は weights @ V です。",
-    "bad_output": "重みは合っていますが、出力が違います。出力は weights @ V です。",
+    "bad_output": "重みは合っていますが、出力が違います。",
 }
 
 #: Chapter 08: the hint for each typical mistake in `multi_head(X, W_Q, W_K, W_V, W_O, h)`.
@@ -107,8 +107,8 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
             _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
         if not np.allclose(w.sum(axis=1), 1.0):
             _base.fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
-        _base.fail(f"weights の 2 行めは {want_w[1]} になるはずが {w[1]} でした。"
-                   "Q @ K.T / np.sqrt(d_k) にマスクを足し、行ごとにソフトマックス、の順に確かめましょう。")
+        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 2 行めは {want_w[1]} になるはずが "
+                   f"{w[1]} でした。")
     _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
                  quiet=hidden)
 
@@ -199,8 +199,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         if out.shape != want.shape:
             _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
                        "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
-        _base.fail(f"X {X.shape}、h = {h} で、出力の 1 行めは {want[0]} になるはずが {out[0]} でした。"
-                   "頭ごとに Q, K, V の列を切り出し、softmax(Q_i K_iᵀ / √d_k) V_i を計算して、"
-                   "横につないでから W_O をかける、の順に確かめましょう。")
+        _base.fail(f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、出力の 1 行めは {want[0]} に"
+                   f"なるはずが {out[0]} でした。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
                  "(頭が 2 つでも 3 つでも)。", quiet=hidden)

@@ -38,8 +38,13 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
         square = want_w.shape[0] == want_w.shape[1]
         if "transposed_output" in hints and square and same(out, want_w.T @ V):
             fail(hints["transposed_output"], half)
-        shape = "" if out.shape == want_out.shape else f" 形は {want_out.shape} のはずが {out.shape} でした。"
-        fail(f"{hints['bad_output']}{shape}", half)
+        if out.shape != want_out.shape and out.size == want_out.size and same(out.reshape(want_out.shape), want_out):
+            fail(f"出力の値は合っていますが、shape {out.shape} で返ってきました。出力は (問いの数, d_v) = "
+                 f"{want_out.shape} の形のまま返します(ravel や reshape は要りません)。", half)
+        if out.shape != want_out.shape:
+            fail(f"{hints['bad_output']}形は (問いの数, d_v) = {want_out.shape} のはずが {out.shape} でした。", half)
+        fail(f"{hints['bad_output']}1 行めは {np.round(want_out[0], 3)} のはずが {np.round(out[0], 3)} でした。",
+             half)
 
 
 def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
