@@ -46,9 +46,14 @@ def test_each_cell_mistake_gets_its_hint(fn, hint):
         checks.check_matmul_cell(fn)
 
 
+def cut(R, W_Q, axis=1):
+    """Q, K, V cut out of X @ [W_Q W_K W_V] at the column numbers d_k and 2d_k (d_v is free)."""
+    d_k = W_Q.shape[1]
+    return tuple(np.split(R, [d_k, 2 * d_k], axis=axis))
+
+
 def fused(X, W_Q, W_K, W_V):
-    Q, K, V = np.split(X @ np.hstack([W_Q, W_K, W_V]), 3, axis=1)
-    return Q, K, V
+    return cut(X @ np.hstack([W_Q, W_K, W_V]), W_Q)
 
 
 def fused_by_index(X, W_Q, W_K, W_V):
@@ -61,8 +66,13 @@ def three_products(X, W_Q, W_K, W_V):
     return X @ W_Q, X @ W_K, X @ W_V
 
 
+def split_in_three(X, W_Q, W_K, W_V):
+    """Right when d_v = d_k only; the check's W_V has a column more, as chapter 06's has."""
+    return tuple(np.split(X @ np.hstack([W_Q, W_K, W_V]), 3, axis=1))
+
+
 def split_rows(X, W_Q, W_K, W_V):
-    return tuple(np.split(X @ np.hstack([W_Q, W_K, W_V]), 3, axis=0))
+    return cut(X @ np.hstack([W_Q, W_K, W_V]), W_Q, axis=0)
 
 
 def split_wrong_place(X, W_Q, W_K, W_V):
@@ -70,7 +80,7 @@ def split_wrong_place(X, W_Q, W_K, W_V):
 
 
 def stacked(X, W_Q, W_K, W_V):
-    return tuple(np.split(X @ np.vstack([W_Q, W_K, W_V]), 3, axis=1))
+    return cut(X @ np.vstack([W_Q, W_K, W_V]), W_Q)
 
 
 @pytest.mark.parametrize("fn", [fused, fused_by_index])
@@ -79,14 +89,21 @@ def test_right_fused_passes(fn, capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_split_in_three_equal_parts_is_refused_where_d_v_is_not_d_k(hidden):
+    """Chapter 06 has d_k = 2, d_v = 3: both the visible check and the hidden test hold the learner
+    to the split at column numbers, and say why the equal split failed."""
+    with pytest.raises(CheckFailed, match="三等分できませんでした.*d_v = "):
+        checks.check_fused_qkv(split_in_three, hidden=hidden)
+
+
 @pytest.mark.parametrize("fn, hint", [
     (three_products, "X との掛け算を 3 回"),
-    (split_rows, "axis=0\\(行、語の方向\\)"),
+    (split_rows, "行の方向\\(axis=0\\)に分けると"),
     (split_wrong_place, "分ける位置が"),
     (stacked, "np.vstack"),
     (lambda X, a, b, c: X @ np.hstack([a, b, c]), "3 つの配列"),
-    (lambda X, a, b, c: tuple(np.split(X @ np.hstack([b, a, c]), 3, axis=1)), "Q のところに K"),
-    (lambda X, a, b, c: tuple(np.array_split(X @ np.hstack([a, b, c]), 3, axis=0)), "axis=1"),
+    (lambda X, a, b, c: cut(X @ np.hstack([b, a, c]), a), "Q のところに K"),
     (lambda X, a, b, c: (X @ np.hstack([a, b, c]),) * 3, "三つ分の列"),
     (lambda X, a, b, c: (X @ a, X @ b, -(X @ c)), "V の値"),
     (lambda X, a, b, c: None, "return を書き忘れて"),
@@ -131,15 +148,15 @@ def test_hidden_fused_test():
 
 
 def stacked_transposed(X, W_Q, W_K, W_V):
-    return tuple(np.split(X @ np.vstack([W_Q.T, W_K.T, W_V.T]), 3, axis=1))
+    return cut(X @ np.vstack([W_Q.T, W_K.T, W_V.T]), W_Q)
 
 
 def side_by_side_transposed(X, W_Q, W_K, W_V):
-    return tuple(np.split(X @ np.hstack([W_Q.T, W_K.T, W_V.T]), 3, axis=1))
+    return cut(X @ np.hstack([W_Q.T, W_K.T, W_V.T]), W_Q)
 
 
 def wrong_order(X, W_Q, W_K, W_V):
-    return tuple(np.split(np.hstack([W_Q, W_K, W_V]) @ X, 3, axis=1))
+    return cut(np.hstack([W_Q, W_K, W_V]) @ X, W_Q)
 
 
 @pytest.mark.parametrize("fn", [stacked_transposed, side_by_side_transposed])

@@ -132,36 +132,41 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
 
 
 def _fused_cases():
+    """X and three W with d_v ≠ d_k, as chapter 06 has them: a split into three equal parts is
+    then impossible, and only cutting at the column numbers works (the chapter's text)."""
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(5, 2)), 1)
-    Ws = [np.round(rng.normal(size=(2, 3)), 1) for _ in range(3)]
+    Ws = [np.round(rng.normal(size=(2, cols)), 1) for cols in (3, 3, 4)]
     return X, Ws
 
 
-def _fused_on_error(err: Exception, X: np.ndarray, W: np.ndarray) -> str:
-    """Where a crash of `fused_qkv` comes from, read off numpy's message and the sizes: X
-    (n × d_model) on the right (the order), the W stacked as rows (vstack), or transposed W."""
+def _fused_on_error(err: Exception, X: np.ndarray, Ws: list[np.ndarray]) -> str:
+    """Where a crash of `fused_qkv` comes from, read off numpy's message and the sizes: the three
+    W cut into equal thirds though d_v ≠ d_k, stacked as rows (vstack), transposed, or X
+    (n × d_model) on the right (the order)."""
     n, d_model = X.shape
-    d_k = W.shape[1]
+    d_k, d_v = Ws[0].shape[1], Ws[2].shape[1]
+    width = f"d_model × (2d_k + d_v) = {d_model} × {2 * d_k + d_v}"
     if "equal division" in str(err):
-        return ("np.split で三等分できませんでした。分けるのは列の方向(axis=1)です。"
-                "axis=0(行、語の方向)で分けようとしていませんか?")
+        return (f"三等分できませんでした。ここでは d_k = {d_k}、d_v = {d_v} で、並べた行列は {width} です。"
+                "列の方向(axis=1)に、Q・K・V の列の境目の番号で切りましょう。")
+    if "concatenation axis must match" in str(err):
+        if "along dimension 1" in str(err):
+            return (f"縦に積もうとしています(np.vstack)。W_Q, W_K, W_V は列の数が {d_k}, {d_k}, {d_v} と"
+                    "違うので積めません。行の数(d_model)がそろっている向き、つまり横に並べます。")
+        return (f"W を転置していませんか? W_Q, W_K, W_V はどれも d_model = {d_model} 行で、"
+                "転置せずにそのまま横に並べられます。")
     sizes = _base.matmul_sizes(err)
     if sizes is None:
-        return ("途中の形を print して確かめましょう。三つの W を並べた行列は d_model × 3d_k = "
-                f"{d_model} × {3 * d_k} です。")
+        return f"途中の形を print して確かめましょう。三つの W を並べた行列は {width} です。"
     left_cols, right_rows = sizes
     if right_rows == n and left_cols != d_model:  # something @ X
         return ("掛ける順番を確かめましょう。X の各行に右から掛けるので、X が左です。"
                 f"X は n × d_model = {n} × {d_model} です。")
-    if right_rows == 3 * d_model:
-        return (f"三つの W が縦に積まれています({right_rows} 行)。縦に積む(np.vstack)と "
-                f"3d_model × d_k = {3 * d_model} × {d_k} になり、X と掛けられません。横に(列の方向に)並べます。")
-    if right_rows in (d_k, 3 * d_k):
+    if right_rows in (d_k, d_v, 2 * d_k + d_v):
         return (f"X の右に来た行列が {right_rows} 行です。W を転置していませんか? W_Q, W_K, W_V は"
-                f"どれも d_model × d_k = {d_model} × {d_k} のまま並べます。")
-    return (f"X(列 {d_model})の右に来た行列が {right_rows} 行です。三つの W を並べた行列は "
-            f"d_model × 3d_k = {d_model} × {3 * d_k} のはずです。")
+                f"どれも d_model = {d_model} 行のまま並べます。")
+    return f"X(列 {d_model})の右に来た行列が {right_rows} 行です。三つの W を並べた行列は {width} のはずです。"
 
 
 @_base.exercise
@@ -169,15 +174,14 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
     X, Ws = _fused_cases()
     if hidden:
-        [(X, *Ws)] = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 2)))
+        [(X, *Ws)] = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 3)))
     _Watched.products = []
     result = _base.call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
                                 call="fused_qkv(X, W_Q, W_K, W_V)",
-                                on_error=lambda err: _fused_on_error(err, X, Ws[0]))
+                                on_error=lambda err: _fused_on_error(err, X, Ws))
     got = _base.three_arrays(result, "fused_qkv")
     want = [X @ W for W in Ws]
     names = ("Q", "K", "V")
-    d_k = want[0].shape[1]
     for name, g, w in zip(names, got, want, strict=True):
         if g.shape == w.shape and np.allclose(g, w):
             continue
@@ -185,16 +189,15 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
             if other != name and g.shape == w2.shape and np.allclose(g, w2):
                 _base.fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
                            "(Q, K, V) の順で返しましょう。")
-        if g.ndim == 2 and g.shape[1] == 3 * w.shape[1]:
-            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
-                       "X @ W_QKV の結果を np.split(..., 3, axis=1) で列の方向に三等分します。")
-        if g.ndim == 2 and g.shape[0] == w.shape[0] and g.shape[1] != w.shape[1]:
-            _base.fail(f"{name} の形が {g.shape} で、列の数が d_k = {d_k} ではありません。分ける位置が"
-                       f"ずれています。np.split(..., 3, axis=1) で三等分するか、位置を [{d_k}, {2 * d_k}] "
-                       "のように d_k ごとに指定します。")
-        if g.shape != w.shape:
-            _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × d_k)のはずです。"
+        if g.shape != w.shape and (g.ndim != 2 or g.shape[0] != w.shape[0]):
+            _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × W_{name} の列の数)のはずです。"
                        "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
+        if g.shape[1] == sum(W.shape[1] for W in Ws):
+            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
+                       "X @ W_QKV の結果を、列の方向に Q・K・V の境目で切り分けます。")
+        if g.shape[1] != w.shape[1]:
+            _base.fail(f"{name} の形が {g.shape} で、列の数が W_{name} の列の数 {w.shape[1]} ではありません。"
+                       "分ける位置がずれています。Q は d_k 列、K も d_k 列、V は d_v 列です。")
         _base.fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
                    "np.split で分けた順が同じか確かめましょう。")
     with_X = len(_Watched.products)

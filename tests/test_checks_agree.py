@@ -96,14 +96,19 @@ CELL = {
     "one_element_array": lambda X, W, i, j: np.array([X[i, :] @ W[:, j]]),
 }
 
+def _cut(R, a):
+    return tuple(np.split(R, [a.shape[1], 2 * a.shape[1]], axis=1))
+
+
 FUSED = {
-    "right": lambda X, a, b, c: tuple(np.split(X @ np.hstack([a, b, c]), 3, axis=1)),
+    "right": lambda X, a, b, c: _cut(X @ np.hstack([a, b, c]), a),
+    "split_in_three": lambda X, a, b, c: tuple(np.split(X @ np.hstack([a, b, c]), 3, axis=1)),
     "three_products": lambda X, a, b, c: (X @ a, X @ b, X @ c),
-    "split_rows": lambda X, a, b, c: tuple(np.split(X @ np.hstack([a, b, c]), 3, axis=0)),
-    "stacked": lambda X, a, b, c: tuple(np.split(X @ np.vstack([a, b, c]), 3, axis=1)),
-    "stacked_transposed": lambda X, a, b, c: tuple(np.split(X @ np.vstack([a.T, b.T, c.T]), 3, axis=1)),
-    "order": lambda X, a, b, c: tuple(np.split(np.hstack([a, b, c]) @ X, 3, axis=1)),
-    "k_first": lambda X, a, b, c: tuple(np.split(X @ np.hstack([b, a, c]), 3, axis=1)),
+    "split_rows": lambda X, a, b, c: tuple(np.split(X @ np.hstack([a, b, c]), [a.shape[1], 2 * a.shape[1]])),
+    "stacked": lambda X, a, b, c: _cut(X @ np.vstack([a, b, c]), a),
+    "stacked_transposed": lambda X, a, b, c: _cut(X @ np.vstack([a.T, b.T, c.T]), a),
+    "order": lambda X, a, b, c: _cut(np.hstack([a, b, c]) @ X, a),
+    "k_first": lambda X, a, b, c: _cut(X @ np.hstack([b, a, c]), a),
 }
 
 
