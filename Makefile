@@ -27,11 +27,12 @@ PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
 	--ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
-.PHONY: setup book book-build vendor browser lab refresh lab-teacher test check lint sync execute assignments \
+.PHONY: setup book book-build pdf test-pdf vendor browser lab refresh lab-teacher test check lint sync execute assignments \
 	grade bench clean help hub-env hub test-hub test-links classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
+	@echo "make pdf          本全体を一つの PDF にする(book/_build/pdf/qkv-book.pdf、HTML の本がなければ先に作る)"
 	@echo "make test         すべての検査(ruff, ペア, 単体, ウィジェット, nbval, 本, ブラウザ, 授業)"
 	@echo "make check        著者向けの速い検査(ruff, ペア, 単体, ウィジェット, main から変えた章の nbval)"
 	@echo "make lab          JupyterLab で自分用の章の写し(work/notebooks/)を開く"
@@ -42,6 +43,7 @@ help:
 	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
 	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
+	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
 	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
@@ -77,6 +79,16 @@ book-build: vendor
 
 book: book-build
 	@echo "book: $(abspath $(BOOK_HTML)/index.html)"
+
+# The whole book as one PDF: the built HTML book printed by the browser the tests drive, merged
+# with a cover, contents, page numbers and bookmarks (book/scripts/build_pdf.py, CONTRIBUTING.md
+# "PDF"). The HTML book is built first only when there is none: `make book` never needs the PDF.
+pdf: setup browser
+	$(BIN)/python book/scripts/build_pdf.py
+
+# The PDF built and read back (tests/test_pdf.py; `make test` skips those tests without a PDF).
+test-pdf: pdf
+	$(PYTEST) tests/test_pdf.py
 
 # The learner's own copy of the chapters, work/ (ignored by git; book/scripts/learner_lab.py):
 # made once, never overwritten, so `git pull` never meets the learner's answers.
