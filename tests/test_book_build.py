@@ -114,6 +114,18 @@ def test_a_figure_carries_its_smallest_text_size_and_keeps_its_pixels(alpha):
     assert qkv_book.figures.reencoded_png(data, {})[1] is None  # not measured: no size
 
 
+@pytest.mark.parametrize(("px", "width", "where"), [
+    (13.9, 550, []),                      # 10 pt text, 5.5 in wide: fits both columns
+    (12.5, 550, ["390"]),                 # 9 pt text: 8.1 px on a phone
+    (13.9, 1000, ["1280", "390"]),        # two panels side by side, shrunk on both
+    (20.0, 1000, ["390"]),                # large text still too small once shrunk to a phone
+])
+def test_a_figure_too_small_to_read_where_it_is_shown_is_named(px, width, where):
+    """The build's check of every figure (figures.check_legible fails the build with -W)."""
+    found = book_extension().figures.too_small(px, width)
+    assert [w for w in ("1280", "390") if any(f.startswith(w) for f in found)] == where, found
+
+
 def test_the_search_index_reuses_the_word_counts_splits():
     """count_words splits every text of a page; Sphinx's index then asks for the same splits."""
     from types import SimpleNamespace

@@ -7,6 +7,8 @@ measured by the probe (`figure_probe`): a PNG text chunk `qkv-min-text-px`, and 
 `data-qkv-text-px`, `data-qkv-width` and `--qkv-readable-width`, the width at which that text is
 READABLE_PX tall. On a phone or tablet (book/_static/qkv.css) no figure is drawn narrower than
 that; one wider than the column scrolls sideways inside `.qkv-scroll` (qkv-book.js shows the cue).
+The build fails (`check_legible`) when a figure's smallest text, shrunk to the column, would be
+under 10 CSS px in the 1280 px layout or under 9 CSS px on a 390 px phone (SHOWN_IN).
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from sphinx.writers.html5 import HTML5Translator
 from .figure_probe import figure_text_sizes, pixel_key
 
 READABLE_PX = 9  # the smallest figure text a reader meets, in CSS px (tests/test_book_reader.py)
+#: Where a figure is shown, and the smallest text it must keep there (CSS px): the article column
+#: of the 1280 px layout and of a 390 px phone (the theme's widths, measured by
+#: tests/test_book_reader.py, which also checks every figure's text in the browser at both).
+#: A figure wider than the column is shrunk to it; the build fails when its text gets too small.
+SHOWN_IN = {"1280 px の画面": (672, 10.0), "390 px のスマートフォン": (358, 9.0)}
 TEXT_CHUNK = "qkv-min-text-px"  # PNG text chunk: the picture's smallest font size, in its pixels
 
 
@@ -80,6 +87,30 @@ def measured_text_px(data: bytes) -> tuple[float | None, int]:
         return (float(px) if px else None), im.width
 
 
+def too_small(px: float, width: int) -> list[str]:
+    """Where a figure of `width` px whose smallest text is `px` px reads below its minimum."""
+    found = []
+    for where, (column, least) in SHOWN_IN.items():
+        shown = px * min(1.0, column / width)
+        if shown < least - 0.05:
+            found.append(f"{where}で {shown:.1f} px(下限 {least:g} px)")
+    return found
+
+
+def check_legible(app: Sphinx, docname: str, uri: str, px: float | None, width: int) -> None:
+    """A Sphinx warning (an error under `make book`'s -W) for a figure too small to read."""
+    if px is None:
+        return
+    problems = too_small(px, width)
+    if problems:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(
+            "図 %s のいちばん小さい文字が、%s。図を本の列の幅(5.5 インチ以下)で、文字を 10 pt 以上で描いてください"
+            "(パネルは横に並べず縦に重ねる)。", Path(uri).name, "、".join(problems),
+            location=docname, type="qkv", subtype="figure_text")
+
+
 def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
     """The figures a chapter's kernel just drew (files under book/_build/jupyter_execute/):
     re-encoded in place with their smallest text size, before Sphinx copies them to _images/.
@@ -92,13 +123,14 @@ def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
         if not uri.endswith(".png") or "jupyter_execute" not in uri or not path.is_file():
             continue
         data = path.read_bytes()
-        if measured_text_px(data)[0] is not None:
-            continue
-        if sizes is None:
-            sizes = figure_text_sizes(app)
-        png, px, _ = reencoded_png(data, sizes)
-        if px is not None:
-            path.write_bytes(png)
+        px, width = measured_text_px(data)
+        if px is None:
+            if sizes is None:
+                sizes = figure_text_sizes(app)
+            png, px, width = reencoded_png(data, sizes)
+            if px is not None:
+                path.write_bytes(png)
+        check_legible(app, app.env.docname, uri, px, width)
 
 
 

@@ -61,7 +61,7 @@ def plot_histograms(
                 color=c, label=label)
     ax.set_xlim(*value_range)
     ax.set_ylabel("密度")
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=10)
     if xlabel:
         ax.set_xlabel(xlabel)
     if title:

@@ -66,7 +66,7 @@ def plot_learning_curve(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if label:
-        ax.legend(fontsize=9)
+        ax.legend(fontsize=10)
     if title:
         ax.set_title(title)
     return ax
@@ -252,5 +252,5 @@ def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower cente
     handles = [*words, Patch(color=COLORS["x"]), swatches, arrows]
     entries = [*labels, "灰色:元の埋め込み $x$", "色:行き先 $xW$(問い・見出し・中身)",
              "矢印:(1, 0) と (0, 1) の行き先"]
-    return fig.legend(handles, entries, loc=loc, ncol=len(handles), fontsize=9, frameon=False,
+    return fig.legend(handles, entries, loc=loc, ncol=len(handles), fontsize=10, frameon=False,
                       handler_map={tuple: HandlerTuple(ndivide=None, pad=0.3)})

@@ -166,7 +166,7 @@ def plot_heatmap(
     colors = text_colors(im, m)
     for i, row in enumerate(numbers):
         for j, written in enumerate(row):
-            ax.text(j, i, written, ha="center", va="center", fontsize=9, color=colors[i, j])
+            ax.text(j, i, written, ha="center", va="center", fontsize=10, color=colors[i, j])
     if colorbar:
         ax.figure.colorbar(im, ax=ax, shrink=0.8)
     if title:
@@ -214,7 +214,7 @@ def plot_bars(
     for i, v in enumerate(vals):
         # 3 points clear of the bar's end, so the label never sits on the highlight's outline.
         ax.annotate(f"{v:.2f}", (i, v), xytext=(0, 3 if v >= 0 else -3), textcoords="offset points",
-                    ha="center", va="bottom" if v >= 0 else "top", fontsize=9)
+                    ha="center", va="bottom" if v >= 0 else "top", fontsize=10)
     if ylim:
         ax.set_ylim(*ylim)
     if ylabel:

@@ -290,7 +290,7 @@ def plot_plane_transform(
                 away = q - p if np.hypot(*(q - p)) > 1e-9 else np.array([1.0, 0.0])
                 ha, va = _text_align(away)
                 ax.annotate(labels[k], xy=q, xytext=6 * away / np.hypot(*away),
-                            textcoords="offset points", ha=ha, va=va, color=color, fontsize=9,
+                            textcoords="offset points", ha=ha, va=va, color=color, fontsize=10,
                             zorder=6, path_effects=_halo())
     ax.grid(False)
     finish_plane(ax, limits, axis_labels, title)
@@ -304,7 +304,7 @@ def plot_plane_transform(
             handles += [Line2D([], [], color=_GREY, marker="o", ls="", label="元の $x$"),
                         Line2D([], [], color=color, marker="o", ls="", label=f"行き先 $x{shown}$")]
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
-                  fontsize=9, frameon=False)
+                  fontsize=10, frameon=False)
     return ax
 
 
