@@ -23,7 +23,7 @@ def plot_lines(
     logx: bool = False,
     logy: bool = False,
     highlight: str | None = None,
-    legend_size: float = 9,
+    legend_size: float = 10,
 ):
     """One line per entry of `ys` ({legend label: values at each x}), with markers and a legend.
 
