@@ -17,6 +17,7 @@ from . import (
     icons,
     licenses,
     page_script,
+    pdf_link,
     search_ranking,
     solutions,
     widget_state,
@@ -35,4 +36,5 @@ def setup(app: Sphinx) -> dict:
     search_ranking.setup(app)      # the data search_scorer.js ranks results with
     licenses.setup(app)            # the {shipped-assets} table and the licence texts
     icons.setup(app)               # the icon font cut down to the icons the pages use
+    pdf_link.setup(app)            # the front page links the PDF (make pdf), or says how to make it
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
