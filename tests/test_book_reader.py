@@ -165,6 +165,9 @@ def check_figure_text_on_a_phone(page, doc: str) -> None:
             f"{doc}: 図 {where} のいちばん小さい文字が {css_px:.1f} px"
             f"(下限 {READABLE_PX} px、表示幅 {fig['shown']:.0f} / 元の幅 {fig['natural']})")
         assert fig["overflows"] is not None, f"{doc}: 図 {where} が .qkv-scroll に入っていません"
+        assert not fig["overflows"], (
+            f"{doc}: 図 {where} が 390 px の列からはみ出します(文字が指すパネルが画面の外に出ます)。"
+            "図を本の列の幅で描いてください")
         if fig["overflows"]:
             assert fig["marked"] and fig["hint"] and "スクロール" in fig["hint"], (
                 f"{doc}: 横にはみ出す図 {where} に、スクロールできるという印がありません")
@@ -173,6 +176,22 @@ def check_figure_text_on_a_phone(page, doc: str) -> None:
     print(f"{doc}: 図 {len(sizes)} 枚、いちばん小さい文字 {min(sizes):.1f} px(390 px の画面)")
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+
+
+DESKTOP = {"width": 1280, "height": 900}
+DESKTOP_TEXT_PX = 10  # book/_ext/qkv_book/figures.py SHOWN_IN: the 1280 px layout
+
+
+def check_figure_text_on_a_desktop(page, doc: str) -> None:
+    sizes = []
+    for fig in page.evaluate(FIGURES):
+        with png_of(fig["src"]) as im:
+            measured = float(im.text.get("qkv-min-text-px") or 0)
+        sizes.append(measured * fig["shown"] / fig["natural"])
+        assert sizes[-1] >= DESKTOP_TEXT_PX - 0.05, (
+            f"{doc}: 1280 px で図 {fig['src'][:60]} のいちばん小さい文字が {sizes[-1]:.1f} px"
+            f"(下限 {DESKTOP_TEXT_PX} px)")
+    print(f"{doc}: 図 {len(sizes)} 枚、いちばん小さい文字 {min(sizes):.1f} px(1280 px の画面)")
 
 
 #: The chapters whose display maths (ch02's soft lookup, ch07's aligned forward pass: wider than a
@@ -286,6 +305,16 @@ def check_print(page, doc: str) -> None:
     longest = page.evaluate("""() => Math.max(...[...document.querySelectorAll('.bd-article pre')]
       .flatMap(p => p.textContent.split('\\n').map(l => l.length)))""")
     print(f"{doc}: いちばん長いコードの行 {longest} 文字")
+    # A printed result of numbers (no Japanese in it: vectors, tables, shapes) keeps every row
+    # on one line: a row broken in the middle of a vector reads as two rows.
+    wrapped = page.evaluate("""() => [...document.querySelectorAll('.bd-article div.cell_output pre')]
+      .filter(p => p.offsetParent !== null && !/[\\u3040-\\u30ff\\u4e00-\\u9fff]/.test(p.textContent))
+      .filter(p => { const s = getComputedStyle(p); const lh = parseFloat(s.lineHeight);
+        const lines = p.textContent.replace(/\\n$/, '').split('\\n').length;
+        const inner = p.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
+        return inner > lh * lines + lh / 2; })
+      .map(p => p.textContent.slice(0, 60))""")
+    assert not wrapped, f"{doc}: 印刷で行の途中で折り返される数の出力: {wrapped[:3]}"
     summaries = page.evaluate("""() => [...document.querySelectorAll('details.hide > summary')].map(s => ({
       note: getComputedStyle(s, '::after').content,
       titles: [...s.querySelectorAll('p')].filter(p => getComputedStyle(p).display !== 'none')
@@ -302,7 +331,8 @@ def check_print(page, doc: str) -> None:
 
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
-    """On a 390 px phone no figure text is too small to read, explorables fit and answer a finger,
+    """On a 390 px phone no figure text is too small to read nor a figure wider than the column,
+    and at 1280 px no figure text is under 10 px; explorables fit and answer a finger,
     and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
     says where it is; on the chapters that CONTROL_PAGES and MENUS_CHAPTER name, also the
     controls' Japanese names and the menus. One page load serves all (a load is the costly
@@ -323,6 +353,10 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
     if doc == MENUS_CHAPTER:
         with subtests.test("menus on a phone"):
             check_menus_open(page, PHONE)
+    page.set_viewport_size(DESKTOP)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
+    with subtests.test("figures at 1280 px"):
+        check_figure_text_on_a_desktop(page, doc)
     page.set_viewport_size(A4_SCREEN)
     page.emulate_media(media="print")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
@@ -487,3 +521,59 @@ def test_figure_numbers_stand_apart_and_captions_render_maths(book, doc):
                 for c in re.findall(r"<figcaption>(.*?)</figcaption>", text, flags=re.S)]
     raw = [c.strip()[:80] for c in captions if re.search(r"\b[A-Za-z]_[A-Za-z{]", c)]
     assert not raw, f"{doc}: 数式にならずに W_Q や d_model が出るキャプション: {raw}"
+
+
+# ------------------------------------------------------------------ accessibility (axe-core)
+
+#: axe-core, vendored from npm (package.json pins it; node_modules, never a CDN).
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+AXE_PAGES = [*test_book.DOCS, "search"]
+#: What axe still reports, by design or by the theme (CONTRIBUTING.md, "Accessibility"): moderate.
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                 first: v.nodes[0] && v.nodes[0].target.join(' ')}));
+}"""
+
+
+def test_axe_finds_nothing_serious_on_any_page_at_either_width(book, browser):
+    """axe-core on every page of the book, at 1280 px and on a 390 px phone, in one browser:
+    no serious or critical finding. The moderate ones left are printed (`-s` shows them)."""
+    assert AXE.exists(), f"axe-core がありません({AXE}): make setup(npm ci)を実行してください"
+    serious, moderate = [], {}
+    for viewport in ({"width": 1280, "height": 900}, PHONE):
+        for doc in AXE_PAGES:
+            context, page = open_page(browser, f"{doc}.html", viewport)
+            page.add_script_tag(path=str(AXE))
+            found = page.evaluate(AXE_RUN)
+            context.close()
+            for v in found:
+                if v["impact"] in ("serious", "critical"):
+                    serious.append((viewport["width"], doc, v))
+                else:
+                    moderate[v["id"]] = moderate.get(v["id"], 0) + v["nodes"]
+    print(f"axe-core: 中程度以下の指摘 {moderate}(15 ページ × 2 幅)")
+    assert not serious, f"axe-core の重大な指摘: {serious[:8]}"
+
+
+# --------------------------------------------------------------------------------- dark mode
+
+DARK_FIGURES = """() => [...document.querySelectorAll('.bd-article img')].map(img => {
+  const s = getComputedStyle(img);
+  return {src: img.src.slice(-40), bg: s.backgroundColor};
+})"""
+
+
+@pytest.mark.parametrize("doc", ["notebooks/06_attention"])
+def test_figures_keep_a_light_ground_in_dark_mode(book, browser, doc):
+    """matplotlib draws black text on a transparent ground: in the theme's dark mode each figure
+    sits on a light ground of its own (book/_static/qkv.css), or its text would vanish."""
+    context, page = open_page(browser, f"{doc}.html", {"width": 1280, "height": 900})
+    page.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
+    figures = page.evaluate(DARK_FIGURES)
+    context.close()
+    assert figures
+    for fig in figures:
+        channels = [int(c) for c in re.findall(r"\d+", fig["bg"])[:3]]
+        assert len(channels) == 3 and min(channels) >= 230 and not fig["bg"].endswith(", 0)"), (
+            f"{doc}: ダークモードで図 {fig['src']} の背景が明るくありません: {fig['bg']}")
