@@ -102,3 +102,20 @@ def test_every_kanji_choice_of_every_prediction_has_its_reading():
     assert "一冊" in choices and "均等" in choices
     missing = {c for c in choices if kanji.search(c) and "(" not in c} - set(answers.READINGS)
     assert not missing
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("「ケーキ」です", "ケーキ"), ("「対称になる」です", "対称になる"), ("『ケーキ』です。", "ケーキ"),
+    ("「変わらない」と思います。", "変わらない"), ("変らない", "変わらない"), ("変ります", "変わる"),
+    ("「変りません」", "変わらない"), ("「けーき」です", "ケーキ"), ("「エラー」になります", "エラー"),
+])
+def test_the_rules_combine(typed, meant):
+    """Brackets, a polite ending and a spelling variant pass together as they pass alone."""
+    choices = ("変わる", "変わらない", "対称になる", "対称にならない", "ケーキ", "エラー")
+    assert normalise_answer(typed, choices) == meant
+
+
+@pytest.mark.parametrize("typed", ["「(1, 3)」です。", "(1、3)", "「1、3」", "(1, 3)です。",
+                                   "「1×3」になると思います"])
+def test_a_shape_combines_the_rules_too(typed):
+    assert answers.shape_answer(typed) == "(1, 3)"

@@ -74,8 +74,8 @@ def test_shape_prediction_right(answer, capsys):
 
 @pytest.mark.parametrize(
     "answer, words",
-    [((1, 2), "列の数は変わります"), ((2, 3), "W の形そのもの"), ((3, 1), "行と列が逆"),
-     ((2, 2), "残るのはどの数"), ("エラー", "比べてみましょう"), ((), "まだ答えが入っていません"),
+    [((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "行と列が逆"),
+     ((2, 2), "選択肢にありません"), ("エラー", "比べてみましょう"), ((), "まだ答えが入っていません"),
      ("", "まだ答えが入っていません"), ((5, 7), "選択肢にありません"), (1.3, "のような組"),
      ((1.0, 3.0), "選択肢にありません"), ((True, 3), "選択肢にありません"),
      ("わからない", "選択肢にありません.*エラー")],
@@ -137,7 +137,7 @@ def test_shape_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "逆です"), ((2, 2), "内側の数"),
+    ((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "逆です"), ((2, 2), "選択肢にありません"),
     ("エラー", "比べてみましょう"), (" エラー。", "比べてみましょう"), ("エラー　", "比べてみましょう"),
     ((4, 4), "選択肢にありません"), ("", "まだ答えが"), (None, "まだ答えが"),
     ((True, 3), "選択肢にありません"),
@@ -161,10 +161,20 @@ def test_a_shape_typed_as_text_is_the_same_answer_as_the_tuple(answer, capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 
-@pytest.mark.parametrize("answer, words", [((1, 2), "3"), ((2, 3), "1 と 3"), ((2, 2), "外側")])
+@pytest.mark.parametrize("answer, words", [((1, 2), "3"), ((2, 3), "1 と 3"), ("エラー", "違う")])
 def test_shape_hints_do_not_state_the_answer(answer, words):
     """A wrong shape's hint points back at x and W; it does not say which sizes remain."""
     with pytest.raises(CheckFailed) as info:
         checks.check_matmul_shape_prediction(answer)
     assert "(1, 3)" not in str(info.value) and f"({words})" not in str(info.value)
     assert "外側の数です" not in str(info.value) and "から来ます" not in str(info.value)
+    assert "違うとき" not in str(info.value) and "列の数は変わります" not in str(info.value)
+
+
+def test_the_shape_messages_list_the_page_choices_and_ask_for_a_tuple():
+    """The page offers (1, 2), (1, 3), (2, 3), (3, 1) and "エラー", and its template is a tuple."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_matmul_shape_prediction(())
+    message = str(info.value)
+    assert "(2, 2)" not in message and "文字列で" not in message and "組" in message
+    assert "(1, 2)、(1, 3)、(2, 3)、(3, 1)、\"エラー\"" in message

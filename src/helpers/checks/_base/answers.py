@@ -34,16 +34,43 @@ READINGS = {"一冊": "いっさつ", "平均": "へいきん", "均等": "き�
             "対称にならない": "たいしょうにならない", "自分": "じぶん", "先頭": "せんとう",
             "問い次第": "といしだい", "照り焼き": "てりやき"}
 
-#: A shape typed as text: (5, 3), 5×3, 5x3, 5*3, 5行3列, with or without brackets (after NFKC).
-_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,x×*]|行)(\d+)列?\)?")
+#: A shape typed as text: (5, 3), 5×3, 5x3, 5*3, 5、3, 5行3列, with or without brackets (after NFKC).
+_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,、x×*]|行)(\d+)列?\)?")
+
+#: Okurigana written short: 変る, 変らない, 変ります are 変わる, 変わらない, 変わります.
+_SHORT_OKURIGANA = re.compile(r"変(?=[らりるれろ])")
 
 
 def canonical_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
+    text = _SHORT_OKURIGANA.sub("変わ", text)     # before kana are folded: 変らない → 変わらない
     text = text.translate(_HIRAGANA_AS_KATAKANA)
     text = re.sub(r"\s+", "", text)             # surrounding and inner spaces, IME's included
     text = text.strip(_WRAPPERS).rstrip(TRAILING).strip(_WRAPPERS)
     return text
+
+
+def _peel_once(key: str) -> str:
+    """`key` with one outer layer taken off: quotes or a closing mark, else a polite ending, else a
+    trailing になる; `key` itself when there is nothing left to take off."""
+    bare = key.strip(_WRAPPERS).rstrip(TRAILING).strip(_WRAPPERS)
+    if bare != key:
+        return bare
+    for polite, plain in _POLITE_ENDINGS:
+        polite, plain = canonical_text(polite), canonical_text(plain)
+        if key.endswith(polite):
+            return key[: -len(polite)] + plain
+    return key.removesuffix(canonical_text("になる"))
+
+
+def _peelings(answer: str):
+    """The typed answer, then each form left as its layers come off, outermost first, so the rules
+    combine: 「ケーキ」です → 「ケーキ」 → ケーキ, 「(1, 3)」です。 → … → (1,3)."""
+    key, seen = canonical_text(answer), set()
+    while key not in seen:
+        seen.add(key)
+        yield key
+        key = _peel_once(key)
 
 
 def normalise_answer(answer, choices: Sequence[str],
@@ -52,27 +79,19 @@ def normalise_answer(answer, choices: Sequence[str],
 
     One rule for every prediction: NFKC (half-width kana, full-width letters and digits), spaces
     anywhere (the IME's full-width one too), quotes around it, a closing 「。」, hiragana for
-    katakana, a kanji choice's reading (`READINGS`) and a polite ending (`_POLITE_ENDINGS`) do
-    not count; `synonyms` maps other words a learner may use (e.g. 発散 → 壊れる) to a choice.
-    A shape is read by `shape_answer` first, so (5, 3) and "5×3" are the same answer.
+    katakana, a kanji choice's reading (`READINGS`), short okurigana (変らない) and a polite ending
+    (`_POLITE_ENDINGS`) do not count, in any combination (「ケーキ」です); `synonyms` maps other
+    words a learner may use (e.g. 発散 → 壊れる) to a choice. A shape is read by `shape_answer`
+    first, so (5, 3) and "5×3" are the same answer.
     """
     if not isinstance(answer, str):
         return None
-    key = canonical_text(answer)
     table = {canonical_text(c): c for c in choices}
     table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
     written = {**{c: c for c in choices}, **(synonyms or {})}
     table.update({canonical_text(READINGS[word]): choice for word, choice in written.items()
                   if word in READINGS})
-    for polite, plain in _POLITE_ENDINGS:  # 変わらないと思います → 変わらない → …
-        if key in table:
-            break
-        polite, plain = canonical_text(polite), canonical_text(plain)
-        if key.endswith(polite):
-            key = key[: -len(polite)] + plain
-    if key not in table and key.endswith(becoming := canonical_text("になる")):
-        key = key[: -len(becoming)]  # 均等になります → 均等になる → 均等
-    return table.get(key)
+    return next((table[key] for key in _peelings(answer) if key in table), None)
 
 
 def shape_answer(answer):
@@ -88,11 +107,9 @@ def shape_answer(answer):
             return str(tuple(int(v) for v in answer))
         return str(tuple(answer))  # e.g. ("1", "3"): not a shape, and not one of the choices
     if isinstance(answer, str):
-        text = canonical_text(answer).replace("X", "x")
-        for ending in ("と思います", "です", "になります", "になる"):
-            text = text.removesuffix(canonical_text(ending))
-        if m := _SHAPE_TEXT.fullmatch(text):
-            return f"({m.group(1)}, {m.group(2)})"
+        for text in _peelings(answer):
+            if m := _SHAPE_TEXT.fullmatch(text.replace("X", "x")):
+                return f"({m.group(1)}, {m.group(2)})"
     return answer
 
 
@@ -108,10 +125,12 @@ def _as_typed(answer) -> str:
 def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | None = None,
                 label: str = "") -> str:
     """The choice `answer` means; a hint if it is empty, not a string or none of `choices`."""
-    listed = "、".join(f'"{c}"' for c in choices)
+    shapes = [c for c in choices if _SHAPE_TEXT.fullmatch(c.replace(" ", ""))]
+    listed = "、".join(c if c in shapes else f'"{c}"' for c in choices)
+    how = "(形は (4, 5) のような組で)" if shapes else "を文字列で"
     to, of = (f"{label} に", f"{label} の") if label else ("", "")
     if answer is None or (isinstance(answer, str) and canonical_text(answer) == ""):
-        fail(f"{to}まだ答えが入っていません。{listed} のどれかを文字列で書いてください。")
+        fail(f"{to}まだ答えが入っていません。{listed} のどれか{how}書いてください。")
     if not isinstance(answer, str):
         fail(f"{of}答えは {listed} のどれかを、引用符 \" でかこんだ文字列で書いてください。"
              f"{_as_typed(answer)} が来ました。")
