@@ -86,7 +86,7 @@ def test_check_soft_lookup_not_written_yet():
 
 
 def test_check_soft_lookup_crash_becomes_a_hint():
-    with pytest.raises(AssertionError, match="エラーで止まりました.*行列の積.*の形が合いません.*形を順にたどりましょう"):
+    with pytest.raises(AssertionError, match=r"エラーで止まりました.*行列の積.*の形が合いません.*q が \(1, 2\)、K が \(5, 2\)、V が \(5, 3\).*\(1, 3\) になるはず"):
         check_soft_lookup(lambda q, K, V, T: helpers.softmax(q @ K.T) @ V.T)
 
 
@@ -107,11 +107,11 @@ def test_temperature_prediction_right(capsys):
 @pytest.mark.parametrize(
     "small, large, words",
     [
-        ("平均", "平均", "small_T:温度を小さくすると"),
-        ("ゼロ", "平均", "small_T:重みの合計はいつでも 1"),
+        ("平均", "平均", "small_T:温度をとても小さく"),
+        ("ゼロ", "平均", "small_T:答えは、重みで中身を混ぜた"),
         ("変わらない", "平均", "small_T:温度は得点を割る数"),
-        ("一冊", "一冊", "large_T:温度を大きくすると"),
-        ("一冊", "ゼロ", "large_T:重みの合計はいつでも 1"),
+        ("一冊", "一冊", "large_T:温度をとても大きく"),
+        ("一冊", "ゼロ", "large_T:答えは、重みで中身を混ぜた"),
         ("一冊", "変わらない", "large_T:温度は得点を割る数"),
         ("", "平均", "small_T にまだ答え"),
         ("一冊", None, "large_T にまだ答え"),
@@ -153,7 +153,7 @@ def test_right_soft_lookup_passes(fn, capsys):
     (lambda q, K, V, T: V[int(np.argmax(q @ K.T))], "いちばん得点の高い本"),
     (lambda q, K, V, T: right(q, K, V, T)[0], r"shape \(\d,\) で返ってきました"),
     (lambda q, K, V, T: right(q, K, V, T).T, r"shape \(\d, 1\) で返ってきました"),
-    (column_scores, "K @ q.T だと n×1 の縦一列"),
+    (column_scores, r"得点が 5×1 の縦一列.*横一列 \(1, 5\)"),
     (lambda q, K, V, T: None, "return を書き忘れて"),
 ])
 def test_each_soft_lookup_mistake_gets_its_hint(fn, hint):
@@ -170,9 +170,9 @@ def test_temperature_prediction_accepts(small, large, capsys):
 
 
 @pytest.mark.parametrize("small, large, hint", [
-    ("平均", "平均", "small_T:温度を小さくすると"),
-    ("一冊", "一冊", "large_T:温度を大きくすると"),
-    ("ゼロ", "平均", "small_T:重みの合計はいつでも 1"),
+    ("平均", "平均", "small_T:温度をとても小さく"),
+    ("一冊", "一冊", "large_T:温度をとても大きく"),
+    ("ゼロ", "平均", "small_T:答えは、重みで中身を混ぜた"),
     ("一冊", "変わらない。", "large_T:温度は得点を割る数"),
     ("", "平均", "small_T にまだ答えが"),
     ("一冊", "たくさん", "large_T の「たくさん」は選択肢にありません"),
@@ -200,3 +200,24 @@ def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
     with pytest.raises(CheckFailed) as info:
         check_soft_lookup(column)
     assert "K @ q.T" in str(info.value)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda q, K, V, T: softmax(q @ K.T, temperature=T),
+    lambda q, K, V, T: softmax(q @ K.T) @ V.T,
+    column_scores,
+    lambda q, K, V, T: right(q, K, V, T)[0],
+])
+def test_soft_lookup_messages_never_hand_over_the_code(fn):
+    """What was expected and what came, with sizes; never the solution's code."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_soft_lookup(fn)
+    assert "weights @ V" not in str(info.value) and "q (1×d_k) @ K.T" not in str(info.value)
+
+
+@pytest.mark.parametrize("small, large", [("平均", "平均"), ("一冊", "一冊"), ("ゼロ", "平均"), ("一冊", "ゼロ")])
+def test_temperature_hints_do_not_state_the_rule(small, large):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_temperature_prediction(small, large)
+    for rule in ("同じ重みが配られ", "1/n", "集中", "差はむしろ広がり", "いつでも 1"):
+        assert rule not in str(info.value)

@@ -13,8 +13,8 @@ from . import _base
 
 #: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature)`.
 SOFT_LOOKUP_HINTS = {
-    "weights": "重み(ソフトマックスの結果)をそのまま返しています。答えは、その重みで中身 V を"
-               "混ぜたもの、weights @ V です。",
+    "weights": "重み(ソフトマックスの結果)をそのまま返しています。返すのは重みではなく、本の中身です。"
+               "返した値の長さ(本の数)と、中身 1 冊ぶんの長さ d_v を比べてみましょう。",
     "keys": "見出し K を混ぜています。混ぜるのは中身 V です。見出しは「どれだけ合うか」の"
             "得点を出すためだけに使います。",
     "axis0": "重みが全部 1 になっています(答えが中身の合計 V.sum(axis=0) と同じです)。"
@@ -37,19 +37,20 @@ SOFT_LOOKUP_HINTS = {
 }
 
 
-#: Chapter 02: what to do when `soft_lookup` crashes (walk the shapes).
-SOFT_LOOKUP_ON_ERROR = ("形を順にたどりましょう: 得点は q (1×d_k) @ K.T (d_k×n) で 1×n、混ぜるのは"
-                        "重み (1×n) @ V (n×d_v) で 1×d_v です。どの行で形が合わなくなるか、途中の形を print "
-                        "して確かめましょう。")
+def _soft_lookup_advice(q, K, V) -> Callable[[Exception], str]:
+    """What to say when `soft_lookup` crashes on (q, K, V): the sizes that came and the shape the
+    answer should have; scores made a column (n×1) are named as such. No code is given."""
+    sizes = (f"この問いでは q が {q.shape}、K が {K.shape}、V が {V.shape}(本 {K.shape[0]} 冊)で、"
+             f"答えは中身 1 冊ぶんの {(1, V.shape[1])} になるはずです。")
 
-
-def _soft_lookup_advice(err: Exception) -> str:
-    """Scores made a column (K @ q.T) crash only at the mixing step: say so; else walk the shapes."""
-    sizes = _base.matmul_sizes(err)
-    if sizes and sizes[0] == 1 and sizes[1] > 1:  # (n×1) @ (n×d_v): the scores were a column
-        return ("得点は q @ K.T です(1×d_k と d_k×n で 1×n の横一列)。K @ q.T だと n×1 の縦一列に"
-                "なり、そのあとの weights @ V の形が合いません。")
-    return SOFT_LOOKUP_ON_ERROR
+    def advice(err: Exception) -> str:
+        got = _base.matmul_sizes(err)
+        if got and got[0] == 1 and got[1] == K.shape[0] > 1:  # (n×1) @ (n×d_v): scores were a column
+            return (f"得点が {K.shape[0]}×1 の縦一列になっていませんか。得点は本 {K.shape[0]} 冊ぶんの"
+                    f"横一列 {(1, K.shape[0])} になるはずです。{sizes}途中の得点の形を print して"
+                    "確かめましょう。")
+        return f"{sizes}どの行で形が合わなくなるか、途中の形を print して確かめましょう。"
+    return advice
 
 
 def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
@@ -108,7 +109,8 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
         call = f"soft_lookup(q, K, V, temperature={T})"
         got = _base.as_float_array(_base.call_learner(fn, q.copy(), K.copy(), V.copy(), T,
                                                       what="soft_lookup", call=call,
-                                                      on_error=_soft_lookup_advice), "soft_lookup")
+                                                      on_error=_soft_lookup_advice(q, K, V)),
+                                   "soft_lookup")
         variants = soft_lookup_variants(q, K, V, T)
         want = variants["right"]
         if _base.same(got, want):
@@ -117,7 +119,7 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
         if flat.size == want.size and _base.same(flat, want.reshape(-1)):
             _base.fail(f"値は合っていますが、shape {got.shape} で返ってきました。問い q が 1×d_k の横一列"
                        f"なので、答えも中身 1 冊ぶんと同じ 1×d_v の横一列 {want.shape} で返します"
-                       "(weights @ V のまま。[0] や .T、reshape は要りません)。")
+                       "([0] や .T、reshape は要りません)。")
         _base.fail_on_typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()},
                                       SOFT_LOOKUP_HINTS, said=f"{call} で {flat} が返りました。")
         if flat.size != want.size:
@@ -135,19 +137,26 @@ TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", 
                         "同じ": "変わらない", "変わらず": "変わらない"}
 
 
+#: Chapter 02's temperature prediction: the hints shared by both ends (questions, not the rule).
+ZERO_HINT = ("答えは、重みで中身を混ぜたものです。3 節のセルが出した重みを全部足すと、いくつになるでしょう。"
+             "重みが全部 0 に近づくことはあるでしょうか。")
+SAME_HINT = ("温度は得点を割る数です。T を変えると、割ったあとの得点どうしの差は変わるでしょうか。"
+             "下の答え合わせの図で、T ごとの棒の高さを見比べてみましょう。")
+
+
 @_base.exercise
 def check_temperature_prediction(small, large) -> None:
     """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
     choices = ("一冊", "平均", "ゼロ", "変わらない")
     hints = {
-        ("small", "平均"): "温度を小さくすると、得点を小さな数で割るので、得点の差はむしろ広がります。"
-                           "広がった差は、ソフトマックスで一番の本への集中になります。",
-        ("small", "ゼロ"): "重みの合計はいつでも 1 です。小さくなる重みがあれば、その分どこかが大きくなります。",
-        ("small", "変わらない"): "温度は得点を割る数なので、変えると得点の差が変わり、重みも変わります。",
-        ("large", "一冊"): "温度を大きくすると、得点を大きな数で割るので、差が 0 に近づきます。"
-                           "差がなければ、どの本にも同じ重みが配られます。",
-        ("large", "ゼロ"): "重みの合計はいつでも 1 です。全部が小さくなるのではなく、全部が 1/n に近づきます。",
-        ("large", "変わらない"): "温度は得点を割る数なので、変えると得点の差が変わり、重みも変わります。",
+        ("small", "平均"): "温度をとても小さく(たとえば T = 0.01 に)すると、得点を T で割った値どうしの差は、"
+                           "割る前と比べてどうなるでしょう。下の答え合わせの図の T = 0.05 の棒を見てみましょう。",
+        ("small", "ゼロ"): ZERO_HINT,
+        ("small", "変わらない"): SAME_HINT,
+        ("large", "一冊"): "温度をとても大きく(たとえば T = 1000 に)すると、得点を T で割った値どうしの差は"
+                           "どのくらいになるでしょう。下の答え合わせの図の T = 100 の棒を見てみましょう。",
+        ("large", "ゼロ"): ZERO_HINT,
+        ("large", "変わらない"): SAME_HINT,
     }
     for which, answer, label in (("small", small, "small_T"), ("large", large, "large_T")):
         choice = _base.read_choice(answer, choices, TEMPERATURE_SYNONYMS, label=label)
