@@ -128,8 +128,8 @@ def test_symmetry_prediction_right(capsys):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        ("対称にならない", "内積は順番を入れ替えても"),
-        ("人による", "結論は同じ"),
+        ("対称にならない", "誰の q と誰の q"),
+        ("人による", "見比べてみましょう"),
         ("", "まだ答えが入っていません"),
         (None, "まだ答えが入っていません"),
         ("たぶん", "選択肢にありません"),
@@ -191,8 +191,8 @@ def test_symmetry_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("対称にならない", "内積は順番を入れ替えても"), ("非対称", "内積は順番を入れ替えても"),
-    ("人による", "結論は同じ"), ("わからない", "選択肢にありません"), ("", "まだ答えが"),
+    ("対称にならない", "誰の q と誰の q"), ("非対称", "誰の q と誰の q"),
+    ("人による", "見比べてみましょう"), ("わからない", "選択肢にありません"), ("", "まだ答えが"),
 ])
 def test_symmetry_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
@@ -204,3 +204,11 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
         checks.check_party_weights(max_without_keepdims, hidden=True)
+
+
+@pytest.mark.parametrize("answer", ["対称にならない", "人による"])
+def test_symmetry_hints_do_not_state_the_rule(answer):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_party_symmetry_prediction(answer)
+    for rule in ("どちらも q_i · q_j", "入れ替えても同じ", "結論は同じ"):
+        assert rule not in str(info.value)

@@ -90,7 +90,7 @@ def test_check_gradient_step_other_failures():
 def test_check_learning_rate_prediction(capsys):
     checks.check_learning_rate_prediction("壊れる")
     assert capsys.readouterr().out.startswith("✓ 正解です。")
-    for wrong, phrase in (("速くなる", "飛び越えて"), ("変わらない", "2 倍")):
+    for wrong, phrase in (("速くなる", "2 倍にすると"), ("変わらない", "2 倍")):
         with pytest.raises(AssertionError, match=phrase):
             checks.check_learning_rate_prediction(wrong)
     with pytest.raises(AssertionError, match="まだ答え"):
@@ -137,7 +137,7 @@ def test_learning_rate_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("速くなる", "とは限りません"), ("変わらない", "一歩の大きさそのもの"), ("同じ", "一歩の大きさそのもの"),
+    ("速くなる", "何倍になるでしょう"), ("変わらない", "一歩の大きさそのもの"), ("同じ", "一歩の大きさそのもの"),
     ("止まる", "選択肢にありません"), ("", "まだ答えが"),
 ])
 def test_learning_rate_prediction_rejects_with_hint(answer, hint):
@@ -163,3 +163,27 @@ def test_no_hint_spells_out_the_update(fn):
         checks.check_gradient_step(fn)
     message = str(info.value)
     assert "X.T @ dQ" not in message and "W_Q - lr * dW_Q" not in message
+
+
+def test_the_fast_hint_asks_and_does_not_describe_the_divergence():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_learning_rate_prediction("速くなる")
+    assert "もっと高いところに着地" not in str(info.value) and "でしょう" in str(info.value)
+
+
+def test_an_in_place_step_is_told_to_subtract_and_a_crash_reads_as_one_call():
+    def in_place(W_Q, X, dQ, lr):
+        W_Q -= lr * X.T @ dQ
+        return W_Q
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_gradient_step(in_place)
+    assert "W_Q = W_Q - …" in str(info.value) and "W_Q = W_Q / …" not in str(info.value)
+
+    def typo(W_Q, X, dQ, lr):
+        return W_Q - lr * X.T @ dq  # noqa: F821
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_gradient_step(typo)
+    assert "で update_W_Q の中で" not in str(info.value)
+    assert str(info.value).startswith("✗ update_W_Q(W_Q, X, dQ, lr=0.5) の中で、")

@@ -84,8 +84,9 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
         result = _base.call_learner(
             fn, W_Q.copy(), X.copy(), dQ.copy(), lr, what="update_W_Q",
-            call=f"{shapes} で update_W_Q",
-            on_error=lambda err, X=X, dQ=dQ: _gradient_step_advice(err, X, dQ))
+            call=f"update_W_Q(W_Q, X, dQ, lr={lr})",
+            on_error=lambda err, X=X, dQ=dQ, shapes=shapes: f"このとき {shapes} です。"
+            + _gradient_step_advice(err, X, dQ))
         got = _base.as_float_array(result, "update_W_Q")
         variants = gradient_step_variants(W_Q, X, dQ, lr)
         if _base.same(got, variants["right"]):
@@ -114,8 +115,8 @@ def check_learning_rate_prediction(answer) -> None:
         "壊れる",
         choices,
         {
-            "速くなる": "一歩を大きくすれば速く下りられる、とは限りません。坂の谷底を飛び越えて、"
-                        "向こう側のもっと高いところに着地することがあります。",
+            "速くなる": "一歩を大きくすれば速く下りられる、と考えましたか? 一歩の式で η を 2 倍にすると、"
+                        "W の動きは何倍になるでしょう。谷の幅より大きな一歩を踏み出したら、着地するのはどこでしょう。",
             "変わらない": "学習率は一歩の大きさそのものです。2 倍にすれば、毎回の W の動きも 2 倍に"
                           "なります。それでも同じ道をたどるでしょうか?",
             "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"

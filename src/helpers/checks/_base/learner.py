@@ -160,8 +160,8 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
             name = names[i] if i < len(names) else f"{i + 1} 番目の引数"
             fail(f"{what} が、受け取った {name} の中身を書き換えています(`{name} -= …` や "
                  f"`{name}[...] = …` のような、その場での書き換え)。呼び出した側の {name} まで"
-                 f"変わってしまいます。`{name} = {name} / …` や `new = {name} - …` のように、"
-                 "新しい配列を作る書き方にしましょう。")
+                 f"変わってしまいます。`{name} = {name} - …` や `new = {name} - …` のように、"
+                 "新しい配列を作る書き方にしましょう(`/=` や `*=` も同じです)。")
     return result
 
 
