@@ -94,6 +94,7 @@ CELL = {
     "whole_product": lambda X, W, i, j: (X @ W)[i, j],
     "no_sum": lambda X, W, i, j: X[i, :] * W[:, j],
     "one_element_array": lambda X, W, i, j: np.array([X[i, :] @ W[:, j]]),
+    "rounded": lambda X, W, i, j: int(X[i, :] @ W[:, j]),
 }
 
 def _cut(R, a):
@@ -109,6 +110,7 @@ FUSED = {
     "stacked_transposed": lambda X, a, b, c: _cut(X @ np.vstack([a.T, b.T, c.T]), a),
     "order": lambda X, a, b, c: _cut(np.hstack([a, b, c]) @ X, a),
     "k_first": lambda X, a, b, c: _cut(X @ np.hstack([b, a, c]), a),
+    "transposed": lambda X, a, b, c: tuple(M.T for M in _cut(X @ np.hstack([a, b, c]), a)),
 }
 
 

@@ -176,3 +176,21 @@ def test_one_number_in_an_array_is_not_one_number(shape):
     """The cell is one number: an array of shape (1,) is refused with its shape."""
     with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({shape[0]},"):
         checks.check_matmul_cell(lambda X, W, i, j: np.full(shape, X[i, :] @ W[:, j]))
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_cell_rounded_to_a_whole_number_is_not_right(hidden):
+    with pytest.raises(CheckFailed, match="丸めて"):
+        checks.check_matmul_cell(lambda X, W, i, j: int(X[i, :] @ W[:, j]), hidden=hidden)
+
+
+def test_fused_faces_returned_transposed_are_named_as_transposed():
+    def transposed(X, W_Q, W_K, W_V):
+        R = X @ np.hstack([W_Q, W_K, W_V])
+        d_k = W_Q.shape[1]
+        Q, K, V = np.split(R, [d_k, 2 * d_k], axis=1)
+        return Q.T, K.T, V.T
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_fused_qkv(transposed)
+    assert "転置" in str(info.value) and "axis=0" not in str(info.value)

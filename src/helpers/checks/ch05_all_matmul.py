@@ -10,11 +10,12 @@ from . import _base
 
 
 def _cell_cases():
-    """A square case (swapped indices and a row of W show in the value) and a tall one."""
-    square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]),
-              np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]))
-    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]),
-            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]))
+    """A square case (swapped indices and a row of W show in the value) and a tall one. The
+    numbers are not whole (as in the chapter), so a cell rounded by int(...) is not right."""
+    square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.5,
+              np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.3)
+    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]) + 0.5,
+            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]) - 0.3)
     return [(square, (0, 2)), (square, (2, 1)), (tall, (1, 0)), (tall, (2, 1))]
 
 
@@ -85,7 +86,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     cases = _cell_cases()
     if hidden:
         [(X, W)] = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
-        pair = (np.round(2 * X) + 0.0, np.round(2 * W) + 0.0)  # small whole numbers, as in the chapter
+        pair = (np.round(X, 1) + 0.05, np.round(W, 1) - 0.05)  # small, not whole: int(...) is seen
         cases = [(pair, (3, 2)), (pair, (1, 0))]
     for (X, W), (i, j) in cases:
         _Watched.products = []
@@ -108,6 +109,9 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
             _base.fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
                        "数 1 つです。")
         value = _base.as_number(result, "cell")
+        if value in (np.trunc(want), np.round(want)) and not np.isclose(value, want):
+            _base.fail(f"cell(X, W, {i}, {j}) が {value} を返しました。{want:.3f} のはずで、小数を整数に"
+                       "丸めています(int(...) や round(...))。マスの値は小数のまま返しましょう。")
         if not np.isclose(value, want):
             wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j)))
         elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
@@ -189,6 +193,10 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
             if other != name and g.shape == w2.shape and np.allclose(g, w2):
                 _base.fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
                            "(Q, K, V) の順で返しましょう。")
+        if g.shape == w.shape[::-1] != w.shape and np.allclose(g.T, w):
+            _base.fail(f"{name} の値は合っていますが、転置した形 {g.shape} で返っています。{name} は "
+                       f"{w.shape}(語の数 × W_{name} の列の数)で、1 行が 1 語です。切り分けたあとに .T を"
+                       "つけていないか確かめましょう。")
         if g.shape != w.shape and (g.ndim != 2 or g.shape[0] != w.shape[0]):
             _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × W_{name} の列の数)のはずです。"
                        "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
