@@ -253,7 +253,7 @@ def test_a_flattened_output_is_called_flattened_not_v_at_weights():
 def test_the_fallback_says_what_was_expected_and_what_came_and_nothing_more():
     """No step of the solution in it: the sizes, the expected row, the row that came."""
     with pytest.raises(CheckFailed) as info:
-        checks.check_attention(with_weights(lambda Q, K: reference.softmax(Q @ K.T / 3)))
+        checks.check_attention(with_weights(lambda Q, K: reference.softmax(np.abs(Q @ K.T) / 2)))
     message = str(info.value)
     assert "はずが" in message and "(4, 4)" in message and "softmax(" not in message and "@" not in message
 
@@ -286,3 +286,26 @@ def test_identical_keys_wrong_answers_do_not_state_the_rule(answer):
         checks.check_identical_keys_prediction(answer)
     message = str(info.value)
     assert "均等に" not in message and "同じ重み" not in message and "1/n" not in message
+
+
+def _scaled_by(divisor):
+    def my_attention(Q, K, V):
+        S = Q @ K.T / divisor(Q, K, V)
+        E = np.exp(S - S.max(axis=-1, keepdims=True))
+        weights = E / E.sum(axis=-1, keepdims=True)
+        return weights @ V, weights
+    return my_attention
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+@pytest.mark.parametrize("divisor", [
+    lambda Q, K, V: np.sqrt(K.shape[0]), lambda Q, K, V: np.sqrt(V.shape[1]), lambda Q, K, V: np.sqrt(2),
+])
+def test_a_wrong_scale_is_named_with_what_was_divided_by(divisor, hidden):
+    with pytest.raises(CheckFailed, match=r"割る数が違います.*で割っています。割るのは √d_k = √\d+ = "):
+        checks.check_attention(_scaled_by(divisor), hidden=hidden)
+
+
+def test_the_right_scale_passes(capsys):
+    checks.check_attention(_scaled_by(lambda Q, K, V: np.sqrt(Q.shape[1])))
+    assert "✓" in capsys.readouterr().out

@@ -80,6 +80,20 @@ def attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     return variants | _base.keepdims_slips(S / root)
 
 
+def _divided_by(w: np.ndarray, S: np.ndarray) -> float | None:
+    """The number c for which `w` is softmax(S / c) row by row, or None when `w` is no such table:
+    the slope of each row's centred log-weights against its centred scores, fitted once."""
+    if w.shape != S.shape or not np.all(w > 0):
+        return None
+    log_w = np.log(w)
+    dl = log_w - log_w.mean(axis=-1, keepdims=True)
+    ds = S - S.mean(axis=-1, keepdims=True)
+    slope = float((dl * ds).sum() / (ds * ds).sum()) if (ds * ds).sum() > 0 else 0.0
+    if slope <= 0 or not np.allclose(softmax(S * slope), w, atol=1e-6):
+        return None
+    return 1.0 / slope
+
+
 @_base.exercise
 def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
@@ -90,6 +104,11 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
         if w is None:
             continue
         _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)
+        d_k = Q.shape[1]
+        if (c := _divided_by(w, Q @ K.T)) is not None and not np.isclose(c, np.sqrt(d_k)):
+            _base.fail(f"割る数が違います。Q {Q.shape}, K {K.shape}, V {V.shape} のとき、得点を {c:.3f} "
+                       f"で割っています。割るのは √d_k = √{d_k} = {np.sqrt(d_k):.3f} です(d_k は、この Q "
+                       "と K の列の数)。")
         want_w = variants["right"]
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
