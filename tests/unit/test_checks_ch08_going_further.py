@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import checks, softmax
+from helpers.checks import CheckFailed
 from helpers.checks.ch08_going_further import CAUSAL_HINTS, MULTI_HEAD_HINTS
 
 
@@ -164,3 +165,31 @@ def test_concatenating_on_axis_0_crashes_with_a_hint_about_the_axis():
 
     with pytest.raises(AssertionError, match="axis=1"):
         checks.check_multi_head(axis0)
+
+
+def _causal_with(sign: float):
+    def causal_attention(Q, K, V):
+        n = Q.shape[0]
+        S = Q @ K.T / np.sqrt(Q.shape[1]) + np.triu(np.full((n, n), sign * np.inf), k=1)
+        with np.errstate(invalid="ignore"):
+            E = np.exp(S - S.max(axis=-1, keepdims=True))
+            weights = E / E.sum(axis=-1, keepdims=True)
+        return weights @ V, weights
+    return causal_attention
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_plus_inf_mask_is_named_by_its_sign(hidden, capsys):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_causal_attention(_causal_with(+1.0), hidden=hidden)
+    assert "符号" in str(info.value) and "k=1" not in str(info.value)
+    checks.check_causal_attention(_causal_with(-1.0), hidden=hidden)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_multi_head_output_multiplied_in_the_wrong_order_is_named(hidden):
+    def multi_head(X, W_Q, W_K, W_V, W_O, h):
+        return checks.multi_head_variants(X, W_Q, W_K, W_V, W_O, h)["right"].T  # W_O.T @ concat.T
+
+    with pytest.raises(CheckFailed, match="積の順番"):
+        checks.check_multi_head(multi_head, hidden=hidden)

@@ -19,6 +19,9 @@ CAUSAL_HINTS = {
              "np.tril ではなく np.triu(..., k=1) を使います。",
     "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
                 "1 行めがすべて -inf になり、NaN が出ます)。",
+    "plus_inf": "マスクの符号を確かめましょう。最後の行のほかはどの行の重みも NaN で、隠すマスに +inf"
+                "(プラスの無限大)を足した形です。+inf を足すと、ソフトマックスで inf − inf や inf / inf が"
+                "出て NaN になります。隠すマスの得点は -inf(マイナスの無限大)にします。",
     "nan": "重みに NaN が出ています。どこかの行がすべて -inf になっていませんか?"
            "対角(自分自身)は隠さないので、np.triu(..., k=1) です。",
     "mask_after": "ソフトマックスのあとでマスクを足しています(重みに -inf が残っています)。"
@@ -51,6 +54,9 @@ MULTI_HEAD_HINTS = {
     "one_head": "h 個に分けずに、全体を一つの頭として計算しています。W_Q の列を h 等分して、"
                 "頭ごとに別々のアテンションをとります。",
     "reversed": "頭をつなぐ順番が逆です。頭 0 の出力が左、頭 h−1 の出力が右になるように並べます。",
+    "transposed": "値は合っていますが、出力が転置(d_model × 語の数)になっています。積の順番を確かめましょう。"
+                  "W_O.T を左、つないだ行列の .T を右に掛けると、(つないだ行列 @ W_O).T と同じものになります。"
+                  "つないだ行列(語の数 × h·d_v)を左、W_O(h·d_v × d_model)を右に掛けます。",
 }
 
 
@@ -100,6 +106,9 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
             _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
         if np.isneginf(w).any():
             _base.fail(CAUSAL_HINTS["mask_after"])
+        nan_rows = np.isnan(w).any(axis=1)
+        if len(w) > 2 and nan_rows[:-1].all() and not nan_rows[-1]:  # every row that hides a key
+            _base.fail(CAUSAL_HINTS["plus_inf"])
         if np.isnan(w).any():
             _base.fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
         _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
@@ -157,6 +166,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "full_sqrt": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
         "reversed": merge_heads(H[::-1]) @ W_O,
+        "transposed": (merge_heads(H) @ W_O).T,
     }
 
 
