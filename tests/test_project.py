@@ -110,29 +110,86 @@ def test_node_dependencies_are_locked():
         assert f'"{pkg}"' in lock
 
 
-def test_the_wheel_carries_every_file_helpers_reads(tmp_path):
-    """A learner who installs the package (not a clone) gets the explorables' ES modules and CSS,
-    which helpers.widgets reads with importlib.resources when it is imported."""
+def build_the_package(out: Path, *formats: str) -> list[Path]:
+    """`python -m build --no-isolation` (offline: the build tools of this environment) on a copy
+    of the tracked sources: setuptools writes build/ and *.egg-info beside what it is given."""
     import shutil
     import subprocess
     import sys
+
+    listed = subprocess.run(["git", "ls-files", "src", "pyproject.toml", "README.md", "LICENSE"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    source = out / "source"
+    for name in listed:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", *(f"--{f}" for f in formats),
+                    "-o", str(out / "dist"), str(source)], check=True, capture_output=True)
+    return sorted((out / "dist").iterdir())
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def third_party_imports(package: Path) -> set[str]:
+    """The distributions whose modules `package` imports (its own and the standard library's left out)."""
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    modules = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules.add(node.module.split(".")[0])
+    modules -= {*sys.stdlib_module_names, "__future__", package.name}
+    owners = packages_distributions()
+    unknown = {m for m in modules if m not in owners}
+    assert not unknown, f"どのパッケージのものかわからない import: {unknown}"
+    return {canonical(d) for m in modules for d in owners[m]}
+
+
+def test_the_package_builds_a_wheel_and_an_sdist_of_helpers_alone(tmp_path):
+    """A reader who installs the package (not a clone) gets every file helpers reads (the
+    explorables' ES modules and CSS, read with importlib.resources), the licence, and the
+    version helpers and the book show; not the teacher's tools, which need the repository."""
+    import tarfile
     import zipfile
 
-    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources it is given.
-    source = tmp_path / "source"
-    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        if (ROOT / name).exists():
-            shutil.copy(ROOT / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "--quiet", "-w", str(tmp_path / "dist"), str(source)], check=True, capture_output=True)
-    [wheel] = (tmp_path / "dist").glob("*.whl")
+    import helpers
+
+    sdist, wheel = build_the_package(tmp_path, "sdist", "wheel")
+    assert wheel.name == f"qkv_textbook_helpers-{helpers.__version__}-py3-none-any.whl"
+    assert sdist.name == f"qkv-textbook-helpers-{helpers.__version__}.tar.gz"  # setuptools 65 keeps the dashes
     inside = set(zipfile.ZipFile(wheel).namelist())
-    packages = [d for d in (ROOT / "src").iterdir() if (d / "__init__.py").exists()]
-    needed = {str(p.relative_to(ROOT / "src")) for d in packages for p in d.rglob("*")
+    needed = {str(p.relative_to(ROOT / "src")) for p in HELPERS.rglob("*")
               if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
-    assert needed, "src/ に .py 以外のファイルが見つかりません(探し方が壊れています)"
+    assert needed, "src/helpers に .py 以外のファイルが見つかりません(探し方が壊れています)"
     assert needed <= inside, f"wheel に入っていないファイル: {sorted(needed - inside)}"
+    packages = {name.split("/")[0] for name in inside if not name.split("/")[0].endswith(".dist-info")}
+    assert packages == {"helpers"}, f"wheel に helpers 以外のパッケージ: {packages - {'helpers'}}"
+    meta = zipfile.ZipFile(wheel).read(f"qkv_textbook_helpers-{helpers.__version__}.dist-info/METADATA")
+    assert f"Version: {helpers.__version__}\n" in meta.decode() and "License: MIT" in meta.decode()
+    requires = [Requirement(line.split(":", 1)[1]) for line in meta.decode().splitlines()
+                if line.startswith("Requires-Dist:")]
+    required = {canonical(r.name) for r in requires if r.marker is None}  # not an extra's
+    imported = third_party_imports(HELPERS)
+    assert imported and imported <= required, f"wheel の依存に入っていない import: {imported - required}"
+    in_sdist = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    assert {"LICENSE", "pyproject.toml"} <= in_sdist
+    assert {f"src/{n}" for n in needed} <= in_sdist, "sdist に入っていないファイル"
+
+
+def test_the_changelog_and_the_readme_name_the_current_version():
+    import helpers
+
+    assert re.search(rf"^## {re.escape(helpers.__version__)}\b", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    readme = (ROOT / "README.md").read_text()
+    wheels = set(re.findall(r"qkv_textbook_helpers-([^-\s]+)-py3-none-any\.whl", readme))
+    assert wheels == {helpers.__version__}, f"README の wheel の版: {wheels}"
 
 
 def test_no_symlink_is_tracked():

@@ -1,9 +1,17 @@
 """Shared helpers for the textbook 「Q・K・V はどこから来るのか」.
 
-Every notebook starts with::
+Every notebook starts with (tests/test_notebooks.py holds each chapter to it)::
 
-    import helpers
-    rng = helpers.setup()
+    try:
+        import helpers
+    except ModuleNotFoundError as missing:
+        missing._render_traceback_ = lambda: ["helpers パッケージが見つからないので、…"]
+        raise
+
+    rng = helpers.setup(needs="0.1.0")
+
+so a reader without the package sees one Japanese line saying what to install, and a reader
+with an older one (`needs` above `__version__`) one line saying what to upgrade.
 
 The layers (CONTRIBUTING.md has the rule): maths and data at the bottom (`attention`, `data`,
 `geometry`, `matmul`, `scaling`, `learning`, `heads`), then `plotting`, then `widgets` and `checks`.
@@ -15,18 +23,27 @@ from __future__ import annotations
 
 import importlib
 import sys
+import re
 
 import numpy as np
 
 from . import attention
 from ._mode import STATIC_ENV_VAR, static_mode
+from ._validate import HelpersError, HelpersVersionError
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
 #: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
 SUBMODULES = ("attention", "checks", "data", "geometry", "heads", "learning", "matmul",
               "plotting", "scaling", "widgets")
 
-__all__ = ["setup", "static_mode", "STATIC_ENV_VAR", *attention.__all__, *SUBMODULES]
+__all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention.__all__,
+           *SUBMODULES]
+
+#: The one version number: the wheel's (pyproject.toml reads it), the book's front page, CHANGELOG.md.
+__version__ = "0.1.0"
+
+#: What a reader runs to get (or upgrade) the package; the chapters' first cells name it too.
+INSTALL = "%pip install -U qkv-textbook-helpers"
 
 DEFAULT_SEED = 20261202
 
@@ -61,9 +78,37 @@ def _inline_figures_drawn_once() -> None:
         plt.uninstall_repl_displayhook()
 
 
-def setup(seed: int = DEFAULT_SEED) -> np.random.Generator:
-    """Japanese figures, the book's plot style, fixed numpy printing; returns a seeded generator."""
+#: "0.2", "0.2.0", "0.2.0.dev1", "0.2.0rc1": a pre-release counts as its release.
+_VERSION = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?(?:a|b|rc|dev|post)\d*)?")
+
+
+def _release(version, name: str) -> tuple[int, ...]:
+    """(0, 2, 0) for "0.2.0" (and for "0.2" and "0.2.0.dev1")."""
+    found = _VERSION.fullmatch(version) if isinstance(version, str) else None
+    if found is None:
+        raise HelpersError(f"{name} は \"0.1.0\" のような版の番号で書いてください。{version!r} が来ました。")
+    return tuple(int(n or 0) for n in found.groups())
+
+
+def _require(needs: str) -> None:
+    """Refuse, in one Japanese line, a helpers older than `needs` (what a chapter was written for)."""
+    if _release(needs, "needs") > _release(__version__, "helpers.__version__"):
+        raise HelpersVersionError(
+            f"この章には helpers {needs} 以上が要りますが、入っているのは {__version__} なので、"
+            f"`{INSTALL}` を実行してから、カーネルを再起動してください。"
+        )
+
+
+def setup(seed: int = DEFAULT_SEED, *, needs: str | None = None) -> np.random.Generator:
+    """Japanese figures, the book's plot style, fixed numpy printing; returns a seeded generator.
+
+    `needs`: the oldest helpers the chapter runs with (its first cell says); an older one stops
+    here with one Japanese line that says what to run.
+    """
     from .plotting import apply_style
+
+    if needs is not None:
+        _require(needs)
 
     apply_style()
     _inline_figures_drawn_once()

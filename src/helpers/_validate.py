@@ -17,6 +17,7 @@ __all__ = [
     "HelpersError",
     "HelpersTypeError",
     "HelpersKeyError",
+    "HelpersVersionError",
     "MAX_CELLS",
     "guard_size",
     "as_array",
@@ -66,6 +67,10 @@ class HelpersKeyError(_ShortTraceback, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class HelpersVersionError(_ShortTraceback, ImportError):
+    """The installed helpers is older than the chapter needs (`helpers.setup(needs=...)`)."""
 
 
 #: The most cells (numbers) one learner-facing call may build: 10 million floats are 80 MB.

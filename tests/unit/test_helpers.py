@@ -16,6 +16,29 @@ def test_setup_is_deterministic():
     assert not np.array_equal(a, helpers.setup(seed=1).normal(size=3))
 
 
+def test_setup_accepts_a_chapter_written_for_this_version_or_an_older_one():
+    major, minor, patch = (int(n) for n in helpers.__version__.split("."))
+    for needs in (helpers.__version__, f"{major}.{minor}", "0.0.1", f"{major}.{minor}.{patch}.dev1"):
+        helpers.setup(needs=needs)
+
+
+@pytest.mark.parametrize("newer", ["99.0.0", "{major}.{next_minor}", "{major}.{minor}.{next_patch}"])
+def test_setup_refuses_a_helpers_older_than_the_chapter_in_one_japanese_line(newer):
+    major, minor, patch = (int(n) for n in helpers.__version__.split("."))
+    needs = newer.format(major=major, minor=minor, next_minor=minor + 1, next_patch=patch + 1)
+    with pytest.raises(ImportError) as refused:
+        helpers.setup(needs=needs)
+    [line] = refused.value._render_traceback_()  # what Jupyter shows: one line, no traceback
+    assert f"helpers {needs} 以上が要ります" in line and f"入っているのは {helpers.__version__}" in line
+    assert helpers.INSTALL in line and "再起動" in line
+
+
+@pytest.mark.parametrize("needs", ["latest", "", "1..2", 1.0])
+def test_setup_refuses_a_needs_that_is_no_version(needs):
+    with pytest.raises(ValueError, match="版の番号"):
+        helpers.setup(needs=needs)
+
+
 @pytest.mark.parametrize("name", helpers.SUBMODULES)
 def test_submodules_load_on_first_use(name):
     assert getattr(helpers, name) is importlib.import_module(f"helpers.{name}")
