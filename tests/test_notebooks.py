@@ -18,7 +18,8 @@ import pytest
 from execute_notebooks import EMPTY_WIDGET_STATE  # what `make sync` writes
 from nbgrader.utils import is_grade, is_solution
 
-from helpers import checks
+import helpers
+from helpers import _release, checks
 from qkv_classroom import answer_spans
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,10 +85,84 @@ def test_demonstrated_errors_are_japanese(pair):
             assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", errors[0].evalue), errors[0].evalue
 
 
-def test_first_code_cell_sets_up_helpers(pair):
-    md, _, name = pair
+#: Every chapter's first code cell, after its own imports (numpy, timeit, ...): `import helpers`
+#: guarded so that a reader without the package reads one Japanese sentence saying what to run
+#: (IPython shows what `_render_traceback_` returns instead of a traceback), then the setup that
+#: names the oldest helpers the chapter runs with (an older one answers in one Japanese line).
+HELPERS_GUARD = re.compile(
+    r"try:\n"
+    r"    import helpers\n"
+    r"except ModuleNotFoundError as missing:\n"
+    r"    # .+\n"
+    r"    missing\._render_traceback_ = lambda: \[\"(?P<message>[^\"\n]+)\"\]\n"
+    r"    raise\n"
+    r"\n"
+    r"rng = helpers\.setup\(needs=\"(?P<needs>[0-9.]+)\"\)\Z")
+
+
+def helpers_guard(md):
     first = code_cells(md)[0].source
-    assert "import helpers" in first and "helpers.setup()" in first, name
+    return first, HELPERS_GUARD.search(first)
+
+
+def test_first_code_cell_sets_up_helpers_or_says_what_to_install(pair):
+    md, nb, name = pair
+    first, guard = helpers_guard(md)
+    assert guard, f"{name}: 最初のコードセルは、ほかの章と同じ helpers の読み込み(try/except と setup(needs=…))で終えます"
+    message = guard["message"]
+    assert re.search(r"[\u3040-\u30ff]", message) and "%pip install" in message, message
+    assert message.count("。") == 1 and message.endswith("。"), f"{name}: 一文で: {message}"
+    assert _release(guard["needs"], "needs") <= _release(helpers.__version__, "version"), (
+        f"{name}: needs={guard['needs']} は helpers {helpers.__version__} より新しい版です")
+    assert code_cells(nb)[0].outputs == [], f"{name}: すべてがそろっていれば、最初のセルは何も表示しません"
+
+
+def test_every_chapter_guards_helpers_with_the_same_sentence():
+    guards = {md.stem: helpers_guard(jupytext.read(md))[1] for md in SOURCES}
+    assert all(guards.values()), [name for name, g in guards.items() if not g]
+    assert len({g["message"] for g in guards.values()}) == 1, "章ごとに違う案内文があります"
+
+
+#: Run before a chapter's first cell in the same kernel: helpers cannot be imported, as in a fresh
+#: notebook service; then an installed helpers older than every chapter.
+HIDE_HELPERS = """
+import sys
+class NoHelpers:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "helpers":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NoHelpers())
+for loaded in [n for n in sys.modules if n.split(".")[0] == "helpers"]:
+    del sys.modules[loaded]
+"""
+OLD_HELPERS = """
+sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != "NoHelpers"]
+import helpers
+helpers.__version__ = "0.0.1"
+"""
+
+
+def test_the_first_cell_says_in_one_japanese_line_what_to_run_in_a_kernel():
+    """What a reader sees in Jupyter: one line (no traceback, nothing on stderr), with helpers
+    missing and with one older than the chapter, for every chapter's own first cell."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    firsts = {md.stem: code_cells(jupytext.read(md))[0].source for md in SOURCES}
+    cells = []
+    for first in firsts.values():
+        cells += [HIDE_HELPERS, first, OLD_HELPERS, first]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True).execute()
+    for i, name in enumerate(firsts):
+        for cell, case in ((nb.cells[4 * i + 1], "missing"), (nb.cells[4 * i + 3], "old")):
+            [shown] = cell.outputs  # one output: the error, nothing on stderr
+            assert shown.output_type == "error", f"{name} ({case}): {shown}"
+            [line] = shown.traceback
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", line)
+            assert "Traceback" not in plain and "%pip install" in plain, f"{name} ({case}): {plain}"
+            expected = "見つからない" if case == "missing" else "入っているのは 0.0.1"
+            assert expected in plain, f"{name} ({case}): {plain}"
 
 
 def nbgrader(cell) -> dict:
