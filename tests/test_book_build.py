@@ -35,8 +35,10 @@ def test_the_book_builds_without_warnings(testrun_uid):
 def build_the_book():
     # A plain `make book-build`, as an author would run it: no state of the parent make (its
     # jobserver is not inherited) and no pytest variables reaching the notebooks' kernels.
+    # The launch buttons' setting stays empty: the offline book (tests/test_launch_links.py sets it).
     env = {k: v for k, v in os.environ.items()
-           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL") and not k.startswith("PYTEST_")}
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "QKV_REPOSITORY_URL", "QKV_JUPYTERHUB_URL")
+           and not k.startswith("PYTEST_")}
     run = subprocess.run(["make", "--no-print-directory", "book-build"], cwd=ROOT, env=env,
                          capture_output=True, text=True)
     if run.returncode:

@@ -15,11 +15,13 @@ from . import (
     glossary,
     helpers_dependency,
     icons,
+    launch_links,
     licenses,
     page_script,
     pdf_link,
     search_ranking,
     solutions,
+    version,
     widget_state,
 )
 
@@ -37,4 +39,6 @@ def setup(app: Sphinx) -> dict:
     licenses.setup(app)            # the {shipped-assets} table and the licence texts
     icons.setup(app)               # the icon font cut down to the icons the pages use
     pdf_link.setup(app)            # the front page links the PDF (make pdf), or says how to make it
+    version.setup(app)             # the book's release is helpers.__version__ (front page)
+    launch_links.setup(app)        # Colab/Binder/JupyterHub buttons, off unless QKV_REPOSITORY_URL
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,110 @@
+"""Launch buttons, off by default (book/_ext/qkv_book/launch_links.py), and the version on the front page.
+
+The book `make test` builds (tests/test_book_build.py) has no setting, so no button: tests/test_book.py
+checks that no page links to a notebook service. Here the book is built once more, without
+executing the chapters (the buttons do not depend on their outputs), with a dummy repository
+address: every chapter's Colab, Binder and JupyterHub link must name the chapter's executed
+`.ipynb` in the repository (Colab cannot open the MyST `.md`), and no other page gets one.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import chapters
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from qkv_book import launch_links, version  # noqa: E402
+
+import helpers  # noqa: E402
+
+OWNER, REPO, BRANCH = "example-owner", "qkv-textbook", "main"
+REPOSITORY = f"https://github.com/{OWNER}/{REPO}"
+HUB = "https://hub.example.org"
+SERVICES = ("colab.research.google.com", "mybinder.org", HUB.split("//")[1])
+LINK = re.compile(r'href="(https://(?:{})[^"]*)"'.format("|".join(map(re.escape, SERVICES))))
+
+
+def test_empty_setting_turns_on_nothing():
+    assert launch_links.launch_options({}) == {}
+    assert launch_links.launch_options({launch_links.REPOSITORY_VAR: "  "}) == {}
+    # the book's own config asks for no service: only the setting adds them
+    config = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
+    assert not any(v for k, v in config["launch_buttons"].items() if k.endswith("_url"))
+    assert "repository" not in config
+
+
+def test_the_setting_names_the_services_and_the_branch():
+    on = launch_links.launch_options({launch_links.REPOSITORY_VAR: REPOSITORY + "/"})
+    assert on["repository_url"] == REPOSITORY and on["repository_branch"] == "main"
+    assert on["launch_buttons"]["colab_url"] and on["launch_buttons"]["binderhub_url"]
+    assert on["launch_buttons"]["jupyterhub_url"] == ""  # no public hub: a class gives its own
+    hub = launch_links.launch_options({launch_links.REPOSITORY_VAR: REPOSITORY,
+                                       launch_links.HUB_VAR: HUB, launch_links.BRANCH_VAR: "v1"})
+    assert hub["launch_buttons"]["jupyterhub_url"] == HUB and hub["repository_branch"] == "v1"
+
+
+def test_the_book_release_is_the_helpers_version():
+    assert version.helpers_version() == helpers.__version__
+
+
+def notebook_path(url: str) -> str:
+    """The repository path a launch link opens (each service writes it its own way)."""
+    parts = urlsplit(url)
+    if parts.netloc == "colab.research.google.com":
+        prefix = f"/github/{OWNER}/{REPO}/blob/{BRANCH}/"
+        assert parts.path.startswith(prefix), url
+        return parts.path[len(prefix):]
+    query = parse_qs(parts.query)
+    if parts.netloc == "mybinder.org":
+        assert parts.path == f"/v2/gh/{OWNER}/{REPO}/{BRANCH}", url
+        return query["urlpath"][0].removeprefix("lab/tree/")
+    assert parts.path == "/hub/user-redirect/git-pull", url  # nbgitpuller
+    assert query["repo"] == [REPOSITORY] and query["branch"] == [BRANCH], url
+    return unquote(query["urlpath"][0]).removeprefix(f"lab/tree/{REPO}/")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The front page and the chapters, outputs as committed (not executed), with the setting."""
+    tmp = tmp_path_factory.mktemp("launch")
+    config = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
+    config["execute"]["execute_notebooks"] = "off"
+    config["sphinx"]["local_extensions"] = {"qkv_book": str(ROOT / "book" / "_ext")}
+    (tmp / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    toc = {"format": "jb-book", "root": "book/index",
+           "chapters": [{"file": f"notebooks/{c.slug}"} for c in chapters.chapters()]}
+    (tmp / "_toc.yml").write_text(yaml.safe_dump(toc), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MAKE"))}
+    env.update({launch_links.REPOSITORY_VAR: REPOSITORY, launch_links.HUB_VAR: HUB})
+    run = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT),
+                          "--config", str(tmp / "_config.yml"), "--toc", str(tmp / "_toc.yml"),
+                          "--path-output", str(tmp)], cwd=ROOT, env=env, capture_output=True, text=True)
+    html = tmp / "_build" / "html"
+    assert run.returncode == 0 and (html / "index.html").exists(), run.stdout[-3000:] + run.stderr[-3000:]
+    return html
+
+
+def test_every_chapter_launches_its_executed_notebook(built):
+    for chapter in chapters.chapters():
+        page = (built / "notebooks" / f"{chapter.slug}.html").read_text(encoding="utf-8")
+        links = set(LINK.findall(page.replace("&amp;", "&")))
+        hosts = {urlsplit(u).netloc for u in links}
+        assert hosts == set(SERVICES), f"{chapter.slug}: 起動リンクがそろっていません: {sorted(links)}"
+        for url in links:
+            path = notebook_path(url)
+            assert path == f"notebooks/{chapter.slug}.ipynb", url
+            assert (ROOT / path).is_file(), f"起動リンクの先がリポジトリにありません: {url}"
+
+
+def test_no_other_page_has_a_launch_link_and_the_front_page_shows_the_version(built):
+    front = (built / "book" / "index.html").read_text(encoding="utf-8")
+    assert not LINK.findall(front)
+    text = re.sub(r"<[^>]+>", "", front)
+    assert f"この本の helpers の版は {helpers.__version__} です" in text
