@@ -24,11 +24,13 @@ PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
 PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 # Left out of `make check`: the book (build and browser), JupyterLab in a browser, and the
 # classroom round trip.
-SLOW_TESTS := --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
+# Not in `make test` either: the chapters run again on the installed wheel (make test-wheel).
+WHEEL_TEST := tests/test_installed_wheel.py
+SLOW_TESTS := --ignore=$(WHEEL_TEST) --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
 	--ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build pdf test-pdf vendor browser lab refresh lab-teacher test check lint sync execute assignments \
-	grade bench clean help hub-env hub test-hub test-links classroom-bench
+	grade bench clean help hub-env hub test-hub test-links test-wheel classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -45,6 +47,7 @@ help:
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
 	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
 	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
+	@echo "make test-wheel   リポジトリの外の新しい仮想環境に wheel だけを入れて、全章を実行(1〜2 分)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 
@@ -126,7 +129,13 @@ browser: setup
 # The book build runs inside the session (tests/test_book_build.py), beside the other tests.
 # The ten slowest tests are listed at the end: the budget is 4 minutes on two cores.
 test: setup lint browser
-	$(PYTEST) $(PARALLEL) --durations=10 tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
+	$(PYTEST) $(PARALLEL) --durations=10 --ignore=$(WHEEL_TEST) tests notebooks/[0-9][0-9]_*.ipynb $(NBVAL)
+
+# The reader's way outside the repository: the wheel built (`python -m build`, offline), installed
+# in a fresh venv in a temporary folder, every chapter's .ipynb run there with nbval (1–2 minutes;
+# .ci/run calls it, `make test` leaves it out to keep within its budget).
+test-wheel: setup
+	$(PYTEST) -q $(WHEEL_TEST)
 
 # The author's loop: no book, no browser, no classroom; nbval only for the chapters changed since
 # main (book/scripts/changed_chapters.py; every chapter when src/helpers/ changed).
