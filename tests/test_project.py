@@ -200,3 +200,17 @@ def test_no_symlink_is_tracked():
     listed = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True)
     links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000")]
     assert links == [], f"リポジトリにシンボリックリンクが入っています: {links}"
+
+
+def test_binder_installs_this_repository_on_a_python_it_supports():
+    """The book's Binder button (book/_ext/qkv_book/launch_links.py) builds binder/: the helpers of
+    this repository (`.`, with its dependencies) on a Python that pyproject.toml allows."""
+    from packaging.specifiers import SpecifierSet
+
+    lines = [line.strip() for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert "." in lines
+    runtime = (ROOT / "binder" / "runtime.txt").read_text().strip()
+    python = re.fullmatch(r"python-(\d+\.\d+)", runtime)
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert python and python[1] + ".0" in SpecifierSet(requires), runtime
