@@ -271,7 +271,8 @@ def test_no_page_points_at_a_remote_script_or_stylesheet(book):
 def test_no_launch_button_without_the_repository_address(book):
     """The setting (QKV_REPOSITORY_URL, book/_ext/qkv_book/launch_links.py) is empty for this build:
     no page links to a notebook service (tests/test_launch_links.py builds one with an address)."""
-    services = re.compile(r"colab\.research\.google\.com|mybinder\.org|git-pull\?|launch-buttons")
+    services = re.compile(r'dropdown-launch-buttons|href="[^"]*(?:colab\.research\.google\.com|mybinder\.org'
+                          r'|/hub/user-redirect/git-pull\?)')
     linked = [str(f.relative_to(book)) for f in book.rglob("*.html")
               if "_static" not in f.relative_to(book).parts and services.search(f.read_text(encoding="utf-8"))]
     assert not linked, f"起動ボタン(設定なしでは出ないはず)のあるページ: {linked}"
