@@ -37,9 +37,10 @@ def run(*cmd, **kw) -> subprocess.CompletedProcess:
 
 
 def reader_env() -> dict:
-    """No PYTHONPATH (a clone's src/) and no pytest or make state (the number of workers stays)."""
+    """Nothing of the clone (PYTHONPATH to its src/, its Jupyter config) and no pytest or make
+    state (the number of workers stays)."""
     return {k: v for k, v in os.environ.items()
-            if k not in ("PYTHONPATH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+            if k not in ("PYTHONPATH", "JUPYTER_CONFIG_PATH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
             and (not k.startswith("PYTEST_") or k == "PYTEST_XDIST_AUTO_NUM_WORKERS")}
 
 
