@@ -22,12 +22,12 @@ PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
 # in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
 # with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
 PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
-# Left out of `make check`: the book (build and browser), JupyterLab in a browser, and the
-# classroom round trip.
+# Left out of `make check`: the book (its build, the launch links' build and the browser),
+# JupyterLab in a browser, and the classroom round trip.
 # Not in `make test` either: the chapters run again on the installed wheel (make test-wheel).
 WHEEL_TEST := tests/test_installed_wheel.py
 SLOW_TESTS := --ignore=$(WHEEL_TEST) --ignore=tests/test_book_build.py --ignore=tests/test_book.py \
-	--ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
+	--ignore=tests/test_launch_links.py --ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build pdf test-pdf vendor browser lab refresh lab-teacher test check lint sync execute assignments \
 	grade bench clean help hub-env hub test-hub test-links test-wheel classroom-bench
