@@ -42,7 +42,7 @@ __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention._
 #: The one version number: the wheel's (pyproject.toml reads it), the book's front page, CHANGELOG.md.
 __version__ = "0.1.0"
 
-#: What a reader runs to get (or upgrade) the package; the chapters' first cells name it too.
+#: What a reader runs to upgrade the package (a chapter's first cell says how to install it).
 INSTALL = "%pip install -U qkv-textbook-helpers"
 
 DEFAULT_SEED = 20261202
