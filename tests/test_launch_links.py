@@ -17,12 +17,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import chapters
 import pytest
 import yaml
+from test_book_build import book_extension
+
+import helpers
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from qkv_book import launch_links, version  # noqa: E402
-
-import helpers  # noqa: E402
+launch_links, version = book_extension().launch_links, book_extension().version
 
 OWNER, REPO, BRANCH = "example-owner", "qkv-textbook", "main"
 REPOSITORY = f"https://github.com/{OWNER}/{REPO}"
