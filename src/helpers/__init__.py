@@ -22,8 +22,8 @@ first use, so a chapter pays only for what its cells touch.
 from __future__ import annotations
 
 import importlib
-import sys
 import re
+import sys
 
 import numpy as np
 
