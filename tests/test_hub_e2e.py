@@ -52,7 +52,8 @@ RIGHT = {
         "def my_attention(Q, K, V):\n"
         "    d_k = Q.shape[1]\n"
         "    scores = Q @ K.T / np.sqrt(d_k)\n"
-        "    weights = helpers.softmax(scores, axis=-1)\n"
+        "    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"  # numpy only, as the task says
+        "    weights = e / e.sum(axis=-1, keepdims=True)\n"
         "    return weights @ V, weights\n"),
     "prediction": '# 答えは変数 prediction に入れます。\nprediction = "均等"\n',
 }

@@ -100,6 +100,11 @@ def test_the_outline_has_every_page_of_the_book_in_order():
     for required in ("用語集", "記号と形の約束", "同梱しているソフトウェアとライセンス"):
         assert required in titles, f"しおりに「{required}」がありません"
     assert any(depth == 1 for depth, _, _ in outline()), "しおりに章の中の節がありません"
+    # Each page's own small contents (the theme's print header) is left out: one contents only.
+    doubled = [t for _, t, _ in outline() if len(t) % 2 == 0 and t[:len(t) // 2] == t[len(t) // 2:]]
+    assert not doubled, f"しおりの見出しが二重になっています: {doubled[:3]}"
+    repeated = [t for depth, t, _ in outline() if depth > 0 and t.strip() == "目次"]
+    assert not repeated, f"しおりにページごとの「目次」が {len(repeated)} 個あります"
 
 
 def test_each_chapter_starts_where_its_bookmark_points():
@@ -110,8 +115,9 @@ def test_each_chapter_starts_where_its_bookmark_points():
 
 
 def test_the_contents_give_each_chapter_its_page_number():
-    contents = "".join(t for t in texts()[:8] if "目次" in t)
-    assert contents, "目次のページがありません"
+    first_page = min(page for depth, title, page in outline() if depth == 0 and title != "目次")
+    contents = "".join(texts()[:first_page])  # the cover and the contents come before page one
+    assert "目次" in contents, "目次のページがありません"
     for depth, title, page in outline():
         if depth == 0 and title != "目次":
             assert re.search(re.escape(squeeze(title)) + r"\.*" + str(page + 1), contents), (

@@ -84,6 +84,9 @@ WAIT_FOR_PAGE = """async () => {
 #: link to on this page. Returns nothing; the page is printed as it is left.
 PREPARE = r"""([targets, answersTitle]) => {
   const article = document.querySelector('.bd-article') || document.body;
+  // The theme prints each page's own small contents under its title: the PDF has one contents
+  // for the whole book, and the page's 「目次」 heading would stand in it once per page.
+  document.querySelectorAll('#jb-print-toc').forEach(toc => toc.remove());
   // Explorables: the first picture, and one line with the controls' values (the controls,
   // which paper cannot move, are not printed).
   for (const root of document.querySelectorAll('.qkv-explorable')) {
@@ -226,6 +229,13 @@ def print_page(browser, doc: str, targets: set[str]) -> Printed:
     return Printed(doc, pdf, title.replace("#", "").strip())
 
 
+def once(title: str) -> str:
+    """A heading's title as Chromium's outline should give it: for a heading that a page break
+    puts at the top of a page it gives the text twice (「1. ぴったり検索…1. ぴったり検索…」)."""
+    half = len(title) // 2
+    return title[:half] if len(title) % 2 == 0 and title[:half] == title[half:] else title
+
+
 def read_structure(printed: Printed) -> None:
     """The page count, headings (from Chromium's outline) and named destinations of one page."""
     from pypdf import PdfReader
@@ -240,7 +250,7 @@ def read_structure(printed: Printed) -> None:
                 continue
             page = reader.get_destination_page_number(item)
             top = float(item.top) if item.top is not None else 0.0
-            printed.headings.append((level, str(item.title).strip(), page, top))
+            printed.headings.append((level, once(str(item.title).strip()), page, top))
 
     walk(reader.outline, 0)
     for name, dest in reader.named_destinations.items():
