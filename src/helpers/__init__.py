@@ -43,7 +43,7 @@ __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention._
 __version__ = "0.1.0"
 
 #: What a reader runs to upgrade the package (a chapter's first cell says how to install it).
-INSTALL = "%pip install -U qkv-textbook-helpers"
+INSTALL = "%pip install -U ファイル名"  # the book's wheel is handed out as a file (README)
 
 DEFAULT_SEED = 20261202
 
@@ -95,7 +95,7 @@ def _require(needs: str) -> None:
     if _release(needs, "needs") > _release(__version__, "helpers.__version__"):
         raise HelpersVersionError(
             f"この章には helpers {needs} 以上が要りますが、入っているのは {__version__} なので、"
-            f"`{INSTALL}` を実行してから、カーネルを再起動してください。"
+            f"新しい版の wheel ファイルを `{INSTALL}` で入れてから、カーネルを再起動してください。"
         )
 
 
