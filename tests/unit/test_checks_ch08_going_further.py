@@ -193,3 +193,11 @@ def test_a_multi_head_output_multiplied_in_the_wrong_order_is_named(hidden):
 
     with pytest.raises(CheckFailed, match="積の順番"):
         checks.check_multi_head(multi_head, hidden=hidden)
+
+
+def test_no_mistake_hint_spells_out_code_of_the_solution():
+    """A hint names the mistake; the reshape and transpose that mend it are the learner's to write."""
+    from helpers.checks.ch08_going_further import MULTI_HEAD_HINTS
+
+    code = [h for h in MULTI_HEAD_HINTS.values() if any(t in h for t in ("reshape(n, h, d_k)", "transpose(1, 0, 2)"))]
+    assert not code, code

@@ -12,9 +12,8 @@ from . import _base
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
-    "no_sqrt": "得点を √d_k で割り忘れています。ソフトマックスに渡す前に、Q @ K.T を "
-               "np.sqrt(d_k) で割ります(d_k は Q の列数 Q.shape[1])。",
-    "by_d": "得点を d_k そのもので割っています。割るのは d_k の平方根、np.sqrt(d_k) です。",
+    "no_sqrt": "得点を √d_k で割り忘れています(d_k は Q と K の列の数)。ステップ 1 の得点表を見直しましょう。",
+    "by_d": "得点を d_k そのもので割っています。割るのは d_k ではなく、その平方根です。",
     "axis0": "ソフトマックスを列の方向(axis=0)にかけています。重みは「問いひとつ(1 行)ごとに"
              "和が 1」なので、行ごと(axis=-1)にかけます。",
     "whole": "重みの表全体の和が 1 になっています。正規化は表全体ではなく、行ごと(axis=-1)です。",
