@@ -26,12 +26,10 @@ from urllib.parse import quote, unquote, urlsplit
 import chapters
 import chromium
 import pytest
-import yaml
 from explorables import check_numbers, class_for, move_every_control
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
-TOC = ROOT / "book" / "_toc.yml"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -46,24 +44,7 @@ SEARCH_QUERIES = ["重み行列", "内積", "コサイン類似度"]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def toc_docs() -> list[str]:
-    """Every page of the toc, in reading order, as source paths without suffix."""
-    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
-    docs = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                docs.append(entry["file"])
-            walk(entry.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return [re.sub(r"\.(md|ipynb)$", "", d) for d in docs]
-
-
-DOCS = toc_docs()
+DOCS = chapters.toc_docs()
 CHAPTERS = [d for d in DOCS if d.startswith("notebooks/")]
 
 

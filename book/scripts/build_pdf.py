@@ -39,9 +39,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 OUT = ROOT / "book" / "_build" / "pdf" / "qkv-book.pdf"
-TOC = ROOT / "book" / "_toc.yml"
 CONFIG = ROOT / "book" / "_config.yml"
 sys.path.insert(0, str(ROOT / "tests"))  # tests/chromium.py: the browser the tests drive
+
+import chapters  # noqa: E402  (book/scripts/chapters.py, beside this file: the toc's pages in order)
 
 #: The page box: A4 with margins wide enough for the page number below the text.
 MARGIN = {"top": "16mm", "bottom": "18mm", "left": "16mm", "right": "16mm"}
@@ -53,15 +54,6 @@ CHROMIUM_ARGS = [
 ANSWERS_TITLE = "解答と答え合わせ"
 #: The contents link to a heading by its place in its page's PDF: #qkv-pdf-<page>-<top>.
 PAGE_ANCHOR = "qkv-pdf-"
-
-
-def toc_docs() -> list[str]:
-    """The book's pages in reading order (the root first), as Sphinx names them."""
-    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
-    docs = [toc["root"]]
-    for part in toc.get("parts", []):
-        docs += [entry["file"] for entry in part["chapters"]]
-    return docs
 
 
 def book_title() -> str:
@@ -468,7 +460,7 @@ def build(out: Path, reuse: bool = False) -> Path:
 
     ensure_html()
     started = time.monotonic()
-    docs = toc_docs()
+    docs = chapters.toc_docs()
     targets = link_targets(docs)
     out.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:

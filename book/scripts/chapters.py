@@ -42,6 +42,24 @@ class Chapter:
         return ROOT / "notebooks" / f"{self.slug}.md"
 
 
+def toc_docs() -> list[str]:
+    """Every page of book/_toc.yml, in reading order (the root first), as Sphinx names them:
+    source paths without suffix. The PDF prints them in this order; the book tests visit them."""
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    docs = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                docs.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return [re.sub(r"\.(md|ipynb)$", "", d) for d in docs]
+
+
 def title_of(source: Path) -> str:
     """The first `# ` heading of a chapter's MyST source."""
     for line in source.read_text(encoding="utf-8").splitlines():
