@@ -379,3 +379,27 @@ def test_notebooks_keep_no_widget_but_the_first_pictures():
         for cell in nb["cells"]:
             for out in cell.get("outputs", []):
                 assert "application/vnd.jupyter.widget-view+json" not in out.get("data", {}), md.stem
+
+
+def test_a_kernel_frees_a_cells_figures_once_shown_and_only_then_collects():
+    """After a cell that drew, the closed figure's memory comes back at once (not at Python's next
+    full collection, cells later); setup() run twice hooks in once; a cell that drew nothing
+    pays no collection (tests/bench.py measures what this saves)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "import gc, weakref\nimport helpers\nhelpers.setup()\nhelpers.setup()",
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([0, 1])\n"
+        "shown = weakref.ref(fig)\ndel fig, ax",
+        "print(shown() is None)",
+        "events = get_ipython().events.callbacks\n"
+        "print(events['post_execute'].count(helpers._note_open_figures),"
+        " events['post_run_cell'].count(helpers._collect_if_cell_drew))",
+        "before = gc.get_stats()[2]['collections']",
+        "print(gc.get_stats()[2]['collections'] - before)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    printed = [nb.cells[i].outputs[0]["text"].strip() for i in (2, 3, 5)]
+    assert printed == ["True", "1 1", "0"], printed

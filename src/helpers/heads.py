@@ -342,7 +342,7 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
     def evaluate(batch):  # the loop keeps runs first: this task trains one
         loss, parts, grads, A = _evaluate(task, {name: M[0] for name, M in batch.items()})
         return (np.array([loss]), {name: g[None] for name, g in grads.items()},
-                {"parts": parts[None], "map": A[None, task.full]})
+                {"parts": parts[None]}, {"map": A[None, task.full]})
 
     P = {name: M[None].copy() for name, M in W.items()}
     (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
@@ -350,6 +350,6 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
         raise HelpersError(_diverged(len(run.losses), lr))
     return HeadsHistory(P["W_Q"].shape[1], float(lr), np.array(run.losses),
                         np.array([r["parts"] for r in run.records]),
-                        [step for step, _ in run.saved],
-                        [run.records[step]["map"].copy() for step, _ in run.saved],
+                        [step for step, _, _ in run.saved],
+                        [record["map"] for _, _, record in run.saved],
                         {name: M[0] for name, M in P.items()})

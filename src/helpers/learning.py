@@ -374,7 +374,7 @@ def backward(X, fwd: Forward, d_output) -> dict[str, np.ndarray]:
 @public(_task_weights, task=TASK)
 def loss_and_gradients(task: PalateTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W."""
-    loss, grads, _ = _evaluate(task, {name: M[None] for name, M in W.items()})
+    loss, grads, _, _ = _evaluate(task, {name: M[None] for name, M in W.items()})
     return float(loss[0]), {name: g[0] for name, g in grads.items()}
 
 
@@ -382,7 +382,8 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
     """One pass over all menus for B runs at once (each W is B × d × k).
 
     Returns the B losses, their gradients (B × d × k each), and what `_descend` records of
-    each run: the share of questions it gets right and its attention on the full menu (n × n).
+    each run: at every step the share of questions it gets right; at saved steps its attention
+    on the full menu (n × n).
     """
     N = task.n_rows
     batch = len(W["W_Q"])
@@ -397,7 +398,7 @@ def _evaluate(task: PalateTask, W: dict[str, np.ndarray]):
             grads[name] += g.sum(axis=1)  # the menus shared W: their gradients add up
         right += np.sum(np.argmax(fwd.weights, axis=-1) == partner, axis=(1, 2))
     # the full menu is the last of the last stack
-    return loss, grads, {"accuracy": right / N, "weights": fwd.weights[:, -1]}
+    return loss, grads, {"accuracy": right / N}, {"weights": fwd.weights[:, -1]}
 
 
 @public(_weights_for, task=TASK)
@@ -548,11 +549,12 @@ def _diverged(updates: int, lr: float, blowup: float = BLOWUP) -> str:
 
 @dataclass
 class _Run:
-    """What `_descend` saw of one run: per step its loss and records, at saved steps its W."""
+    """What `_descend` saw of one run: per step its loss and small records; at saved steps its
+    W and the large records, as (step, W, records)."""
 
     losses: list[float] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
-    saved: list[tuple[int, dict[str, np.ndarray]]] = field(default_factory=list)
+    saved: list[tuple[int, dict[str, np.ndarray], dict]] = field(default_factory=list)
     diverged: bool = False
 
 
@@ -561,10 +563,12 @@ def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int
              saved: Sequence[int], blowup: float = BLOWUP, frozen: Sequence[str] = ()) -> list[_Run]:
     """Gradient descent for B runs at once (each W has the B runs first; updated in place).
 
-    `evaluate(W)` returns the B losses, their gradients and a dict of what each run records at
-    a step (arrays with the run first). A run whose loss grows beyond `blowup` or stops being a
-    finite number stops there (its W stays where it was); the others go on. The one loop of
-    chapters 07 and 08.
+    `evaluate(W)` returns the B losses, their gradients, and two dicts of what each run records
+    (arrays with the run first): one kept at every step, one only at the saved steps (an
+    attention map at every step of 200,000 would fill the memory). Records are copies, so a step
+    keeps nothing of the arrays it was computed in. A run whose loss grows beyond `blowup` or
+    stops being a finite number stops there (its W stays where it was); the others go on. The
+    one loop of chapters 07 and 08.
     """
     batch = len(next(iter(W.values())))
     moving = [name for name in W if name not in frozen]
@@ -572,7 +576,7 @@ def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int
     alive = np.ones(batch, dtype=bool)
     for step in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
-            loss, grads, records = evaluate(W)
+            loss, grads, every_step, at_saved = evaluate(W)
         broken = alive & ~(loss <= blowup)  # NaN compares False, so it counts as broken
         for b in np.flatnonzero(broken):
             runs[b].diverged = True
@@ -581,9 +585,10 @@ def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int
             break
         for b in np.flatnonzero(alive):
             runs[b].losses.append(float(loss[b]))
-            runs[b].records.append({key: value[b] for key, value in records.items()})
+            runs[b].records.append({key: np.array(value[b]) for key, value in every_step.items()})
             if step in saved or step == steps:
-                runs[b].saved.append((step, {n: M[b].copy() for n, M in W.items()}))
+                runs[b].saved.append((step, {n: M[b].copy() for n, M in W.items()},
+                                      {key: np.array(value[b]) for key, value in at_saved.items()}))
         if step < steps:
             for name in moving:
                 W[name][alive] -= lr * grads[name][alive]
@@ -598,10 +603,9 @@ def _histories(task: PalateTask, runs: list[_Run], lr: float, blowup: float = BL
         h = History(lr, menu.words, menu.partner.copy(), np.array(run.losses),
                     np.array([r["accuracy"] for r in run.records]), diverged=run.diverged,
                     blowup=blowup)
-        for step, W in run.saved:
-            record = run.records[step]
-            h.snapshots.append(Snapshot(step, W, run.losses[step], float(record["accuracy"]),
-                                        record["weights"].copy()))
+        for step, W, record in run.saved:
+            h.snapshots.append(Snapshot(step, W, run.losses[step], float(run.records[step]["accuracy"]),
+                                        record["weights"]))
         histories.append(h)
     return histories
 

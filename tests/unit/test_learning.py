@@ -539,3 +539,14 @@ def test_train_bad_arguments(task, rng, kwargs, cls):
 def test_numerical_gradient_eps_must_be_a_positive_number():
     with pytest.raises(HelpersTypeError, match="eps"):
         learning.numerical_gradient(lambda W: float(np.sum(W)), np.ones((2, 2)), eps="1e-5")
+
+
+def test_a_run_keeps_only_its_own_small_records_and_maps_at_saved_steps(task, start):
+    """Every step keeps its accuracy as a copy (nothing of the step's arrays stays alive through
+    a view); the attention map only at saved steps: 200,000 steps would otherwise fill memory."""
+    W = {n: M[None].copy() for n, M in start.items()}
+    (run,) = learning._descend(lambda W: learning._evaluate(task, W), W, 0.5, 30, [0, 10], 1e6)
+    assert len(run.records) == 31 and all(set(r) == {"accuracy"} for r in run.records)
+    assert all(r["accuracy"].base is None for r in run.records)
+    assert [step for step, _, _ in run.saved] == [0, 10, 30]
+    assert all(set(maps) == {"weights"} and maps["weights"].base is None for _, _, maps in run.saved)

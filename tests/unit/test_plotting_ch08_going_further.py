@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from helpers import heads
+from helpers.plotting._base import heatmap_of
 from helpers.plotting import (
     MASKED_LOOK,
     hidden_cells,
@@ -28,7 +29,7 @@ def test_masked_heatmap_hatches_exactly_the_hidden_cells():
     corners = {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in squares}
     assert corners == {(j, i) for i in range(n) for j in range(i + 1, n)}  # (column, row)
     assert all(p.get_zorder() > 3 for p in squares)  # above the cell's number
-    assert ax.images[0].get_clim() == (0.0, 1.0)
+    assert heatmap_of(ax).get_clim() == (0.0, 1.0)
     plt.close(ax.figure)
 
 
@@ -54,8 +55,8 @@ def test_head_maps_one_per_head_one_colour_bar():
     fig, axes = plt.subplots(1, 2)
     axes = plot_head_maps(maps, list("xyz"), list("xyz"), ["頭 1", "頭 2"], axes)
     assert [ax.get_title() for ax in axes] == ["頭 1", "頭 2"]
-    assert np.allclose(axes[0].images[0].get_array(), np.eye(3))
-    assert all(ax.images[0].get_clim() == (0, 1) for ax in axes)
+    assert np.allclose(heatmap_of(axes[0]).get_array(), np.eye(3))
+    assert all(heatmap_of(ax).get_clim() == (0, 1) for ax in axes)
     assert len(fig.axes) == 3  # two maps and one colour bar
     with pytest.raises(ValueError, match="同じ数"):
         plot_head_maps(maps, list("xyz"), list("xyz"), ["頭 1"], axes)
@@ -99,5 +100,5 @@ def test_plot_masked_heatmap_checks_the_mask_before_drawing():
     _, ax = plt.subplots()
     with pytest.raises(ValueError, match="shape"):
         plot_masked_heatmap(np.eye(2), ["a", "b"], ["a", "b"], np.zeros((3, 3)), ax=ax)
-    assert not ax.images  # the heatmap was not drawn
+    assert not ax.collections  # the heatmap was not drawn
     plt.close("all")

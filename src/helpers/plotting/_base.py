@@ -38,6 +38,9 @@ COL_TITLE = "見出し(見られる側)"
 #: text on the figure, and a thousand of them already take about a second to draw.
 MAX_DRAWN = 1_000
 
+#: The gid of a heatmap's cells, so that later figures find them on the axes.
+HEATMAP_GID = "qkv-heatmap"
+
 
 def text(value, name: str, optional: bool = False) -> str | None:
     """`_validate.text` for what a figure draws: a `$…$` part must be maths matplotlib can draw.
@@ -127,13 +130,14 @@ def colors_of(values, name: str, count: int) -> list:
 
 
 def text_colors(image, values) -> np.ndarray:
-    """For numbers written on the cells of `image` (an imshow): white on dark, black on light.
+    """For numbers written on the cells of `image` (a heatmap's cells, or any colour-mapped
+    artist): white on dark, black on light.
 
     One rule for every heatmap of the book, static or live: the cell colour's luminance.
     """
     if not isinstance(image, ScalarMappable):
         raise HelpersTypeError(
-            "image には ax.imshow(...) が返す画像を渡してください。"
+            "image には色の付いた図(ax.pcolormesh(...) や ax.imshow(...) が返すもの)を渡してください。"
             f"{type(image).__name__} が来ました。"
         )
     values = as_array(values, "values")
@@ -181,11 +185,17 @@ def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
     return ax
 
 
+def heatmap_of(ax):
+    """The cells of the heatmap that plot_heatmap drew on `ax` (a QuadMesh), after checking."""
+    cells = [c for c in axes_or_new(ax).collections if c.get_gid() == HEATMAP_GID] if ax is not None else []
+    if not cells:  # axes_or_new refuses what is not an Axes
+        raise HelpersError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(ヒートマップがありません)。")
+    return cells[-1]
+
+
 def heatmap_axes_of(ax):
-    """`ax` after checking that a heatmap (an image) was drawn on it; its (rows, cols)."""
-    if ax is None or not axes_or_new(ax).images:  # axes_or_new refuses what is not an Axes
-        raise HelpersError("ax には plot_heatmap でヒートマップを描いた軸を渡してください(画像がありません)。")
-    return ax.images[-1].get_array().shape[:2]
+    """`ax` after checking that a heatmap was drawn on it; its (rows, cols)."""
+    return heatmap_of(ax).get_array().shape[:2]
 
 
 def check_text_size(size, what: str = "label_size") -> None:
