@@ -265,7 +265,7 @@ def test_identical_keys_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("自分", "第 1 章"), ("先頭", "argmax"), ("問い次第", "q·k_1 と q·k_2"), ("全部", "選択肢にありません"),
+    ("自分", "第 1 章"), ("先頭", "ソフトマックスの式"), ("問い次第", "1 つの行の中の得点"), ("全部", "選択肢にありません"),
     ("", "まだ答えが"),
 ])
 def test_identical_keys_prediction_rejects_with_hint(answer, hint):

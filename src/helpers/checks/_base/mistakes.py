@@ -30,12 +30,11 @@ def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str 
 
 #: The hints for `keepdims_slips`, shared by every chapter that asks for a row-wise softmax.
 KEEPDIMS_HINTS = {
-    "no_keepdims": "行の和で割るときに keepdims=True を忘れていませんか? "
+    "no_keepdims": "行の和で割るときに keepdims を忘れていませんか? "
                    "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
-                   "j 行めの和で割られます。e.sum(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに割れます。",
-    "max_no_keepdims": "各行の最大値を引くところで keepdims=True が抜けています。S - S.max(axis=1) だと、"
-                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行めの最大値が引かれます。"
-                       "S - S.max(axis=1, keepdims=True) なら形 (n, 1) で、行ごとに引けます"
+                   "j 行めの和で割られます。",
+    "max_no_keepdims": "各行の最大値を引くところで keepdims が抜けています。S - S.max(axis=1) だと、"
+                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行めの最大値が引かれます"
                        "(和で割るところも同じです)。",
 }
 
