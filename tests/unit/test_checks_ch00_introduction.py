@@ -54,7 +54,7 @@ def test_first_softmax_other_failures():
 
     with pytest.raises(AssertionError, match="まだ書かれていません"):
         check_first_softmax(stub)
-    with pytest.raises(AssertionError, match="同じ shape"):
+    with pytest.raises(AssertionError, match=r"shape \(3,\) のはずが"):
         check_first_softmax(lambda s: np.exp(s).sum())
     with pytest.raises(AssertionError, match="になるはずが"):
         check_first_softmax(lambda s: np.full(s.shape, 1 / s.size))
@@ -74,7 +74,7 @@ def test_shape_prediction_right(answer, capsys):
 
 @pytest.mark.parametrize(
     "answer, words",
-    [((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "行と列が逆"),
+    [((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "縦一列の形"),
      ((2, 2), "選択肢にありません"), ("エラー", "比べてみましょう"), ((), "まだ答えが入っていません"),
      ("", "まだ答えが入っていません"), ((5, 7), "選択肢にありません"), (1.3, "のような組"),
      ((1.0, 3.0), "選択肢にありません"), ((True, 3), "選択肢にありません"),
@@ -107,7 +107,7 @@ def test_right_softmax_passes(fn, capsys):
 @pytest.mark.parametrize("fn, hint", [
     (lambda s: s, "そのまま返して"),
     (lambda s: s / s.sum(), "np.exp を取っていません"),
-    (lambda s: np.exp(s), "割るのを忘れて"),
+    (lambda s: np.exp(s), "np.exp を取ったところで止まって"),
     (lambda s: np.exp(s) / s.sum(), "割る数が違います"),
     (lambda s: np.exp(s - s.max()), "np.exp\\(scores - scores.max\\(\\)\\)"),
     (lambda s: np.exp(s) / np.exp(s).max(), "最大値を引くのは"),
@@ -137,7 +137,7 @@ def test_shape_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "逆です"), ((2, 2), "選択肢にありません"),
+    ((1, 2), "x と同じ形"), ((2, 3), "W の形そのもの"), ((3, 1), "縦一列"), ((2, 2), "選択肢にありません"),
     ("エラー", "比べてみましょう"), (" エラー。", "比べてみましょう"), ("エラー　", "比べてみましょう"),
     ((4, 4), "選択肢にありません"), ("", "まだ答えが"), (None, "まだ答えが"),
     ((True, 3), "選択肢にありません"),

@@ -145,9 +145,9 @@ def test_right_soft_lookup_passes(fn, capsys):
 
 @pytest.mark.parametrize("fn, hint", [
     (lambda q, K, V, T: softmax(q @ K.T, temperature=T), "重み\\(ソフトマックスの結果\\)をそのまま"),
-    (lambda q, K, V, T: softmax(q @ K.T, temperature=T) @ K, "見出し K を混ぜて"),
+    (lambda q, K, V, T: softmax(q @ K.T, temperature=T) @ K, "見出し K を重みで混ぜて"),
     (lambda q, K, V, T: (q @ K.T) @ V, "そのまま重みに"),
-    (lambda q, K, V, T: np.exp(q @ K.T / T) @ V, "合計で割り忘れて"),
+    (lambda q, K, V, T: np.exp(q @ K.T / T) @ V, "取ったところで止まって"),
     (lambda q, K, V, T: softmax(q @ K.T) @ V, "温度 temperature が効いていません"),
     (lambda q, K, V, T: softmax(q @ K.T * T) @ V, "温度を掛けて"),
     (lambda q, K, V, T: V[int(np.argmax(q @ K.T))], "いちばん得点の高い本"),
@@ -191,7 +191,8 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
 
 
 def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
-    """K @ q.T with axis=-1 softmaxes each score alone: the hint names the column, not only axis."""
+    """K @ q.T with axis=-1 softmaxes each score alone: the hint names the scores' layout (a row or
+    a column), not only the axis."""
     def column(q, K, V, temperature):
         s = K @ q.T / temperature
         e = np.exp(s - s.max(axis=-1, keepdims=True))
@@ -199,7 +200,7 @@ def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
 
     with pytest.raises(CheckFailed) as info:
         check_soft_lookup(column)
-    assert "K @ q.T" in str(info.value)
+    assert "縦一列" in str(info.value)
 
 
 @pytest.mark.parametrize("fn", [

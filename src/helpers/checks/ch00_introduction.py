@@ -10,15 +10,17 @@ from . import _base
 
 #: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
 FIRST_SOFTMAX_HINTS = {
-    "raw": "得点をそのまま返しています。まず np.exp(scores) で全部を正の数にし、その合計で割ります。",
+    "raw": "得点をそのまま返しています。重みはどれも正の数で、合計が 1 になるはずです。"
+           "練習 1 の式を見直しましょう。",
     "no_exp": "得点を得点の合計で割っただけで、np.exp を取っていません。"
-              "得点がマイナスだと重みもマイナスになってしまいます。先に np.exp を取ります。",
-    "unnormalised": "np.exp(scores) のあと、合計で割るのを忘れています。重みの合計が 1 になるように、"
-                    "np.exp を取った値をその合計で割ります。",
-    "by_score_sum": "割る数が違います。割るのは元の得点の合計ではなく、np.exp を取った後の合計です。",
+              "得点がマイナスだと重みもマイナスになってしまいます。練習 1 の式の分子を見直しましょう。",
+    "unnormalised": "np.exp を取ったところで止まっています(重みの合計が 1 になっていません)。"
+                    "練習 1 の式の分母を見直しましょう。",
+    "by_score_sum": "割る数が違います。元の得点の合計で割っています。練習 1 の式の分母が何の合計か、"
+                    "見直しましょう。",
     "by_max": "np.exp を取ったあと、合計ではなく一番大きい値で割った形になっています"
               "(np.exp(scores - scores.max()) も同じ値です。最大値を引くのはあふれないための工夫で、"
-              "それ自体は正しいのですが)。最後に合計で割って、重みの合計を 1 にします。",
+              "それ自体は正しいのですが)。重みの合計が 1 になっていません。練習 1 の式の分母を見直しましょう。",
 }
 
 
@@ -42,8 +44,8 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
         _base.fail_on_typical_mistake(got, wrong, FIRST_SOFTMAX_HINTS,
                                       said=f"scores={s} で {got} が返りました。")
         if got.shape != want.shape:
-            _base.fail(f"scores={s}(shape {s.shape})に対して、重みも同じ shape {want.shape} で返します。"
-                       f"shape {got.shape} が返ってきました。得点 1 つにつき重みが 1 つです。")
+            _base.fail(f"scores={s}(shape {s.shape})に対して、重みは shape {want.shape} のはずが、"
+                       f"shape {got.shape} が返ってきました。")
         _base.fail(f"scores={s}(shape {s.shape})のとき {want} になるはずが、{got} でした。")
     _base.passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
 
@@ -68,7 +70,8 @@ def check_matmul_shape_prediction(answer) -> None:
             "(1, 2)": "x と同じ形のまま、と考えましたか? W の形 (2, 3) をもう一度見てみましょう。"
                       "xW の一つひとつの数は、x と W の行・列のどちらを組にして作られるでしょう。",
             "(2, 3)": "それは W の形そのものです。結果の行の数は、x と W のどちらから来るでしょう。",
-            "(3, 1)": "行と列が逆です。x は横一列(1 行)でした。",
+            "(3, 1)": "それは縦一列の形です。x は横一列(1 行 2 列)でした。結果の行の数と列の数は、"
+                      "それぞれ x と W のどこから来るでしょう。",
             "エラー": "x の列の数と W の行の数を数えて、比べてみましょう。",
         },
         ERROR_SYNONYMS,
