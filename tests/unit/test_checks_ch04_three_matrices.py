@@ -23,7 +23,7 @@ def test_right_faces_pass(capsys):
 @pytest.mark.parametrize("fn, hint", [
     (lambda x, a, b, c: (a @ x.T, b @ x.T, c @ x.T), "W @ x.T"),
     (lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), "x @ W.T"),
-    (crash, "エラーで止まりました.*x @ W の順"),
+    (crash, "エラーで止まりました.*掛ける順番と形"),
     (lambda x, a, b, c: (x * a, x * b, x * c), "成分ごとの掛け算"),
     (lambda x, a, b, c: (x[0] @ a, x[0] @ b, x[0] @ c), "1 次元"),
     (lambda x, a, b, c: (x @ b, x @ a, x @ c), "q のところに k"),
@@ -46,7 +46,7 @@ def test_right_question_matrix_passes(W, capsys):
 
 @pytest.mark.parametrize("W, hint", [
     (QUESTION_MATRIX.T, "転置"), (QUESTION_MATRIX[:, ::-1], "入れ替わって"),
-    ([[1.0, 0.0], [0.0, 0.5]], "逆です"), ([[0.0, 0.5, 0.0], [1.0, 0.0, 0.0]], r"\(2, 2\)"),
+    ([[1.0, 0.0], [0.0, 0.5]], "1 成分めに甘さ"), ([[0.0, 0.5, 0.0], [1.0, 0.0, 0.0]], r"\(2, 2\)"),
     (None, "まだ W_mine"), ([[np.nan, 0], [1, 0]], "NaN"), ("W", "数を並べた 2 行 2 列"), (np.array([[...], [...]]), "まだ ... が残って"),
     ([[1.0, 1.0], [1.0, 1.0]], "カレー"),
 ])
@@ -71,7 +71,7 @@ def test_q_shape_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("(3, 5)", "逆です"), ((5, 2), "X の形"), ("2×3", "W_Q の形"), ("(1, 3)", "1 語ぶん"),
+    ("(3, 5)", "1 行が 1 語"), ((5, 2), "X の形"), ("2×3", "W_Q の形"), ("(1, 3)", "1 語ぶん"),
     ("(4, 4)", "選択肢にありません"), ("", "まだ答えが"), (np.array([5, 2]), "X の形"),
     (np.array([[5, 3]]), "選択肢にありません|文字列で"), ("5 行", "選択肢にありません"),
     ((5, 3, 1), "選択肢にありません"),

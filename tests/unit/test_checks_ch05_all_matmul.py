@@ -36,8 +36,8 @@ def test_right_cell_passes(fn, capsys):
     (lambda X, W, i, j: X[:, i] @ W[:, j], r"X の i 列め X\[:, i\]"),
     (lambda X, W, i, j: X[j, :] @ W[:, i], "i と j が入れ替わって"),
     (lambda X, W, i, j: X[i, :] * W[:, j], "足し合わせていません"),
-    (lambda X, W, i, j: X[i, :] @ W, "i 行め全体"),
-    (lambda X, W, i, j: 0.0, "内積は"),
+    (lambda X, W, i, j: X[i, :] @ W, "i 行めの全部のマス"),
+    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 6.650 のはずが、0.000"),
     (lambda X, W, i, j: X @ W, "数を 1 つ"),
     (lambda X, W, i, j: None, "return を書き忘れて"),
 ])
@@ -99,7 +99,7 @@ def test_a_split_in_three_equal_parts_is_refused_where_d_v_is_not_d_k(hidden):
 
 @pytest.mark.parametrize("fn, hint", [
     (three_products, "X との掛け算を 3 回"),
-    (split_rows, "行の方向\\(axis=0\\)に分けると"),
+    (split_rows, "行の方向\\(axis=0\\)に分けていませんか"),
     (split_wrong_place, "分ける位置が"),
     (stacked, "np.vstack"),
     (lambda X, a, b, c: X @ np.hstack([a, b, c]), "3 つの配列"),

@@ -54,8 +54,8 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     for x, *Ws in cases:
         got = _base.three_arrays(
             _base.call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
-                               on_error="行ベクトルの x には、x @ W の順で右から行列を掛けます"
-                                        "(W @ x ではありません)。", forbid=("project", "qkv")),
+                               on_error=f"x は {x.shape}、W_Q は {Ws[0].shape} です。掛ける順番と形を"
+                                        "「行列を一つかける」の節で見直しましょう。", forbid=("project", "qkv")),
             "three_faces", "(q, k, v)",
         )
         want = [x @ W for W in Ws]
@@ -64,25 +64,23 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                 continue
             for other, w2 in zip(names, want, strict=True):
                 if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                    _base.fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v)、"
-                               f"それぞれ W_Q, W_K, W_V を掛けたものです。")
+                    _base.fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v) です。")
             if g.shape == w.reshape(-1).shape and np.allclose(g, w.reshape(-1)):
                 _base.fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
                            f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
-                           "x[0] ではなく x のまま x @ W を計算しましょう。")
+                           "どこで 1 次元になったか、途中の形を print して確かめましょう。")
             square = W.shape[0] == W.shape[1]
             if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
                 _base.fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
-                           "この本は行ベクトルの流儀なので x @ W です。W が正方行列だと計算はできてしまいますが、"
-                           "値は W を転置して掛けたものになり、違ってきます。")
+                           "この本は行ベクトルの流儀です(「行列を一つかける」の節)。W が正方行列だと計算は"
+                           "できてしまいますが、値は W を転置して掛けたものになり、違ってきます。")
             if square and g.shape == w.shape and np.allclose(g, x @ W.T):
-                _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)になっています。"
-                           "W を転置せずに、そのまま x @ W を掛けます。")
+                _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)、つまり W を転置して掛けたものに"
+                           "なっています。「W の読み方」の節で、W の行と列が何を表すかを見直しましょう。")
             if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
-                _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。行列の積は x @ W です。")
+                _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。")
             if g.shape != w.shape:
-                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。"
-                           "(1×d_model) · (d_model×d_k) → (1×d_k) を思い出しましょう。")
+                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。")
             _base.fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
                        f"{np.round(g, 3).tolist()} でした。{_unused_arguments(fn, x, Ws, g, names.index(name))}")
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
@@ -115,16 +113,14 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         _base.passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
-        _base.fail("W_mine が転置(行と列を入れ替えたもの)になっています。行ベクトルの流儀 q = x @ W_Q では、"
-                   "W_Q の i 行めが「x の i 成分めが q のどこへ行くか」です。1 行めには「甘さ 1 が q の "
-                   "1 成分め・2 成分めにいくつずつ入るか」を、横に並べて書きます。")
+        _base.fail("W_mine が、求める行列の転置(行と列を入れ替えたもの)になっています。"
+                   "「W の読み方:各行は「行き先」」の節で、W の 1 行めが何を表すかを見直しましょう。")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
-        _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。q の 1 成分め(甘いもの探し度)に"
-                   "辛さ、2 成分め(辛いもの探し度)に甘さの半分が入るようにします。")
+        _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。問題文で、q の各成分に何が入るかを"
+                   "見直しましょう。")
     if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
-        _base.fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。逆です: 辛いもの好きほど"
-                   "甘いものを探すので、q の 1 成分め(甘いもの探し度)には x の辛さ(2 成分め)が入り、"
-                   "q の 2 成分めには甘さの半分が入ります。")
+        _base.fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。問題文で、q の 1 成分めと "
+                   "2 成分めにそれぞれ何が入るかを見直しましょう。")
     _base.fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
                f"{np.round(got[2], 3).tolist()} でした(W_mine は 2 × 2、q は 1 × 2)。")
 
@@ -141,7 +137,7 @@ def check_q_shape_prediction(answer) -> None:
         ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
         {
             "(5, 3)": "(5×2) · (2×3) → (5×3)。語の数が行に、d_k が列に残ります。",
-            "(3, 5)": "行と列が逆です。X では 1 行が 1 語でした。Q でも 1 行が 1 語なら、行の数はいくつでしょう。",
+            "(3, 5)": "X では 1 行が 1 語でした。Q でも 1 行が 1 語なら、行の数はいくつでしょう。",
             "(5, 2)": "それは X の形です。W_Q を掛けると、列の数はどうなるでしょう。W_Q の形 (2, 3) を見てみましょう。",
             "(2, 3)": "それは W_Q の形です。Q の行の数は、何の数だけあるでしょう。",
             "(1, 3)": "それは 1 語ぶんの q の形です。5 語を縦に積んだ Q では、行の数はどうなるでしょう。",

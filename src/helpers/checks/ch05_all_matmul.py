@@ -65,16 +65,19 @@ def _cell_mistakes(X, W, i: int, j: int) -> dict[str, float]:
 
 #: Chapter 05: the hint for each typical mistake in `cell(X, W, i, j)`.
 CELL_HINTS = {
-    "row_off_by_one": "X の行が 1 つずれています(i-1 行めを使っています)。Python の番号は 0 から"
-                      "始まるので、i 行めはそのまま X[i, :] です。",
-    "col_off_by_one": "W の列が 1 つずれています(j-1 列めを使っています)。Python の番号は 0 から"
-                      "始まるので、j 列めはそのまま W[:, j] です。",
-    "row_of_W": "W の j 行め W[j, :] を使っています。行列の積で使うのは W の j 列め W[:, j] です。",
-    "column_of_X": "X の i 列め X[:, i] を使っています。使うのは X の i 行め X[i, :] です。",
-    "swapped": "i と j が入れ替わっています。マス (i, j) は X の i 行めと W の j 列めで決まります。",
+    "row_off_by_one": "X の行が 1 つずれています(i-1 行めを使っています)。Python の番号が 0 から"
+                      "始まることを思い出しましょう。",
+    "col_off_by_one": "W の列が 1 つずれています(j-1 列めを使っています)。Python の番号が 0 から"
+                      "始まることを思い出しましょう。",
+    "row_of_W": "W の j 行め W[j, :] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
+                "マス (i, j) に W のどこを使うかを見直しましょう。",
+    "column_of_X": "X の i 列め X[:, i] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
+                   "マス (i, j) に X のどこを使うかを見直しましょう。",
+    "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。「一つのマスは、一つの行と一つの列で"
+               "決まる」の節を見直しましょう。",
     "whole_product": "値は合っていますが、先に X @ W の全部のマスを計算してから 1 つ取り出しています。"
-                     "この練習では、X の i 行め X[i, :] と W の j 列め W[:, j] の 2 本だけから、"
-                     "そのマスを計算してください(ほかのマスは要らない、がこの節の要点です)。",
+                     "この練習は、X @ W を計算せずに、そのマスに要る数だけから計算する練習です"
+                     "(ほかのマスは要らない、がこの節の要点です)。",
 }
 
 
@@ -93,8 +96,8 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         try:
             result = _base.call_learner(
                 fn, _watched(X), W.copy(), i, j, what="cell", call=f"cell(X, W, {i}, {j})",
-                on_error="使うのは X の i 行め X[i, :] と W の j 列め W[:, j] です"
-                         "(X[:, i] や W[j] ではありません)。",
+                on_error=f"X は {X.shape}、W は {W.shape} です。どの番号の行と列を読んでいるか、"
+                         "途中の値と形を print して確かめましょう。",
             )
         except _base.CheckFailed:
             if wrong:  # a wrong index that crashes on a tall X: the cells before say which
@@ -103,24 +106,24 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         got = _base.as_float_array(result, "cell")
         want = float(X[i, :] @ W[:, j])
         if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
-            _base.fail("掛け算はできていますが、足し合わせていません。成分ごとの積 X[i, t]·W[t, j] を、"
-                       "t について全部足すと 1 つのマスの値になります(sum(...) か @)。")
+            _base.fail(f"成分ごとの積を並べた配列(長さ {X.shape[1]})が返ってきました。掛け算はできていますが、"
+                       "足し合わせていません。")
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
-            _base.fail("i 行め全体(X[i, :] @ W、1 行ぶん)を返しています。欲しいのは j 列めとの内積、"
+            _base.fail(f"i 行めの全部のマス(1 行ぶん、長さ {W.shape[1]})を返しています。返すのはマス (i, j) の"
                        "数 1 つです。")
         value = _base.as_number(result, "cell")
         if value in (np.trunc(want), np.round(want)) and not np.isclose(value, want):
             _base.fail(f"cell(X, W, {i}, {j}) が {value} を返しました。{want:.3f} のはずで、小数を整数に"
-                       "丸めています(int(...) や round(...))。マスの値は小数のまま返しましょう。")
+                       "丸めています(int(...) や round(...))。")
         if not np.isclose(value, want):
-            wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j)))
+            wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j), X.shape, W.shape))
         elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
             _base.fail(CELL_HINTS["whole_product"])
     if wrong:
         # The mistake that explains every wrong cell and the most of them (one that cannot
         # happen in a case is not ruled out there), so a coincidence in one case never names it.
         support = {name: 0 for name in CELL_HINTS if name != "whole_product"}
-        for _, _, _, value, mistakes in wrong:
+        for _, _, _, value, mistakes, _, _ in wrong:
             for name, v in mistakes.items():
                 if name in support and np.isclose(value, v):
                     support[name] += 1
@@ -129,9 +132,9 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         best = sorted(support.items(), key=lambda kv: -kv[1])
         if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
             _base.fail(CELL_HINTS[best[0][0]])
-        i, j, want, value, _ = wrong[0]
-        _base.fail(f"X[{i}, :] と W[:, {j}] の内積は {want:.3f} のはずが、{value:.3f} でした"
-                       "(番号は 0 から数えます)。")
+        i, j, want, value, _, x_shape, w_shape = wrong[0]
+        _base.fail(f"X {x_shape}、W {w_shape} の cell(X, W, {i}, {j}) は {want:.3f} のはずが、"
+                   f"{value:.3f} でした(番号は 0 から数えます)。")
     _base.passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 
@@ -153,23 +156,22 @@ def _fused_on_error(err: Exception, X: np.ndarray, Ws: list[np.ndarray]) -> str:
     width = f"d_model × (2d_k + d_v) = {d_model} × {2 * d_k + d_v}"
     if "equal division" in str(err):
         return (f"三等分できませんでした。ここでは d_k = {d_k}、d_v = {d_v} で、並べた行列は {width} です。"
-                "列の方向(axis=1)に、Q・K・V の列の境目の番号で切りましょう。")
+                "Q・K・V の列の数がそろっていないと、等分では切れません。問題文のヒントを見直しましょう。")
     if "concatenation axis must match" in str(err):
         if "along dimension 1" in str(err):
             return (f"縦に積もうとしています(np.vstack)。W_Q, W_K, W_V は列の数が {d_k}, {d_k}, {d_v} と"
-                    "違うので積めません。行の数(d_model)がそろっている向き、つまり横に並べます。")
-        return (f"W を転置していませんか? W_Q, W_K, W_V はどれも d_model = {d_model} 行で、"
-                "転置せずにそのまま横に並べられます。")
+                    "違うので、縦には積めません。")
+        return f"W を転置していませんか? W_Q, W_K, W_V はどれも d_model = {d_model} 行です。"
     sizes = _base.matmul_sizes(err)
     if sizes is None:
         return f"途中の形を print して確かめましょう。三つの W を並べた行列は {width} です。"
     left_cols, right_rows = sizes
     if right_rows == n and left_cols != d_model:  # something @ X
-        return ("掛ける順番を確かめましょう。X の各行に右から掛けるので、X が左です。"
-                f"X は n × d_model = {n} × {d_model} です。")
+        return ("掛ける順番を確かめましょう。X が積の右側に来ています。"
+                f"X は n × d_model = {n} × {d_model} で、1 行が 1 語です。")
     if right_rows in (d_k, d_v, 2 * d_k + d_v):
         return (f"X の右に来た行列が {right_rows} 行です。W を転置していませんか? W_Q, W_K, W_V は"
-                f"どれも d_model = {d_model} 行のまま並べます。")
+                f"どれも d_model = {d_model} 行です。")
     return f"X(列 {d_model})の右に来た行列が {right_rows} 行です。三つの W を並べた行列は {width} のはずです。"
 
 
@@ -191,27 +193,25 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
             continue
         for other, w2 in zip(names, want, strict=True):
             if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                _base.fail(f"{name} のところに {other} が入っています。並べた順(W_Q, W_K, W_V)のとおりに、"
-                           "(Q, K, V) の順で返しましょう。")
+                _base.fail(f"{name} のところに {other} が入っています。返す順番は (Q, K, V) です。")
         if g.shape == w.shape[::-1] != w.shape and np.allclose(g.T, w):
             _base.fail(f"{name} の値は合っていますが、転置した形 {g.shape} で返っています。{name} は "
                        f"{w.shape}(語の数 × W_{name} の列の数)で、1 行が 1 語です。切り分けたあとに .T を"
                        "つけていないか確かめましょう。")
         if g.shape != w.shape and (g.ndim != 2 or g.shape[0] != w.shape[0]):
             _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × W_{name} の列の数)のはずです。"
-                       "分けるのは列の方向(axis=1)です。行の方向(axis=0)に分けると語が切れてしまいます。")
+                       "行の方向(axis=0)に分けていませんか? それでは 1 語の行が切れてしまいます。")
         if g.shape[1] == sum(W.shape[1] for W in Ws):
-            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。"
-                       "X @ W_QKV の結果を、列の方向に Q・K・V の境目で切り分けます。")
+            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。切り分けていません。")
         if g.shape[1] != w.shape[1]:
             _base.fail(f"{name} の形が {g.shape} で、列の数が W_{name} の列の数 {w.shape[1]} ではありません。"
-                       "分ける位置がずれています。Q は d_k 列、K も d_k 列、V は d_v 列です。")
+                       "分ける位置がずれています。")
         _base.fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
                    "np.split で分けた順が同じか確かめましょう。")
     with_X = len(_Watched.products)
     if with_X > 1:
-        _base.fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習では、三つの W を "
-                   "np.hstack([W_Q, W_K, W_V]) で横に並べ、X @ W_QKV の一回の掛け算で三つの顔を出します。")
+        _base.fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習は、X との掛け算を"
+                   "一回だけにする練習です。「三つの W を一枚にまとめる」の節を見直しましょう。")
     _base.passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
 
 
@@ -231,9 +231,9 @@ def check_order_prediction(answer) -> None:
             "変わらない": "どのマスも自分の行と列だけを読み、ほかのマスの答えを使いません。"
                           "だから順番を変えても、一斉に計算しても、同じ行列になります。",
             "変わる": "マス (i, j) の計算に、ほかのマスの結果は出てくるでしょうか? "
-                      "X の i 行めと W の j 列めしか使っていないことを確かめましょう。",
+                      "上の一マスの計算で、マス (i, j) に何を使っているかを確かめましょう。",
             "ときどき変わる": "逆順にしたとき、あるマス (i, j) の計算に使う数は変わるでしょうか? "
-                              "使うのが X の i 行めと W の j 列めだけなら、いつ計算しても同じ数が出ます。",
+                              "上の一マスの計算で、マス (i, j) に何を使っているかを確かめましょう。",
         },
         ORDER_SYNONYMS,
     )
