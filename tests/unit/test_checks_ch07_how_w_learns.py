@@ -56,8 +56,8 @@ def test_each_mistake_differs_from_the_right_answer():
     lambda W, X, dQ, lr: W - lr * (X.T * dQ),  # elementwise, not @
     lambda W, X, dQ, lr: W - lr * dQ,          # dQ taken for dW_Q
 ])
-def test_an_elementwise_gradient_step_is_told_to_use_a_product(fn):
-    with pytest.raises(CheckFailed, match="@ で掛けたもの") as info:
+def test_an_elementwise_gradient_step_is_named_as_one(fn):
+    with pytest.raises(CheckFailed, match="成分ごとの掛け算") as info:
         checks.check_gradient_step(fn)
     assert "X.T @ dQ" not in str(info.value)  # the shapes lead there; the formula is not given
 
@@ -67,7 +67,7 @@ def test_an_elementwise_gradient_step_is_told_to_use_a_product(fn):
     lambda W, X, dQ, lr: W - lr * (X @ dQ.T),
 ])
 def test_a_wrong_product_is_met_with_the_shapes_not_the_elementwise_hint(fn):
-    with pytest.raises(CheckFailed, match="どちらに .T をつけるか") as info:
+    with pytest.raises(CheckFailed, match="W_Q と同じ d_model×d_k の形") as info:
         checks.check_gradient_step(fn)
     assert "成分ごとの掛け算" not in str(info.value)
 
@@ -117,7 +117,7 @@ def test_right_step_passes(capsys):
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda W, X, dQ, lr: W + lr * (X.T @ dQ), "勾配を足して"),
+    (lambda W, X, dQ, lr: W + lr * (X.T @ dQ), "勾配を足す向き"),
     (lambda W, X, dQ, lr: W - X.T @ dQ, "学習率 lr を掛け忘れて"),
     (lambda W, X, dQ, lr: W - (X.T @ dQ) / lr, "学習率で割って"),
     (lambda W, X, dQ, lr: -lr * (X.T @ dQ), "動かす「量」だけ"),

@@ -163,8 +163,9 @@ def test_concatenating_on_axis_0_crashes_with_a_hint_about_the_axis():
                 @ (X @ W_V[:, i * d_k:(i + 1) * d_k]) for i in range(h)]
         return np.concatenate(outs, axis=0) @ W_O
 
-    with pytest.raises(AssertionError, match="axis=1"):
+    with pytest.raises(AssertionError, match=r"縦\(axis=0\)につないでいませんか") as info:
         checks.check_multi_head(axis0)
+    assert "axis=1" not in str(info.value)  # the mistake is named; the fix is the learner's
 
 
 def _causal_with(sign: float):

@@ -11,15 +11,13 @@ from . import _base
 
 #: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
 GRADIENT_STEP_HINTS = {
-    "sign": "勾配を足しています。勾配 dW_Q は「損失が一番増える向き」なので、損失を減らすには"
-            "その逆向きに動かします。",
-    "no_lr": "学習率 lr を掛け忘れています。勾配をそのまま使うと一歩が大きすぎます。"
-             "一歩の大きさは、勾配に lr を掛けたものです。",
+    "sign": "勾配を足す向きに動かしています。「坂を下る:勾配降下法」の節で、勾配がどちらの向きを"
+            "指していたかを見直しましょう。",
+    "no_lr": "学習率 lr を掛け忘れています。勾配をそのまま使うと一歩が大きすぎます。",
     "sign_no_lr": "勾配を足していて、しかも学習率 lr を掛けていません。向きと一歩の大きさの両方を見直しましょう。",
-    "by_lr": "学習率で割っています。一歩の大きさは勾配に lr を「掛けた」ものです。",
-    "transposed": "勾配の形は合っていますが、転置になっています。dW_Q の i 行 j 列は W_Q の i 行 j 列と"
-                  "対応します。X と dQ のどちらを転置して掛けると、(d_model×n) · (n×d_k) で W_Q と同じ "
-                  "d_model×d_k になるでしょう。",
+    "by_lr": "学習率で割っています。「坂を下る:勾配降下法」の節の、一歩の式を見直しましょう。",
+    "transposed": "勾配の形は合っていますが、転置になっています(dW_Q の i 行 j 列が、W_Q の j 行 i 列を"
+                  "動かしています)。「勾配を求める」の節の dW_Q の式を見直しましょう。",
     "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q です。",
 }
 
@@ -30,7 +28,7 @@ def _step_fits(a: dict) -> None:
     if X.shape[0] != dQ.shape[0] or (X.shape[1], dQ.shape[1]) != W_Q.shape:
         raise _validate.HelpersError(
             f"形が合いません: W_Q は shape {W_Q.shape}、X は shape {X.shape}、dQ は shape {dQ.shape} です。"
-            f"X は n × d_model、dQ は n × d_k、W_Q は d_model × d_k にしてください(dW_Q = X.T @ dQ)。"
+            "X は n × d_model、dQ は n × d_k、W_Q は d_model × d_k にしてください。"
         )
 
 
@@ -59,10 +57,9 @@ def _gradient_step_advice(err: Exception, X: np.ndarray, dQ: np.ndarray) -> str:
     or a product whose shapes do not fit (`dQ @ X.T`: a product, but the wrong one)."""
     shapes = _base.broadcast_shapes(err)
     if shapes and {dQ.shape, X.T.shape} & set(shapes):
-        return ("dQ は Q の勾配で、形は W_Q と違います(n×d_k)。W_Q の勾配は行列の積で"
-                "作ります: dW_Q は X と dQ を @ で掛けたもの(* は成分ごとの掛け算です)。")
-    return ("dW_Q は (d_model×n) · (n×d_k) の積で、W_Q と同じ d_model×d_k の形になります。"
-            "X と dQ のどちらに .T をつけるか、形を print して確かめましょう。")
+        return ("dQ は Q の勾配で、形は W_Q と違います(n×d_k)。* は成分ごとの掛け算です。"
+                "「勾配を求める」の節の dW_Q の式を見直しましょう。")
+    return "dW_Q は W_Q と同じ d_model×d_k の形になるはずです。途中の形を print して確かめましょう。"
 
 
 def _gradient_step_cases(hidden: bool = False):
@@ -116,7 +113,8 @@ def check_learning_rate_prediction(answer) -> None:
         choices,
         {
             "速くなる": "一歩を大きくすれば速く下りられる、と考えましたか? 一歩の式で η を 2 倍にすると、"
-                        "W の動きは何倍になるでしょう。谷の幅より大きな一歩を踏み出したら、着地するのはどこでしょう。",
+                        "W の動きは何倍になるでしょう。「坂を下る:勾配降下法」の節の山下りのたとえで、"
+                        "一歩が大きすぎたらどこに着地するかを考えてみましょう。",
             "変わらない": "学習率は一歩の大きさそのものです。2 倍にすれば、毎回の W の動きも 2 倍に"
                           "なります。それでも同じ道をたどるでしょうか?",
             "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"

@@ -14,32 +14,32 @@ from . import _base
 #: Chapter 08: the hint for each typical mistake in `causal_attention(Q, K, V)`.
 CAUSAL_HINTS = {
     "no_mask": "マスクがかかっていません。後ろの語(対角より上)への重みが 0 になっていません。"
-               "隠したいマスの得点を、ソフトマックスの前に -inf にします。",
-    "lower": "隠す三角形が逆です。隠すのは対角より上(列の番号 > 行の番号、つまり後ろの語)です。"
-             "np.tril ではなく np.triu(..., k=1) を使います。",
-    "diagonal": "対角まで隠しています。自分自身(対角)は見てよいので、np.triu の k=1 です(k=0 だと "
-                "1 行めがすべて -inf になり、NaN が出ます)。",
+               "「先を見ない目隠し:因果マスク」の節を見直しましょう。",
+    "lower": "隠す三角形が逆です(前の語が隠れて、後ろの語が見えています)。"
+             "「先を見ない目隠し:因果マスク」の節で、どちらの三角を隠したかを見直しましょう。",
+    "diagonal": "対角(自分自身)まで隠しています。そのため 1 行めがすべて -inf になり、NaN が出ます。"
+                "「全部が隠された行」の節を見直しましょう。",
     "plus_inf": "マスクの符号を確かめましょう。最後の行のほかはどの行の重みも NaN で、隠すマスに +inf"
                 "(プラスの無限大)を足した形です。+inf を足すと、ソフトマックスで inf − inf や inf / inf が"
-                "出て NaN になります。隠すマスの得点は -inf(マイナスの無限大)にします。",
+                "出て NaN になります。",
     "nan": "重みに NaN が出ています。どこかの行がすべて -inf になっていませんか?"
-           "対角(自分自身)は隠さないので、np.triu(..., k=1) です。",
+           "「全部が隠された行」の節を見直しましょう。",
     "mask_after": "ソフトマックスのあとでマスクを足しています(重みに -inf が残っています)。"
-                  "マスクは得点に足してから、ソフトマックスにかけます。",
+                  "「先を見ない目隠し:因果マスク」の節で、マスクを足す順番を見直しましょう。",
     "zeroed_after": "ソフトマックスのあとで上の三角を 0 にしています。これでは行の和が 1 になりません。"
-                    "マスク(-inf)を得点に足してからソフトマックスにかければ、残りの重みで和が 1 になります。",
-    "no_sqrt": "得点を √d_k で割り忘れています。Q @ K.T / np.sqrt(d_k) にマスクを足します。",
-    "transposed": "得点表が転置になっています。K @ Q.T ではなく Q @ K.T です"
-                  "(行 = 問い、列 = 見出し)。",
+                    "因果マスクの節の「ソフトマックスの後で、上の三角を 0 にした場合」と見比べましょう。",
+    "no_sqrt": "得点を √d_k で割り忘れています。第 6 章のアテンションの得点と見比べましょう。",
+    "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
+                  "第 6 章のステップ 1 を見直しましょう。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
-    "weights_as_output": "出力のところに重みをそのまま返しています。出力は weights @ V です。",
+    "weights_as_output": "出力のところに重みをそのまま返しています。第 6 章のステップ 3 を見直しましょう。",
     "bad_output": "重みは合っていますが、出力が違います。",
 }
 
 #: Chapter 08: the hint for each typical mistake in `multi_head(X, W_Q, W_K, W_V, W_O, h)`.
 MULTI_HEAD_HINTS = {
-    "no_W_O": "最後に W_O をかけ忘れています。つないだ各頭の出力(語の数 × h·d_v)に W_O をかけると、"
-              "語の数 × d_model に戻ります。",
+    "no_W_O": "W_O をかけ忘れています(出力が 語の数 × h·d_v のままです)。"
+              "「つないで、W_O で混ぜる」の節を見直しましょう。",
     "reshape_only": "Q.reshape(h, n, d_k) のように、いきなり (頭, 語, 列) の形にしていませんか。"
                     "それでは数の切れ目がずれて、語と頭が混ざります。"
                     "「本物のコードの書き方」の節で、111, 112, … の数がどう並び替わったかを見直しましょう。",
@@ -47,14 +47,13 @@ MULTI_HEAD_HINTS = {
                           "(axis=0)つないでから形を変えたり、(頭, 語, 列) の配列をそのまま "
                           "reshape(n, h·d_v) したりすると、一語の行に別の語の結果が入ります。"
                           "つないだ表の一行が、一つの語の全部の頭の出力になっているか確かめましょう。",
-    "no_sqrt": "得点を √d_k で割り忘れています。d_k は一つの頭の列の数(全体の列の数 / h)です。",
-    "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
-    "one_head": "h 個に分けずに、全体を一つの頭として計算しています。W_Q の列を h 等分して、"
-                "頭ごとに別々のアテンションをとります。",
-    "reversed": "頭をつなぐ順番が逆です。頭 0 の出力が左、頭 h−1 の出力が右になるように並べます。",
-    "transposed": "値は合っていますが、出力が転置(d_model × 語の数)になっています。積の順番を確かめましょう。"
-                  "W_O.T を左、つないだ行列の .T を右に掛けると、(つないだ行列 @ W_O).T と同じものになります。"
-                  "つないだ行列(語の数 × h·d_v)を左、W_O(h·d_v × d_model)を右に掛けます。",
+    "no_sqrt": "得点を √d_k で割り忘れています(d_k は一つの頭の列の数です)。",
+    "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。問題文で、一つの頭の d_k が"
+                 "いくつかを見直しましょう。",
+    "one_head": "h 個に分けずに、全体を一つの頭として計算しています。問題文で、頭 i が W_Q のどの列かを"
+                "見直しましょう。",
+    "reversed": "頭をつなぐ順番が逆です(頭 h−1 の出力が左に来ています)。",
+    "transposed": "値は合っていますが、出力が転置(d_model × 語の数)になっています。積の順番を確かめましょう。",
 }
 
 
@@ -113,7 +112,7 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
         if np.any(np.triu(w, k=1) != 0):
             _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
         if not np.allclose(w.sum(axis=1), 1.0):
-            _base.fail("重みの各行の和が 1 になっていません。マスクを足した得点を、行ごとにソフトマックスに通します。")
+            _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。")
         _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 2 行めは {want_w[1]} になるはずが "
                    f"{w[1]} でした。")
     _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
@@ -183,6 +182,16 @@ def _multi_head_cases(hidden: bool):
     return cases
 
 
+def _stacked_heads(err: Exception, W_O: np.ndarray) -> str:
+    """What to say first when the product with W_O crashes because the heads' outputs were put
+    one under another (axis=0): the matrix on W_O's left has one head's columns, not h·d_v."""
+    sizes = _base.matmul_sizes(err)
+    if sizes and sizes[1] == W_O.shape[0] and sizes[0] < W_O.shape[0]:
+        return (f"W_O({W_O.shape[0]} 行)の左に来た行列が {sizes[0]} 列しかありません。"
+                "各頭の出力を縦(axis=0)につないでいませんか?")
+    return ""
+
+
 @_base.exercise
 def check_multi_head(fn: Callable, hidden: bool = False) -> None:
     """Chapter 08: `fn(X, W_Q, W_K, W_V, W_O, h)` returns the output (n × d_model) of h heads.
@@ -195,9 +204,9 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         result = _base.call_learner(
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
-            on_error=f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}(一つの頭の d_k = {d_k})"
-                     "のとき、途中の形を print して確かめましょう。各頭の出力(語の数 × d_v)は横に"
-                     "(axis=1)つないで 語の数 × h·d_v にし、それに W_O をかけます。")
+            on_error=lambda err, X=X, W_Q=W_Q, W_O=W_O, h=h, d_k=d_k:
+                _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}"
+                f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
         out = _base.as_float_array(result, "multi_head")
         variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
         want = variants["right"]
@@ -205,8 +214,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             continue
         _base.fail_on_typical_mistake(out, variants, MULTI_HEAD_HINTS)
         if out.shape != want.shape:
-            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。"
-                       "各頭の出力を横につないでから W_O をかけると、語の数 × d_model に戻ります。")
+            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。")
         _base.fail(f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、出力の 1 行めは {want[0]} に"
                    f"なるはずが {out[0]} でした。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
