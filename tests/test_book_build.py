@@ -141,3 +141,27 @@ def test_the_search_index_reuses_the_word_counts_splits():
     first.append("変えても")
     assert lang.split("内積 で 測る") == ["内積", "で", "測る"] and calls == ["内積 で 測る"]
     assert lang.split("別の 文") == ["別の", "文"] and len(calls) == 2
+
+
+def test_the_figure_probe_names_a_text_cut_off_at_the_pictures_edge(tmp_path):
+    """book/scripts/figure_text_probe.py, as the chapters' kernels run it: a text beyond the edge
+    is logged with the picture's key (figures.check_inside then fails the build), one inside is not."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    log = tmp_path / "figure-text.jsonl"
+    draw = (
+        "import runpy, matplotlib; matplotlib.use('Agg')\n"
+        f"runpy.run_path({str(ROOT / 'book' / 'scripts' / 'figure_text_probe.py')!r})\n"
+        "import io, matplotlib.pyplot as plt\n"
+        "for x in (0.5, 1.05):\n"
+        "    fig = plt.figure(figsize=(3, 2)); fig.text(x, 0.5, 'はみ出し'); fig.text(0.1, 0.1, '中')\n"
+        "    fig.savefig(io.BytesIO(), format='png')\n"
+    )
+    subprocess.run([sys.executable, "-c", draw], check=True,
+                   env={**os.environ, "QKV_FIGURE_TEXT_LOG": str(log)})
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [e["outside"] for e in entries] == [[], ["はみ出し"]]
+    assert len({e["key"] for e in entries}) == 2

@@ -7,7 +7,8 @@ never runs in JupyterLab, under nbval or in the classroom tools.
 While a figure is drawn, it notes the font size, in pixels of the picture, of every visible piece
 of text (titles, tick labels, legends, the numbers in heatmap cells); when the picture's pixels are
 taken (`FigureCanvasAgg.buffer_rgba`, which the inline figures go through), it appends one line
-to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels and the smallest size. The book
+to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels, the smallest size, and the
+texts that reach beyond the picture's edge (cut off in the PNG; the build fails on them). The book
 extension looks each PNG up by the same hash, so every figure in the built book carries the size
 of its smallest text, and tests/test_book_reader.py can check how large that text is on a phone.
 (The explorables draw SVG in the browser; the phone test measures their text there.)
@@ -28,6 +29,7 @@ from matplotlib.text import Text
 
 _LOG = os.environ.get("QKV_FIGURE_TEXT_LOG")
 _ATTR = "_qkv_min_text_px"
+_OUTSIDE = "_qkv_texts_outside"
 
 
 def pixel_key(rgba: np.ndarray) -> str:
@@ -49,12 +51,17 @@ if _LOG:
             px = float(renderer.points_to_pixels(self.get_fontsize()))
             if fig is not None and px > 0:
                 setattr(fig, _ATTR, min(getattr(fig, _ATTR, math.inf), px))
+            box = self.get_window_extent(renderer)
+            if fig is not None and (box.x0 < -1 or box.y0 < -1 or box.x1 > renderer.width + 1
+                                    or box.y1 > renderer.height + 1):  # 1 px: antialiasing
+                getattr(fig, _OUTSIDE, []).append(self.get_text())
         return _text_draw(self, renderer)
 
     @functools.wraps(_figure_draw)
     def _measuring_figure_draw(self, renderer):
         # A full redraw starts afresh; texts blitted later (draw_artist) add to what it found.
         setattr(self, _ATTR, math.inf)
+        setattr(self, _OUTSIDE, [])
         return _figure_draw(self, renderer)
 
     @functools.wraps(_buffer_rgba)
@@ -62,7 +69,8 @@ if _LOG:
         buf = _buffer_rgba(self)
         px = getattr(self.figure, _ATTR, math.inf)
         if math.isfinite(px):
-            line = {"key": pixel_key(np.asarray(buf)), "min_text_px": round(px, 2)}
+            line = {"key": pixel_key(np.asarray(buf)), "min_text_px": round(px, 2),
+                    "outside": getattr(self.figure, _OUTSIDE, [])}
             with open(_LOG, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(line) + "\n")
         return buf

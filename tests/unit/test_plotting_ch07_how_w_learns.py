@@ -86,7 +86,7 @@ def test_plot_plane_map_has_no_text_in_the_panel():
     np.testing.assert_allclose(offsets, [pts[0], pts[0] @ W, pts[1], pts[1] @ W])
     assert ax.get_xlim() == (-4, 4) and ax.get_ylim() == (-4, 4)
     legend = helpers.plotting.plane_map_legend(ax.figure, ["ケーキ", "カレー"])
-    assert [t.get_text() for t in legend.get_texts()][:2] == ["ケーキ", "カレー"]
+    assert [t.get_text() for t in legend.get_texts()][::3] == ["ケーキ", "カレー"]  # one row
     with pytest.raises(ValueError, match="n×2"):
         helpers.plotting.plot_plane_map(W, "W_Q", points=np.ones((5, 2)))
     with pytest.raises(ValueError, match="ラベル"):
@@ -137,3 +137,22 @@ def test_outline_cells_checks_every_column_before_drawing():
         outline_cells(ax, [0, 1], animated="no")
     assert not [p for p in ax.patches if not p.get_fill()]  # no frame was left half-drawn
     plt.close("all")
+
+
+@pytest.mark.parametrize("words", [["ケーキ", "カレー"], ["ケーキ", "プリン", "カレー", "キムチ"]])
+def test_the_plane_map_legend_stays_inside_chapter_07s_figure(words):
+    """Chapter 07's 3 × 2 panels at the book's 5.5 inches: every entry of the legend is on the
+    picture (a row of five entries was cut off at both ends)."""
+    from helpers.plotting import plane_map_legend, plot_plane_map
+
+    fig, axes = plt.subplots(3, 2, figsize=(5.5, 8.8))
+    for ax in axes.flat:
+        plot_plane_map(np.eye(2), "W_K", ax=ax, points=np.eye(2), limits=(-4, 4), title="t")
+    legend = plane_map_legend(fig, words)
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    picture = fig.bbox
+    for text in legend.get_texts():
+        box = text.get_window_extent(renderer)
+        assert picture.x0 <= box.x0 and box.x1 <= picture.x1 and picture.y0 <= box.y0, text.get_text()
+    plt.close(fig)

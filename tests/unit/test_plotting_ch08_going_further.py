@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from helpers import heads
-from helpers.plotting._base import heatmap_of
 from helpers.plotting import (
     MASKED_LOOK,
     hidden_cells,
@@ -14,6 +13,7 @@ from helpers.plotting import (
     plot_masked_heatmap,
     shade_masked,
 )
+from helpers.plotting._base import heatmap_of
 
 
 def hatched(ax):

@@ -29,16 +29,25 @@ def pixel_key(rgba) -> str:
     return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
 
 
+def _log_entries(app: Sphinx) -> list[dict]:
+    log = Path(app.config.qkv_figure_text_log)
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
 def figure_text_sizes(app: Sphinx) -> dict[str, float]:
     """Pixel key -> smallest text (px) of every picture the chapters' kernels drew so far."""
     sizes: dict[str, float] = {}
-    log = Path(app.config.qkv_figure_text_log)
-    if log.exists():
-        for line in log.read_text(encoding="utf-8").splitlines():
-            entry = json.loads(line)
-            key, px = entry["key"], float(entry["min_text_px"])
-            sizes[key] = min(px, sizes.get(key, px))
+    for entry in _log_entries(app):
+        key, px = entry["key"], float(entry["min_text_px"])
+        sizes[key] = min(px, sizes.get(key, px))
     return sizes
+
+
+def figure_texts_outside(app: Sphinx) -> dict[str, list[str]]:
+    """Pixel key -> the texts of that picture that reach beyond its edge (cut off)."""
+    return {entry["key"]: entry["outside"] for entry in _log_entries(app) if entry.get("outside")}
 
 
 

@@ -8,7 +8,8 @@ measured by the probe (`figure_probe`): a PNG text chunk `qkv-min-text-px`, and 
 READABLE_PX tall. On a phone or tablet (book/_static/qkv.css) no figure is drawn narrower than
 that; one wider than the column scrolls sideways inside `.qkv-scroll` (qkv-book.js shows the cue).
 The build fails (`check_legible`) when a figure's smallest text, shrunk to the column, would be
-under 10 CSS px in the 1280 px layout or under 9 CSS px on a 390 px phone (SHOWN_IN).
+under 10 CSS px in the 1280 px layout or under 9 CSS px on a 390 px phone (SHOWN_IN), and
+(`check_inside`) when a text of a figure reaches beyond its edge, cut off in the picture.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from PIL import Image
 from sphinx.application import Sphinx
 from sphinx.writers.html5 import HTML5Translator
 
-from .figure_probe import figure_text_sizes, pixel_key
+from .figure_probe import figure_text_sizes, figure_texts_outside, pixel_key
 
 READABLE_PX = 9  # the smallest figure text a reader meets, in CSS px (tests/test_book_reader.py)
 #: Where a figure is shown, and the smallest text it must keep there (CSS px): the article column
@@ -111,12 +112,25 @@ def check_legible(app: Sphinx, docname: str, uri: str, px: float | None, width: 
             location=docname, type="qkv", subtype="figure_text")
 
 
+def check_inside(app: Sphinx, docname: str, uri: str, data: bytes, outside: dict[str, list[str]]) -> None:
+    """A Sphinx warning (an error under -W) for a figure whose texts reach beyond its edge."""
+    with Image.open(io.BytesIO(data)) as im:
+        cut = outside.get(pixel_key(im.convert("RGBA")), [])
+    if cut:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(
+            "図 %s の文字が図の外にはみ出して、切れています: %s。凡例を何段かに分けるなど、図の中に収めてください。",
+            Path(uri).name, "、".join(f"「{t}」" for t in cut),
+            location=docname, type="qkv", subtype="figure_text")
+
+
 def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
     """The figures a chapter's kernel just drew (files under book/_build/jupyter_execute/):
     re-encoded in place with their smallest text size, before Sphinx copies them to _images/.
     Done here, right after the chapter ran, because only then does the probe's log hold them;
     a chapter that is not re-read keeps the files re-encoded by an earlier build."""
-    sizes = None
+    sizes, outside = None, {}
     for node in doctree.findall(nodes.image):
         uri = node.get("uri", "")
         path = Path(app.srcdir) / uri
@@ -126,7 +140,8 @@ def reencode_output_images(app: Sphinx, doctree: nodes.document) -> None:
         px, width = measured_text_px(data)
         if px is None:
             if sizes is None:
-                sizes = figure_text_sizes(app)
+                sizes, outside = figure_text_sizes(app), figure_texts_outside(app)
+            check_inside(app, app.env.docname, uri, data, outside)
             png, px, width = reencoded_png(data, sizes)
             if px is not None:
                 path.write_bytes(png)

@@ -252,5 +252,9 @@ def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower cente
     handles = [*words, Patch(color=COLORS["x"]), swatches, arrows]
     entries = [*labels, "灰色:元の埋め込み $x$", "色:行き先 $xW$(問い・見出し・中身)",
              "矢印:(1, 0) と (0, 1) の行き先"]
-    return fig.legend(handles, entries, loc=loc, ncol=len(handles), fontsize=10, frameon=False,
-                      handler_map={tuple: HandlerTuple(ndivide=None, pad=0.3)})
+    # Two per row, read left to right (one row of five was wider than a 5.5-inch figure and was
+    # cut off at both ends); matplotlib fills a legend column by column, hence the reordering.
+    columns = 2
+    order = [i for col in range(columns) for i in range(col, len(handles), columns)]
+    return fig.legend([handles[i] for i in order], [entries[i] for i in order], loc=loc, ncol=columns,
+                      fontsize=10, frameon=False, handler_map={tuple: HandlerTuple(ndivide=None, pad=0.3)})
