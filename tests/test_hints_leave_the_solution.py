@@ -117,3 +117,22 @@ def test_no_hint_to_a_wrong_prediction_states_the_rule(name):
             check(*answer)
         said += [(answer, word, str(info.value)) for word in rule if word in str(info.value)]
     assert not said, f"{name}: " + "\n".join(f"{a} → {w!r}: {text}" for a, w, text in said)
+
+
+def plain_heading(line: str) -> str:
+    """A Markdown heading as a learner reads it on the page: `## なぜ $\\sqrt{d_k}$ で割るのか`
+    is 「なぜ √d_k で割るのか」, `$W$` is W."""
+    text = line.lstrip("#").strip()
+    text = re.sub(r"\\sqrt\{([^}]*)\}", r"√\1", text).replace("^\\top", "ᵀ").replace("\\", "")
+    return re.sub(r"[${}]", "", text)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.slug for c in CHAPTERS])
+def test_every_section_a_hint_points_to_is_a_heading_of_its_chapter(chapter):
+    """A hint says where to look (「…」の節, 「…」を見直し); that place must exist, by its name."""
+    headings = [plain_heading(line) for line in chapter.source.read_text(encoding="utf-8").splitlines()
+                if line.startswith("## ") or line.startswith("### ")]
+    hints = hint_texts(CHECKS / f"ch{chapter.slug}.py") + BASE_HINTS
+    named = {m for hint in hints for m in re.findall(r"「([^「」{}]+)」(?:の節|を見直)", hint)}
+    missing = sorted(m for m in named if not any(m in h for h in headings))
+    assert not missing, f"{chapter.slug}: 見出しにない節 {missing}"
