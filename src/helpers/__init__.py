@@ -80,19 +80,21 @@ def _configure_inline_figures() -> None:
         _free_figures_once_shown(shell)
 
 
-_cell_drew: list[bool] = []
+_cell_drew = False  # set before the inline backend closes the cell's figures, read after the cell
 
 
 def _note_open_figures() -> None:
+    global _cell_drew
     import matplotlib.pyplot as plt
 
-    _cell_drew.append(bool(plt.get_fignums()))
+    _cell_drew = _cell_drew or bool(plt.get_fignums())
 
 
 def _collect_if_cell_drew(result=None) -> None:
-    if any(_cell_drew):
+    global _cell_drew
+    if _cell_drew:
         gc.collect()
-    _cell_drew.clear()
+    _cell_drew = False
 
 
 def _free_figures_once_shown(shell) -> None:

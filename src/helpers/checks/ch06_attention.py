@@ -12,7 +12,7 @@ from . import _base
 
 #: Chapter 06: the hint for each typical mistake in `my_attention(Q, K, V)`.
 ATTENTION_HINTS = {
-    "no_sqrt": "得点を √d_k で割り忘れています(d_k は Q と K の列の数)。ステップ 1 の得点表を見直しましょう。",
+    "no_sqrt": "得点を √d_k で割り忘れています(d_k は Q と K の列の数)。「ステップ 2:行ごとのソフトマックス」のはじめを見直しましょう。",
     "by_d": "得点を d_k そのもので割っています。「なぜ √d_k で割るのか」の節を見直しましょう。",
     "axis0": "ソフトマックスを列の方向(axis=0)にかけています(各列の和が 1 です)。"
              "「ステップ 2:行ごとのソフトマックス」を見直しましょう。",
