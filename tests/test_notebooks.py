@@ -383,8 +383,10 @@ def test_notebooks_keep_no_widget_but_the_first_pictures():
 
 def test_a_kernel_frees_a_cells_figures_once_shown_and_only_then_collects():
     """After a cell that drew, the closed figure's memory comes back at once (not at Python's next
-    full collection, cells later); setup() run twice hooks in once; a cell that drew nothing
-    pays no collection (tests/bench.py measures what this saves)."""
+    full collection, cells later); a figure the next cell replaces (`fig = …` again) is gone
+    before the new one is drawn; setup() run twice hooks in once and freezes what was loaded;
+    the inline backend draws without a second, "tight" pass;
+    a cell that drew nothing pays no collection (tests/bench.py measures what this saves)."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -394,12 +396,18 @@ def test_a_kernel_frees_a_cells_figures_once_shown_and_only_then_collects():
         "shown = weakref.ref(fig)\ndel fig, ax",
         "print(shown() is None)",
         "events = get_ipython().events.callbacks\n"
-        "print(events['post_execute'].count(helpers._note_open_figures),"
-        " events['post_run_cell'].count(helpers._collect_if_cell_drew))",
+        "print(events['post_execute'].count(helpers._collect_before_drawing),"
+        " events['post_run_cell'].count(helpers._collect_if_cell_drew), gc.get_freeze_count() > 0,\n"
+        "      get_ipython().display_formatter.formatters['image/png']"
+        ".lookup_by_type(plt.Figure).keywords['bbox_inches'])",
         "before = gc.get_stats()[2]['collections']",
         "print(gc.get_stats()[2]['collections'] - before)",
+        "fig, ax = plt.subplots()\nax.plot([0, 1]);",
+        "replaced, gone_at_draw = weakref.ref(fig), []\nfig, ax = plt.subplots()\n"
+        "fig.canvas.mpl_connect('draw_event', lambda event: gone_at_draw.append(replaced() is None))",
+        "print(gone_at_draw[:1])",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, kernel_name="python3", timeout=120).execute()
-    printed = [nb.cells[i].outputs[0]["text"].strip() for i in (2, 3, 5)]
-    assert printed == ["True", "1 1", "0"], printed
+    printed = [nb.cells[i].outputs[0]["text"].strip() for i in (2, 3, 5, 8)]
+    assert printed == ["True", "1 1 True None", "0", "[True]"], printed

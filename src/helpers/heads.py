@@ -349,7 +349,7 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
     if run.diverged:
         raise HelpersError(_diverged(len(run.losses), lr))
     return HeadsHistory(P["W_Q"].shape[1], float(lr), np.array(run.losses),
-                        np.array([r["parts"] for r in run.records]),
+                        run.records["parts"],
                         [step for step, _, _ in run.saved],
                         [record["map"] for _, _, record in run.saved],
                         {name: M[0] for name, M in P.items()})

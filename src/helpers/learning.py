@@ -549,13 +549,13 @@ def _diverged(updates: int, lr: float, blowup: float = BLOWUP) -> str:
 
 @dataclass
 class _Run:
-    """What `_descend` saw of one run: per step its loss and small records; at saved steps its
-    W and the large records, as (step, W, records)."""
+    """What `_descend` saw of one run: per step its loss and small records (arrays, one row per
+    step); at saved steps its W and the large records, as (step, W, records)."""
 
-    losses: list[float] = field(default_factory=list)
-    records: list[dict] = field(default_factory=list)
-    saved: list[tuple[int, dict[str, np.ndarray], dict]] = field(default_factory=list)
-    diverged: bool = False
+    losses: np.ndarray
+    records: dict[str, np.ndarray]
+    saved: list[tuple[int, dict[str, np.ndarray], dict]]
+    diverged: bool
 
 
 @trusted
@@ -572,27 +572,38 @@ def _descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int
     """
     batch = len(next(iter(W.values())))
     moving = [name for name in W if name not in frozen]
-    runs = [_Run() for _ in range(batch)]
+    losses, records = [], None  # per step, all runs at once; records: {key: [per step]}
+    recorded = np.zeros(batch, dtype=int)  # the steps each run recorded (a run that stops, stops)
+    saved_by_run = [[] for _ in range(batch)]
+    diverged = np.zeros(batch, dtype=bool)
     alive = np.ones(batch, dtype=bool)
+    saved_steps = {*saved, steps}
     for step in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
             loss, grads, every_step, at_saved = evaluate(W)
+        if records is None:  # the first step says what every step records
+            records = {key: [] for key in every_step}
+            shapes = {key: np.shape(value) for key, value in every_step.items()}
         broken = alive & ~(loss <= blowup)  # NaN compares False, so it counts as broken
-        for b in np.flatnonzero(broken):
-            runs[b].diverged = True
+        diverged |= broken
         alive &= ~broken
         if not alive.any():
             break
-        for b in np.flatnonzero(alive):
-            runs[b].losses.append(float(loss[b]))
-            runs[b].records.append({key: np.array(value[b]) for key, value in every_step.items()})
-            if step in saved or step == steps:
-                runs[b].saved.append((step, {n: M[b].copy() for n, M in W.items()},
-                                      {key: np.array(value[b]) for key, value in at_saved.items()}))
+        recorded[alive] += 1
+        losses.append(np.array(loss, dtype=float))
+        for key, value in every_step.items():
+            records[key].append(np.array(value))
+        if step in saved_steps:
+            for b in np.flatnonzero(alive):
+                saved_by_run[b].append((step, {n: M[b].copy() for n, M in W.items()},
+                                        {key: np.array(value[b]) for key, value in at_saved.items()}))
         if step < steps:
-            for name in moving:
-                W[name][alive] -= lr * grads[name][alive]
-    return runs
+            for name in moving:  # a stopped run's W stays (its gradient may be NaN)
+                W[name] -= lr * np.where(alive.reshape(-1, *[1] * (W[name].ndim - 1)), grads[name], 0.0)
+    loss_table = np.array(losses).reshape(len(losses), batch)  # (steps recorded, runs)
+    tables = {key: np.array(rows).reshape(len(rows), *shapes[key]) for key, rows in records.items()}
+    return [_Run(loss_table[:recorded[b], b], {key: t[:recorded[b], b] for key, t in tables.items()},
+                 saved_by_run[b], bool(diverged[b])) for b in range(batch)]
 
 
 def _histories(task: PalateTask, runs: list[_Run], lr: float, blowup: float = BLOWUP) -> list[History]:
@@ -600,11 +611,11 @@ def _histories(task: PalateTask, runs: list[_Run], lr: float, blowup: float = BL
     menu = task.full_menu
     histories = []
     for run in runs:
-        h = History(lr, menu.words, menu.partner.copy(), np.array(run.losses),
-                    np.array([r["accuracy"] for r in run.records]), diverged=run.diverged,
-                    blowup=blowup)
+        accuracies = run.records["accuracy"]
+        h = History(lr, menu.words, menu.partner.copy(), run.losses, accuracies,
+                    diverged=run.diverged, blowup=blowup)
         for step, W, record in run.saved:
-            h.snapshots.append(Snapshot(step, W, run.losses[step], float(run.records[step]["accuracy"]),
+            h.snapshots.append(Snapshot(step, W, float(run.losses[step]), float(accuracies[step]),
                                         record["weights"]))
         histories.append(h)
     return histories

@@ -546,7 +546,23 @@ def test_a_run_keeps_only_its_own_small_records_and_maps_at_saved_steps(task, st
     a view); the attention map only at saved steps: 200,000 steps would otherwise fill memory."""
     W = {n: M[None].copy() for n, M in start.items()}
     (run,) = learning._descend(lambda W: learning._evaluate(task, W), W, 0.5, 30, [0, 10], 1e6)
-    assert len(run.records) == 31 and all(set(r) == {"accuracy"} for r in run.records)
-    assert all(r["accuracy"].base is None for r in run.records)
+    accuracy = run.records["accuracy"]
+    assert set(run.records) == {"accuracy"} and accuracy.shape == (31,)
+    assert accuracy.base.shape == (31, 1) and accuracy.base.base is None  # one table, made here
     assert [step for step, _, _ in run.saved] == [0, 10, 30]
     assert all(set(maps) == {"weights"} and maps["weights"].base is None for _, _, maps in run.saved)
+
+
+def test_runs_trained_together_each_keep_their_own_steps_up_to_where_they_stopped(task, start):
+    """A batch of runs records one table; each run reads its own column, as long as it ran."""
+    scales = (1, 4, 8)  # at lr 0.5: runs to the end, stops after 5 steps, stops at the start
+    together = {n: np.stack([k * M for k in scales]) for n, M in start.items()}
+    runs = learning._descend(lambda W: learning._evaluate(task, W), together, 0.5, 40, [0], 50.0)
+    for b, run in enumerate(runs):
+        alone = {n: scales[b] * M[None] for n, M in start.items()}
+        (same,) = learning._descend(lambda W: learning._evaluate(task, W), alone, 0.5, 40, [0], 50.0)
+        assert run.diverged == same.diverged
+        np.testing.assert_allclose(run.losses, same.losses)
+        np.testing.assert_allclose(run.records["accuracy"], same.records["accuracy"])
+        assert len(run.records["accuracy"]) == len(run.losses)
+    assert [(run.diverged, len(run.losses)) for run in runs] == [(False, 41), (True, 5), (True, 0)]

@@ -164,6 +164,21 @@ FACTORIES = {
 }
 
 
+def test_a_chapter_loads_only_its_own_explorable_and_every_name_is_listed():
+    """helpers.widgets imports a chapter's module on first use (a kernel pays for one, not eight)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, helpers.widgets as w\n"
+            "w.library_search_explorer\n"
+            "print(sorted(m for m in sys.modules if m.startswith('helpers.widgets.ch')))\n"
+            "print(all(name in dir(w) and getattr(w, name) for name in w.__all__))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.split("\n")[:2] == ["['helpers.widgets.ch02_library_search']", "True"]
+    with pytest.raises(AttributeError, match="no_such_explorer"):
+        helpers.widgets.no_such_explorer  # noqa: B018  (the lookup is what is tested)
+
+
 def test_every_chapter_function_is_tried_below():
     assert set(FACTORIES) == {n for n in helpers.widgets.__all__ if n.endswith("_explorer")}
 
