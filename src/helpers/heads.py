@@ -348,7 +348,7 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
     (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
     if run.diverged:
         raise HelpersError(_diverged(len(run.losses), lr))
-    return HeadsHistory(P["W_Q"].shape[1], float(lr), np.array(run.losses),
+    return HeadsHistory(P["W_Q"].shape[1], float(lr), run.losses,
                         run.records["parts"],
                         [step for step, _, _ in run.saved],
                         [record["map"] for _, _, record in run.saved],
