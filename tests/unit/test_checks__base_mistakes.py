@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from helpers.checks._base import (
+    CheckFailed,
     mistakes,
     same,
     typical_mistake,
@@ -30,3 +31,10 @@ def test_fail_on_typical_mistake_says_its_hint_after_what_came():
     with pytest.raises(AssertionError, match="^✗ 2 番目: 半分です。$"):
         mistakes.fail_on_typical_mistake(np.full(2, 0.5), variants, hints, said="2 番目: ")
     mistakes.fail_on_typical_mistake(np.zeros(2), variants, hints)  # no known mistake: no verdict
+
+
+def test_a_recognised_mistake_carries_its_name_for_the_class_report():
+    variants = {"right": np.ones(2), "half:rounded": np.full(2, 0.5)}
+    with pytest.raises(CheckFailed) as failed:
+        mistakes.fail_on_typical_mistake(np.full(2, 0.5), variants, {"half": "半分です。"})
+    assert failed.value.mistake == "half"  # one name for each spelling of the mistake

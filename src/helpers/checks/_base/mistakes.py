@@ -62,6 +62,6 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
     """If `got` is one of the typical mistakes in `variants`, fail with its hint (`said` first)."""
     mistake = typical_mistake(got, variants)
     if mistake:
-        fail(f"{said}{hints[mistake]}")
+        fail(f"{said}{hints[mistake]}", mistake=mistake)
 
 

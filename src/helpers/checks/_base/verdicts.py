@@ -13,11 +13,16 @@ from ..._validate import _ShortTraceback
 
 
 class CheckFailed(_ShortTraceback, AssertionError):
-    """A wrong answer, worth `credit` (0 to 1) of the exercise. IPython shows its ✗ hint only."""
+    """A wrong answer, worth `credit` (0 to 1) of the exercise. IPython shows its ✗ hint only.
 
-    def __init__(self, message: str, credit: float = 0.0) -> None:
+    `mistake` names the mistake the check recognised (a stable id such as "no_sqrt", the key of
+    its hint), or None when the check saw only that the answer is wrong: the teacher's class
+    report counts students by it; the learner never sees it."""
+
+    def __init__(self, message: str, credit: float = 0.0, mistake: str | None = None) -> None:
         super().__init__(message)
         self.credit = credit
+        self.mistake = mistake
 
     def _one_line(self) -> str:
         return str(self)  # the ✗ hint says it all: no exception name in front
@@ -29,6 +34,7 @@ def passed(message: str, *, quiet: bool = False) -> None:
         print(f"✓ 正解です。{message}")
 
 
-def fail(message: str, credit: float = 0.0) -> None:
-    """Say ✗: raise `CheckFailed` with the hint, worth `credit` of the exercise."""
-    raise CheckFailed(f"✗ {message}", credit)
+def fail(message: str, credit: float = 0.0, *, mistake: str | None = None) -> None:
+    """Say ✗: raise `CheckFailed` with the hint, worth `credit` of the exercise; `mistake` is the
+    recognised mistake's stable id (see `CheckFailed`)."""
+    raise CheckFailed(f"✗ {message}", credit, mistake)
