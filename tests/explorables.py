@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import traitlets
 
-import helpers.widgets  # noqa: F401  (registers every explorable)
+from helpers.widgets import explorables
 from helpers.widgets._base import Choice, Explorable, Flag, Number, module_source
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
@@ -95,7 +95,7 @@ def random_controls(cls: type[Explorable], explorer: Explorable, rng: np.random.
 
 
 def explorable_classes() -> dict[str, type[Explorable]]:
-    return dict(sorted(Explorable.registry.items()))
+    return explorables()
 
 
 # ------------------------------------------------------------------ in a browser (book and Lab)

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from explorables import assert_refused
 import helpers
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.plotting import COLORS
-from helpers.widgets import Explorable
+from helpers.widgets import Explorable, explorables
 from helpers.widgets._base import (
     SHARED_MODULES,
     Choice,
@@ -45,8 +46,17 @@ def toy():
     return Toy()
 
 
+def test_the_list_of_explorables_is_every_chapter_module_and_its_class():
+    """explorables() (one table, read by the tests, the book and the bench) names each
+    js/chNN_*.js module once, with the class that declares that module."""
+    js = Path(helpers.widgets._base.__file__).with_name("js")
+    assert list(explorables()) == sorted(p.stem for p in js.glob("ch[0-9][0-9]_*.js"))
+    for module, cls in explorables().items():
+        assert issubclass(cls, Explorable) and cls.module == module, (module, cls)
+
+
 def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
-    for module, cls in Explorable.registry.items():
+    for module, cls in explorables().items():
         source = module_source(module)
         assert not re.search(r"^import\s", source, re.M), f"{module}: import が残っています"
         assert "export default" in source and "function softmax" in source
@@ -135,8 +145,8 @@ def test_only_the_books_own_explorables_are_registered():
     class Helper(Explorable):
         pass
 
-    assert Helper not in Explorable.registry.values() and Toy not in Explorable.registry.values()
-    assert len(Explorable.registry) == 8
+    assert Helper not in explorables().values() and Toy not in explorables().values()
+    assert len(explorables()) == 8
     assert isinstance(Toy.class_traits()["size"], traitlets.TraitType)
 
 

@@ -21,15 +21,12 @@ SHIM = Path(__file__).with_name("explorables_shim.js")
 
 def explorable_modules() -> dict[str, str]:
     """Every explorable's module, by name, as JupyterLab gets it (shared modules inlined)."""
-    from helpers.widgets import _base
+    from helpers.widgets import explorables
 
-    js = Path(_base.__file__).with_name("js")
-    return {p.stem: _base.module_source(p.stem) for p in sorted(js.glob("ch[0-9][0-9]_*.js"))}
+    return {module: cls._esm for module, cls in explorables().items()}
 
 
 def script_text() -> str:
-    from helpers.widgets import _base  # noqa: F401  (the package must be importable)
-
     modules = json.dumps(explorable_modules(), ensure_ascii=False)
     return f"window.QKV_EXPLORABLES = {modules};\n{SHIM.read_text(encoding='utf-8')}"
 

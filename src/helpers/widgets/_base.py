@@ -126,8 +126,6 @@ class Explorable(anywidget.AnyWidget):
 
     module = ""
     title = ""
-    #: Every explorable class by its module's name (the book's tests find them here).
-    registry: dict[str, type[Explorable]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -135,8 +133,6 @@ class Explorable(anywidget.AnyWidget):
         if "module" in cls.__dict__:
             cls._esm = module_source(cls.module)  # anywidget makes these two synced traits
             cls._css = stylesheet()
-            if cls.__module__.startswith("helpers.widgets."):  # the book's own, not a test's
-                Explorable.registry[cls.module] = cls
 
     @classmethod
     def control_traits(cls) -> dict[str, traitlets.TraitType]:
