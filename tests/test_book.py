@@ -96,7 +96,7 @@ def book(request, testrun_uid) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     try:
-        executable = chromium.find().path  # tests/chromium.py: the same one `make test` set up
+        executable = chromium.find().path  # tools/chromium.py: the same one `make test` set up
     except chromium.Missing as missing:
         pytest.fail(str(missing), pytrace=False)
     from playwright.sync_api import sync_playwright

@@ -1,6 +1,6 @@
 """The class hub end to end, on loopback: JupyterHub, nbgrader's exchange, real Unix accounts.
 
-One temporary class (tests/hub_harness.py: a teacher and three students with a unique name prefix,
+One temporary class (tests/support/hub_harness.py: a teacher and three students with a unique name prefix,
 an exchange, the recipe's hub with PAM login on a free 127.0.0.1 port) lives for this module:
 
 1. the teacher releases chapter 06 through the exchange (nbgrader's command line, as the teacher);
@@ -124,7 +124,7 @@ def released(cls):
 def browser_context():
     from playwright.sync_api import sync_playwright
 
-    executable = chromium.find().path  # tests/chromium.py: the one `make test-hub` set up
+    executable = chromium.find().path  # tools/chromium.py: the one `make test-hub` set up
 
     profile = tempfile.mkdtemp(prefix="qkv-hub-chromium-")  # a fresh profile, removed afterwards
     try:

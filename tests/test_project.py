@@ -69,6 +69,19 @@ def test_unit_tests_mirror_the_helpers():
         f"モジュールのテストは tests/unit/ に置きます(tests/ 直下はプロジェクト全体のテスト): {module_named}")
 
 
+def test_tests_and_what_they_share_are_apart():
+    """tests/ holds the whole-project tests (test_*.py), conftest.py and nbval's settings; the unit
+    tests are in unit/, everything the tests share (references, runners, harnesses, benches) in
+    support/, which holds no test."""
+    top = {p.name for p in (ROOT / "tests").iterdir() if p.name != "__pycache__"}
+    stray = {name for name in top if not name.startswith("test_")} - {
+        "conftest.py", "nbval_sanitize.cfg", "unit", "support"}
+    assert not stray, f"tests/ の直下に置けるのはテストだけです(共有するものは tests/support/ へ): {sorted(stray)}"
+    support = {p.name for p in (ROOT / "tests" / "support").glob("*.py")}
+    assert {"reference.py", "explorables.py", "lab_server.py"} <= support
+    assert not {name for name in support if name.startswith("test_")}, sorted(support)
+
+
 def test_unit_test_file_names_follow_the_rule():
     assert unit_test_file(HELPERS / "attention.py") == "test_attention.py"
     assert unit_test_file(HELPERS / "widgets" / "ch03_three_roles.py") == (

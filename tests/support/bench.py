@@ -5,7 +5,7 @@ For every chapter notebook: execute it on a fresh kernel (time, and the kernel's
 from /proc/<pid>/status VmHWM). The floor is the same number of fresh kernels that only import
 numpy and matplotlib, each run right after its chapter so that both see the same load on a shared
 machine. Then the book is built (`make book-build`, timed) and each chapter page's own HTML is
-weighed; then tests/frame_bench.py measures the explorables (with the old kernel path of chapter
+weighed; then tests/support/frame_bench.py measures the explorables (with the old kernel path of chapter
 02's picture as the reference, in the same run).
 
 Where the time and memory go: each cell is timed on its own and the kernel's peak RSS is read
@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 FLOOR_CODE = "import numpy, matplotlib, matplotlib.pyplot"
 

@@ -1,7 +1,7 @@
 """Key press → the next painted frame that shows the new picture, for every explorable, in a real
 JupyterLab and in the built book: one harness for both (`make bench` runs it).
 
-    python tests/frame_bench.py [--lab-only | --book-only]
+    python tests/support/frame_bench.py [--lab-only | --book-only]
 
 In the page, a capture listener notes when the key goes down on the explorable's first control (a
 slider: → and ←; radio buttons: → and ←; a checkbox: Space); the time ends when the picture's
@@ -28,7 +28,7 @@ import nbformat
 
 from helpers import widgets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 PRESSES = 40
 TIMEOUT_S = 240
