@@ -191,6 +191,10 @@ def test_the_package_builds_a_wheel_and_an_sdist_of_helpers_alone(tmp_path):
     required = {canonical(r.name) for r in requires if r.marker is None}  # not an extra's
     imported = third_party_imports(HELPERS)
     assert imported and imported <= required, f"wheel の依存に入っていない import: {imported - required}"
+    # and nothing more: what helpers never imports belongs to an extra (pillow: the book's), except
+    # the kernel the chapters run in and the widgets' front end in JupyterLab
+    unused = required - imported - {"ipykernel", "ipywidgets"}
+    assert not unused, f"helpers が import しない依存が wheel にあります: {sorted(unused)}"
     in_sdist = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"LICENSE", "pyproject.toml"} <= in_sdist
     assert {f"src/{n}" for n in needed} <= in_sdist, "sdist に入っていないファイル"

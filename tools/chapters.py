@@ -5,7 +5,7 @@
 
 A chapter is its slug (notebooks/<slug>.md), its title (the notebook's first heading) and the
 section of the source article it covers. The tests read their chapter lists from here too
-(tests/chapters.py), so adding a chapter is one entry in book/chapters.yml and one run of this.
+(`import chapters`), so adding a chapter is one entry in book/chapters.yml and one run of this.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def test_check_attention_accepts_the_right_answer(capsys):
 ])
 def test_check_attention_refuses_the_helper_the_text_forbids(fn, name):
     """The text says: no helpers, softmax included. The check says so, kindly, and the hidden
-    test agrees (tests/unit/test_checks_agree.py)."""
+    test agrees (tests/test_checks_agree.py)."""
     for hidden in (False, True):
         with pytest.raises(CheckFailed, match=rf"helpers\.{name} を使っています"):
             checks.check_attention(fn, hidden=hidden)
