@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import helpers
-from helpers import checks, data, geometry, heads, learning, matmul, scaling
+from helpers import checks, data, descent, geometry, heads, learning, matmul, scaling
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError, _finite
 
 OURS = (HelpersError, HelpersTypeError, HelpersKeyError)
@@ -150,7 +150,7 @@ def _variants():
 
 
 @pytest.mark.parametrize(
-    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, learning, heads)
+    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, descent, learning, heads)
     + _variants())
 @_settings(60)
 @given(data=st.data())
@@ -250,12 +250,12 @@ def _good_calls() -> dict:
         learning.palate_task: dict(embedding=data.Embedding(("甘", "辛"), np.array([[2.0, 0.1], [0.2, 1.5]]))),
         learning.find_partner: dict(X=X, i=0),
         learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
-        learning.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
-        learning.backward: dict(X=X, fwd=learning.forward(X, **faces), d_output=np.ones((3, 2))),
+        descent.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
+        descent.backward: dict(X=X, fwd=descent.forward(X, **faces), d_output=np.ones((3, 2))),
         learning.loss_and_gradients: dict(task=_TASK, W=W),
         learning.accuracy: dict(task=_TASK, W=W),
-        learning.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=W["W_Q"], eps=1e-5),
-        learning.relative_error: dict(a=X, b=X),
+        descent.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=W["W_Q"], eps=1e-5),
+        descent.relative_error: dict(a=X, b=X),
         learning.train: dict(task=_TASK, W=W, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
         learning.weight_split: dict(task=_TASK, W=W),
         learning.best_value_matrix: dict(task=_TASK, W_Q=W["W_Q"], W_K=W["W_K"]),
@@ -263,7 +263,7 @@ def _good_calls() -> dict:
         learning.survey_starts: dict(task=_TASK, rng=rng(0), n=2, lr=0.5, steps=3,
                                      kinds=["この章の出発点"], scale=0.3),
         heads.causal_mask: dict(n=3),
-        heads.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
+        helpers.attention.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
         heads.split_heads: dict(M=np.ones((3, 4)), h=2),
         heads.merge_heads: dict(H=np.ones((2, 3, 2))),
         heads.multi_head_attention: dict(X=X, W_Q=HW["W_Q"], W_K=HW["W_K"], W_V=HW["W_V"],
@@ -343,7 +343,7 @@ def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
 def test_every_maths_function_has_a_good_call():
     """So that the bad kinds above reach a new function as soon as it is exported."""
     funcs = {p.values[0] for p in _public_functions(
-        helpers.attention, data, geometry, matmul, scaling, learning, heads) + _variants()}
+        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _variants()}
     made = (data.foods, data.library_catalog, data.phrase, data.party, heads.two_lookups_task)
     missing = {f.__name__ for f in funcs if inspect.isfunction(f) and f not in made} - {
         f.__name__ for f in _good_calls()}

@@ -33,6 +33,7 @@ __all__ = [
     "arg",
     "instance",
     "mask",
+    "mask_fits",
     "said",
 ]
 
@@ -173,6 +174,12 @@ def mask(value, name: str, optional: bool = False) -> np.ndarray | None:
             f"{name} には 0(見てよい)か -inf(隠す)だけを入れてください。{odd.flat[0]:g} が入っています。{how}"
         )
     return arr
+
+
+def mask_fits(value: np.ndarray | None, n_q: int, n_k: int, of: str) -> None:
+    """A mask (or None) of shape (n_q, n_k); `of` says where that shape comes from."""
+    if value is not None and value.shape != (n_q, n_k):
+        raise HelpersError(f"mask は {of} shape ({n_q}, {n_k}) にしてください。shape {value.shape} が来ました。")
 
 
 def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str,
