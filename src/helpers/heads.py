@@ -304,8 +304,10 @@ def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
     """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times.
 
-    The shared loop (`descent.descend`) with one run; a loss that grows beyond 1e6 or stops
-    being a finite number stops training with a message.
+    `save_at`: the steps whose attention map is kept (`maps`, at `saved`; step `steps` always);
+    None means 12 steps spread evenly, as in chapter 07's `train`. The shared loop
+    (`descent.descend`) with one run; a loss that grows beyond 1e6 or stops being a finite
+    number stops training with a message.
     """
     def evaluate(batch):  # the loop keeps runs first: this task trains one
         loss, parts, grads, A = _lookups_pass(task, {name: M[0] for name, M in batch.items()})

@@ -442,9 +442,12 @@ def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> di
 class StartSurvey:
     """How `n` runs from one kind of starting point ended.
 
-    `solved`: 100% right at the end; `swapped`: not solved and the final W_V is nearer the swap
-    matrix than the identity (the second valley); `first_perfect`: the first step at 100% for
-    the solved runs.
+    One entry per start in each array but `first_perfect`. `final_losses`: the loss after the
+    last update each run took (a run that diverged stopped at its last loss under `BLOWUP`; a
+    start already beyond it at step 0 took no step and has `inf`, never NaN, and is `diverged`
+    like the others); `solved`: 100% right at the end; `swapped`: not solved and the final W_V
+    is nearer the swap matrix than the identity (the second valley); `first_perfect`: the first
+    step at 100% for the solved runs.
     """
 
     kind: str

@@ -132,6 +132,18 @@ def test_train_heads_bad_inputs(rng):
         heads.train_heads(task, {k: v * 50 for k, v in W.items()}, 50.0, 50)
 
 
+def test_save_at_none_keeps_twelve_maps_spread_as_chapter_07s_train_does(rng):
+    """train_heads(save_at=None) has chapter 07's meaning: 12 steps spread evenly, the last too."""
+    task = heads.two_lookups_task()
+    run = heads.train_heads(task, heads.initial_heads(rng, h=2, d_k=2), 0.1, 30, save_at=None)
+    chapter07 = learning.train(learning.palate_task(), learning.initial_weights(rng), 0.1, 30)
+    assert run.saved == [s.step for s in chapter07.snapshots]
+    assert len(run.saved) == 12 and run.saved[0] == 0 and run.saved[-1] == 30
+    assert len(run.maps) == 12 and run.maps[-1].shape == (2, 4, 4)
+    with pytest.raises(TypeError, match="save_at"):
+        heads.train_heads(task, heads.initial_heads(rng, h=2, d_k=2), 0.1, 3, save_at="all")
+
+
 def test_sizes_are_refused_before_allocating():
     with pytest.raises(HelpersError, match="大きすぎます"):
         heads.causal_mask(10**6)  # 10^12 cells: refused, not allocated

@@ -398,6 +398,23 @@ def test_survey_counts_runs_that_diverge_at_once(task, rng):
     assert np.all(np.isinf(survey.final_losses))
 
 
+def test_survey_marks_the_one_start_that_diverges_at_step_0(task):
+    """In a batch where one start is beyond the blow-up bound before any update, that start is
+    marked diverged (inf, never NaN, as its final loss) and the others run as they would alone."""
+    (survey,) = learning.survey_starts(task, np.random.default_rng(3), n=4, steps=5, scale=300.0,
+                                       kinds=("この章の出発点",))
+    assert not np.isnan(survey.final_losses).any()
+    assert survey.diverged.tolist() == [True, False, True, True]
+    assert np.isinf(survey.final_losses[0]) and np.isfinite(survey.final_losses[1:]).all()
+    assert not survey.solved[0] and not survey.swapped[0]
+    again = np.random.default_rng(3)
+    starts = [learning.start_weights(again, "この章の出発点", 300.0) for _ in range(4)]
+    at_once = learning.train(task, starts[0], 0.5, 5)
+    assert at_once.diverged and len(at_once.losses) == 0
+    alone = learning.train(task, starts[1], 0.5, 5)
+    assert survey.final_losses[1] == pytest.approx(alone.losses[-1], rel=1e-12)
+
+
 @pytest.mark.parametrize("name, shape, words", [
     ("W_Q", (3, 2), "d_model = 2"),
     ("W_K", (2, 3), "d_k"),
