@@ -1,19 +1,17 @@
 """Every learner-facing function answers a bad input with the package's Japanese message.
 
-Hypothesis calls each public function (and the public methods of the objects learners build)
-with arguments drawn from a pool of good, bad and edge values. Whatever happens, the call
-either returns or raises one of the package's own errors (`HelpersError`, `HelpersTypeError`,
-`HelpersKeyError`), which IPython shows as one Japanese line: never a raw numpy or Python error.
-
-The maths and data layers (chapter 08's heads included) and the checks' exported `*_variants`
-are driven here; plotting's and widgets' building blocks (which take matplotlib axes) are not, but
-a scan of the source checks that every error the package raises on purpose, there too, is one of
-its own. A call that returns must not warn (numpy's overflow or ComplexWarning: a silent cut) nor
-return NaN or +inf. Beside the random draws, `test_every_argument_answers_each_bad_kind` sends
-each argument of each of these functions, with the others good, every kind of bad value the
-review of issue 25 found (complex, True/False or 1/0 masks, ragged lists, numbers near float's
-limit, sizes far too large, counts that are text or floats) and reads the message: one Japanese
-line that names the argument.
+Hypothesis calls each public function (maths, data, figures and explorables' factories alike,
+and the public methods of the objects learners build) with arguments drawn from a pool of good,
+bad and edge values. Whatever happens, the call either returns or raises one of the package's
+own errors (`HelpersError`, `HelpersTypeError`, `HelpersKeyError`), which IPython shows as one
+Japanese line: never a raw numpy, matplotlib or Python error. A call that returns must not warn
+(numpy's overflow or ComplexWarning: a silent cut; a matplotlib warning) nor return NaN or +inf.
+Every one of them declares its arguments at the one boundary, `@_validate.public`, and a scan of
+the source checks that every error the package raises on purpose is one of its own. Beside the
+random draws, `test_every_argument_answers_each_bad_kind` sends each argument of each maths
+function, with the others good, every kind of bad value the review of issue 25 found (complex,
+True/False or 1/0 masks, ragged lists, numbers near float's limit, sizes far too large, counts
+that are text or floats) and reads the message: one Japanese line that names the argument.
 """
 
 from __future__ import annotations
@@ -87,15 +85,9 @@ def _methods():
     )]
 
 
-def _call(func, args: list, kwargs: dict, strict: bool = True) -> None:
-    """Call; our own error passes. `strict` (the maths): and its message is one Japanese line, and
-    what returns is finite and came without a warning."""
-    if not strict:
-        try:
-            func(*args, **kwargs)
-        except OURS:
-            pass
-        return
+def _call(func, args: list, kwargs: dict) -> None:
+    """Call; our own error passes when its message is one Japanese line, and what returns is
+    finite and came without a warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's overflow or ComplexWarning: an answer nobody reads
         try:
@@ -128,7 +120,7 @@ def _arguments(func):
     return required, optional
 
 
-def _check(func, draw, strict: bool = True) -> None:
+def _check(func, draw) -> None:
     required, optional = _arguments(func)
     values = st.sampled_from(POOL)
     args = [draw(values) for p in required if p.kind != p.KEYWORD_ONLY]
@@ -136,7 +128,7 @@ def _check(func, draw, strict: bool = True) -> None:
     for p in optional:
         if draw(st.booleans()):
             kwargs[p.name] = draw(values)
-    _call(func, args, kwargs, strict)
+    _call(func, args, kwargs)
 
 
 def _settings(examples: int):
@@ -167,8 +159,7 @@ def test_public_methods_answer_in_japanese(method, data):
 
 def test_no_module_raises_a_bare_python_error():
     """Everything helpers raises on purpose is one of its own errors (one Japanese line in
-    IPython, no traceback), so the parts hypothesis does not drive (plotting, widgets) keep to it
-    too. The one exception: a package's `__getattr__` (helpers, helpers.widgets) must raise
+    IPython, no traceback), the building blocks hypothesis does not drive too. The one exception: a package's `__getattr__` (helpers, helpers.widgets) must raise
     AttributeError (PEP 562)."""
     import ast
     import builtins
@@ -207,6 +198,16 @@ def _drawing_functions():
     return found
 
 
+def test_every_public_function_declares_its_arguments_at_the_one_boundary():
+    """One way to check what a learner passes: maths, figures and explorables' factories are all
+    `@_validate.public`, with no check of their own at the top of the body."""
+    funcs = [p.values[0] for p in _public_functions(
+        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _drawing_functions()]
+    plain = sorted(f.__name__ for f in funcs if inspect.isfunction(f)
+                   and inspect.signature(f).parameters and not getattr(f, "at_the_boundary", False))
+    assert plain == [], f"declare their arguments with @public: {plain}"
+
+
 @pytest.mark.parametrize("func", _drawing_functions())
 @_settings(12)  # each call may build a figure: fewer examples, the same pool
 @given(data=st.data())
@@ -214,7 +215,7 @@ def test_plots_and_widgets_answer_in_japanese(func, data):
     import matplotlib.pyplot as plt
 
     try:
-        _check(func, data.draw, strict=False)  # figures and widgets: not this issue's boundary
+        _check(func, data.draw)
     finally:
         plt.close("all")
 
