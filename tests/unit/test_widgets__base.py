@@ -132,9 +132,9 @@ def test_state_for_the_page_cannot_close_its_script(monkeypatch):
 
 
 def test_planar_embedding_and_limits():
-    assert planar_embedding(None, 12).vectors.shape[1] == 2
+    assert planar_embedding(None, "embedding", most=12).vectors.shape[1] == 2
     with pytest.raises(HelpersTypeError, match="Embedding"):
-        planar_embedding([[1, 2]], 12)
+        planar_embedding([[1, 2]], "embedding", most=12)
     with pytest.raises(HelpersError, match="2 個まで"):
         at_most(3, 2, "語")
     with pytest.raises(HelpersError, match="絶対値 1000 以下"):

@@ -198,12 +198,13 @@ MAX_ITEMS = 12
 MAX_COORD = 1000.0
 
 
-def planar_embedding(embedding, most: int) -> Embedding:
-    """`embedding` (None: the foods) as an Embedding of at most `most` words, d_model = 2."""
+def planar_embedding(embedding, name: str, most: int = MAX_ITEMS, bounded: bool = False) -> Embedding:
+    """A spec: `embedding` (None: the foods) as an Embedding of at most `most` words, d_model = 2
+    (with `bounded`, every coordinate within ±`MAX_COORD` too)."""
     emb = foods() if embedding is None else embedding
     if not isinstance(emb, Embedding):
         raise HelpersTypeError(
-            f"embedding には helpers.data.Embedding(例: helpers.data.foods())を渡してください。"
+            f"{name} には helpers.data.Embedding(例: helpers.data.foods())を渡してください。"
             f"{type(emb).__name__} が来ました。"
         )
     if emb.vectors.shape[1] != 2:
@@ -212,6 +213,8 @@ def planar_embedding(embedding, most: int) -> Embedding:
             f"(shape {emb.vectors.shape})が来ました。"
         )
     at_most(len(emb.words), most, "埋め込みの語")
+    if bounded:
+        on_the_plane(emb.vectors, "埋め込みのベクトル")
     return emb
 
 

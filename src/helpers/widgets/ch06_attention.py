@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scaling
-from .._validate import integer
+from .._validate import arg, instance, integer, public
 from ..attention import softmax
 from ._base import MAX_ITEMS, Choice, Explorable, Flag, data_trait
 
@@ -70,6 +70,15 @@ class ScalingExplorer(Explorable):
                 "max_weight": float(weights.max()), "mean_max_weight": mean_max}
 
 
+def _generator(rng, name: str) -> np.random.Generator:
+    """A spec: the generator the draws come from (None: seed 0)."""
+    return np.random.default_rng(0) if rng is None else instance(rng, name, np.random.Generator,
+                                                                   "np.random.Generator")
+
+
+# Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar per
+# word: a few words are what the chapter needs (it uses 8).
+@public(rng=arg(_generator), n_words=arg(integer, "n_words(1 文の語の数)", lo=1, hi=MAX_ITEMS), draws=True)
 def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8, **controls) -> ScalingExplorer:
     """Chapter 06: move d_k and watch q·k spread out and one softmax row turn one-hot.
 
@@ -80,10 +89,6 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8, *
     row, for every d_k (the ring marks the current one). `controls` start it elsewhere, e.g.
     `d_k=64, scaled=True`.
     """
-    # Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar
-    # per word: a few words are what the chapter needs (it uses 8).
-    n_words = integer(n_words, "n_words(1 文の語の数)", lo=1, hi=MAX_ITEMS)
-    rng = np.random.default_rng(0) if rng is None else rng
     runs = scaling.scaling_experiment(scaling.DK_CHOICES, rng, n_words=n_words)
     limit = 4 * np.sqrt(max(r.d_k for r in runs))
     edges = np.linspace(-limit, limit, BINS + 1)
