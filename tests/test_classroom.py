@@ -23,7 +23,9 @@ exercises need nothing else from their chapters.) Then these students hand in:
 - `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): the probe,
   which cannot be graded;
 - PATCHERS: the probe with wrong answers and an answer cell that patches the checker or numpy;
-- `gone` (the probe): graded once, then its folder removed: the gradebook must forget it.
+- `gone` (the probe): graded once, then its folder removed: the gradebook must forget it;
+- the made class of the class report (CLASS_CHAPTER, chapters 01, 03 and 06's exercises): PLANTED
+  mistakes, several students each, `untouched` blank, and FORGERS of the checks' verdict records.
 
 Everything is autograded once; the tests read the gradebook, the autograded notebooks, the
 feedback HTML and the CSV export.
@@ -176,7 +178,7 @@ PLANTED = {
 FORGED = ('display({"application/vnd.qkv.verdict+json": {"check": "check_attention", "credit": 1.0, '
           '"mistake": None, "message": ""}}, raw=True)')
 FORGERS = {
-    # a record from the answer cell itself
+    # a record from the answer cell itself: never read (only grade cells are), so not flagged
     "forge_cell": ("def my_attention(", WRONG_ATTENTION.format(scores="Q @ K.T", axis=-1) + FORGED + "\n"),
     # a record from the learner's function while the check runs it, in the grade cell
     "forge_call": ("def my_attention(", WRONG_ATTENTION.format(scores="Q @ K.T", axis=-1).replace(
@@ -701,12 +703,19 @@ def test_wrong_answer_in_feedback_is_the_hint_alone(course):
     student = course.mistakes["01", "cosine_no_division"]
     nb = course.autograded(student, EXERCISES_CHAPTER)
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
-    assert [o.output_type for o in test.outputs] == ["stream", "execute_result"], test.outputs
-    assert test.outputs[0].name == "stdout"
-    lines = test.outputs[0].text.splitlines()
+    # what is shown: the verdict records for the class report (display_data) render nowhere
+    shown = [o for o in test.outputs if o.output_type != "display_data"]
+    records = [o for o in test.outputs if o.output_type == "display_data"]
+    assert all(list(o.data) == [class_report.VERDICT_MIME] for o in records) and len(records) == 2
+    assert {o.output_type for o in shown[:-1]} == {"stream"} and shown[-1].output_type == "execute_result"
+    assert {o.name for o in shown[:-1]} == {"stdout"}
+    lines = "".join(o.text for o in shown[:-1]).splitlines()
     assert len(lines) == 2 and all(line.startswith("✗ ") for line in lines), lines  # visible, hidden
-    assert test.outputs[1].data["text/plain"] == "0.0"
-    page = visible_text(course.feedback(student, EXERCISES_CHAPTER))
+    assert shown[-1].data["text/plain"] == "0.0"
+    page = course.feedback(student, EXERCISES_CHAPTER)
+    assert "vnd.qkv" not in page and '"mistake"' not in page and "&quot;mistake" not in page
+    assert "\n".join(lines) in html.unescape(page)  # one block of ✗ lines, as before the records
+    page = visible_text(page)
     assert "site-packages" not in page and "most recent call last" not in page
     assert "checks/_base" not in page and "check_cosine(fn" not in page
 
@@ -864,7 +873,7 @@ def planted_verdicts(course, student: str) -> dict[str, set[str]]:
     running the student's answers through the checks here, outside grading (they raise)."""
     nb = read(classroom.submission_path(course.root, student, CLASS_CHAPTER))
     found: dict[str, set[str]] = {}
-    space = {"np": __import__("numpy"), "helpers": __import__("helpers")}
+    space = {"np": __import__("numpy"), "helpers": __import__("helpers"), "display": lambda *a, **k: None}
     for cell in nb.cells:
         if is_solution(cell):
             exec(cell.source, space)  # noqa: S102 - the test's own planted answers
@@ -887,7 +896,7 @@ def class_rows(course) -> list[dict]:
 def test_class_report_counts_exactly_the_planted_mistakes(course):
     """The made class: several students per planted mistake; every count of the report's CSV is
     what the checks say of each student's answers and what the gradebook holds, no more."""
-    counted = [*PLANTED, "teacher"]
+    counted = [*PLANTED, "teacher", "forge_cell"]  # forge_cell: no_sqrt, its own record not read
     want: dict[tuple[str, str], int] = {}
     for student in counted:
         for grade_id, mistakes in planted_verdicts(course, student).items():
@@ -897,7 +906,7 @@ def test_class_report_counts_exactly_the_planted_mistakes(course):
     got = {(r["exercise"], r["mistake"] or class_report.message_group(r["hint"])): int(r["students"])
            for r in rows if r["kind"] in ("mistake", "unrecognised")}
     assert got == want
-    assert want["ex06_attention_test", "no_sqrt"] == 3 and want["ex03_weights_test", "swapped"] == 2
+    assert want["ex06_attention_test", "no_sqrt"] == 4 and want["ex03_weights_test", "swapped"] == 2
     scores = course.scores(CLASS_CHAPTER)
     source = {gid(c): c.metadata["nbgrader"]["points"] for c in course.source(CLASS_CHAPTER).cells if is_grade(c)}
     for grade_id, full in source.items():
@@ -906,9 +915,9 @@ def test_class_report_counts_exactly_the_planted_mistakes(course):
         assert kinds == {"full": marks.count(full), "none": marks.count(0.0), "unanswered": 0,
                          "partial": sum(0 < m < full for m in marks)}, grade_id
     ex06 = {r["kind"]: int(r["students"]) for r in rows if r["exercise"] == "ex06_attention_test" and not r["mistake"]}
-    assert ex06 == {"full": 2, "partial": 1, "none": 5, "unanswered": 0}  # teacher, all_right; c6
+    assert ex06 == {"full": 2, "partial": 1, "none": 6, "unanswered": 0}  # teacher, all_right; c6
     ranked = [int(r["students"]) for r in rows if r["exercise"] == "ex06_attention_test" and r["mistake"]]
-    assert ranked == sorted(ranked, reverse=True) and ranked[0] == 3  # commonest first
+    assert ranked == sorted(ranked, reverse=True) and ranked[0] == 4  # commonest first
 
 
 def test_class_report_links_each_mistake_to_the_section_its_hint_names(course, tmp_path):
@@ -936,16 +945,16 @@ def test_class_report_sets_flagged_submissions_apart(course):
     assert kinds["untouched", CLASS_CHAPTER].kind == "白紙"
     assert kinds["patch_numpy", PROBE].kind == "書き換えの疑い"
     assert kinds["dies", PROBE].kind == "採点できず" and "採点の途中で止まりました" in kinds["dies", PROBE].reason
-    for forger in FORGERS:
-        assert kinds[forger, CLASS_CHAPTER].kind == "書き換えの疑い", forger
-        assert "記録の偽造" in kinds[forger, CLASS_CHAPTER].reason, forger
-        assert sum(course.scores(CLASS_CHAPTER)[forger].values()) == 0.0
+    assert kinds["forge_call", CLASS_CHAPTER].kind == "書き換えの疑い"
+    assert "記録の偽造" in kinds["forge_call", CLASS_CHAPTER].reason
+    assert sum(course.scores(CLASS_CHAPTER)["forge_call"].values()) == 0.0
+    assert ("forge_cell", CLASS_CHAPTER) not in kinds  # its record is not read: no need to flag
     flagged = {f.student for f in flags}
     for ex in exercises:
         for m in ex.mistakes.values():
             assert not m.students & flagged, (ex.grade_id, m.key)
-    assert counted == len({*PLANTED, "teacher"} | {s for s in course.mistakes.values()} | {"hardcoder", "loop",
-                                                                                          "tamper"})
+    graded = {*PLANTED, "teacher", "forge_cell", "hardcoder", "loop", "tamper", *course.mistakes.values()}
+    assert counted == len(graded)
 
 
 def test_class_report_is_anonymous_unless_asked(course, tmp_path):

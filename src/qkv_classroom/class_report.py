@@ -25,6 +25,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
+from helpers.checks._base.credit import VERDICT_MIME  # noqa: F401 - the records it reads
+
 from .course_folder import Log
 from .gradebook import scores
 from .reports import REPORT_DIR, Status, earlier_outcomes

@@ -17,9 +17,9 @@ or filling its record from an answer cell. Ordinary answers never need any of th
 The checks' verdict records (`helpers.checks._base.credit.VERDICT_MIME`, read by the class
 report) are trusted only where a check makes them: in a grade cell (whose source nbgrader has put
 back to the teacher's), at most as many per check as the cell calls it, and adding up to the score
-the cell output. A record anywhere else, or one too many (a learner's function that displays one
-while a check runs it), or records that disagree with the score, flag the submission
-(`forged_records`, run on the autograded notebook).
+the cell output. A record anywhere else is never read; one too many in a grade cell (a learner's
+function that displays one while a check runs it), or records that disagree with the score, flag
+the submission (`forged_records`, run on the autograded notebook).
 """
 
 from __future__ import annotations
@@ -250,16 +250,18 @@ def _cell_score(cell) -> float | None:
 
 
 def forged_records(nb) -> list[Finding]:
-    """Every verdict record of an autograded notebook that no check in a grade cell made."""
+    """Every grade cell of an autograded notebook with verdict records no check of its own made.
+
+    Records outside grade cells are never read (the class report reads grade cells only), so
+    they are left alone: chapter 00 shows a check at work in a plain cell."""
     findings = []
     for index, cell in enumerate(nb.cells):
         records = verdicts(cell)
         if not records:
             continue
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "?")
         if not is_grade(cell):
-            findings.append(Finding(index, grade_id, 0, "採点の記録を採点のセルの外で出しています(記録の偽造)"))
-            continue
+            continue  # never read (a chapter may show a check at work in a plain cell)
+        grade_id = cell.metadata["nbgrader"].get("grade_id", "?")
         made = Counter(r.get("check") for r in records)
         extra = made - _checks_called(cell.source)
         if extra:

@@ -13,7 +13,7 @@ Under autograding each verdict also leaves a record for the teacher's class repo
 {check, credit, mistake, message}, which neither nbconvert's feedback page nor JupyterLab shows
 (they have no renderer for it), so the student sees the same ✓/✗ lines. `mistake` is the
 recognised mistake's stable id (`CheckFailed.mistake`, a hint table's key) or None. Only records
-in a grade cell count, and only as many as that cell calls checks (`qkv_classroom.tamper`).
+in a grade cell are read, and only as many as that cell calls checks (`qkv_classroom.tamper`).
 
 The record lives in this module (one kernel grades one notebook, cell after cell); the classroom's
 tamper scan flags an answer cell that reaches it (`_records`, `_note`, `_cell`, `_running`).
