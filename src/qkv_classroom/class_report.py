@@ -254,7 +254,7 @@ h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:2px solid #0072B2;margin-t
 h3{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#eef3f8;white-space:nowrap}td.n{text-align:right;white-space:nowrap}img{max-width:100%;height:auto}
-a{color:#005a8e}.note{color:#444}.wrap{overflow-x:auto}
+a{color:#005a8e}.note{color:#444}td{overflow-wrap:anywhere}
 """
 
 
