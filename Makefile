@@ -44,7 +44,7 @@ help:
 	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
-	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
+	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバック・成績 CSV・クラスの採点レポートを作る"
 	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
 	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
