@@ -2,6 +2,7 @@
 
 import json
 import re
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -52,6 +53,35 @@ def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
         assert "export default" in source and "function softmax" in source
         assert source.count("function mount(") == 1 and source.count("function softmax(") == 1
         assert cls.__module__.endswith("." + module), (cls.__module__, module)
+
+
+def test_drawing_and_the_widget_runtime_are_separate_modules():
+    """qkv_draw.js draws strings (no DOM, no model: Node runs it); qkv_widget.js binds the model
+    and the page and draws nothing itself."""
+    from helpers.widgets._base import imported_modules, js_source
+
+    draw, widget = js_source("qkv_draw"), js_source("qkv_widget")
+    for word in (r"\bdocument\.", r"\bmodel\.", "addEventListener", r"\bNode\."):
+        assert not re.search(word, draw), word
+    assert "export function mount(" in widget and not re.search(r"[`\"]<(svg|rect|text|line)\b", widget)
+    assert "qkv_draw" not in imported_modules("qkv_widget") and "qkv_widget" not in imported_modules("qkv_draw")
+
+
+def test_no_chapter_module_writes_a_shared_function_again():
+    """A chapter's module defines no function a shared module exports (no `vecmat` twin) and
+    no tick helper of its own (qkv_draw's tickStep/tickValues are the one)."""
+    from helpers.widgets._base import js_source
+
+    shared = {name for dep in SHARED_MODULES
+              for name in re.findall(r"^export function (\w+)", js_source(dep), re.M)}
+    assert {"vecmat", "tickStep", "tickValues", "heatmap", "plane", "mount"} <= shared
+    chapters = [p.stem for p in resources.files("helpers.widgets").joinpath("js").iterdir()
+                if re.fullmatch(r"ch\d\d_\w+\.js", p.name)]
+    assert len(chapters) >= 8, chapters
+    for module in chapters:
+        own = set(re.findall(r"^(?:export )?function (\w+)", js_source(module), re.M))
+        assert not own & shared, (module, own & shared)
+        assert not [f for f in own if "tick" in f.lower()], (module, own)
 
 
 def test_a_module_importing_an_unknown_file_is_refused(monkeypatch):

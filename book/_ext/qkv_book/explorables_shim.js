@@ -36,7 +36,8 @@
   function load(name) {
     if (!modules.has(name)) {
       const source = window.QKV_EXPLORABLES[name];
-      if (source === undefined) return Promise.reject(new Error(`explorable ${name} is not shipped`));
+      if (source === undefined)
+        return Promise.reject(new Error(`explorable ${name} is not shipped`));
       const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
       modules.set(name, import(url));
     }

@@ -6,9 +6,9 @@ a learner reads `explorer.angle` in the next cell or sets it, and the picture fo
 module runs in JupyterLab and, through a small model shim (book/_ext), in the static book.
 
 `numbers()` gives, in numpy, the numbers the picture shows for the current traits (tests hold the
-browser's numbers to them). Modules import the shared `qkv_math.js` and `qkv_draw.js`;
-`module_source` inlines those imports, since anywidget (and a page opened from disk) load one
-module with no path to resolve another from.
+browser's numbers to them). Modules import the shared `qkv_math.js`, `qkv_draw.js` and
+`qkv_widget.js`; `module_source` inlines those imports, since anywidget loads one module with no
+path to resolve another from.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from .._validate import HelpersError, HelpersKeyError, HelpersTypeError, flag, n
 from ..data import Embedding, foods
 from ..plotting import COLORS
 
-#: The shared modules an explorable may import, in the order they are inlined.
-SHARED_MODULES = ("qkv_math", "qkv_draw")
+#: The shared modules an explorable may import, each after those it imports: the maths, the
+#: drawing primitives, the widget runtime (controls, binding to the model, redraws, dragging).
+SHARED_MODULES = ("qkv_math", "qkv_draw", "qkv_widget")
 _IMPORT = re.compile(r'^import\s*\{[^}]*\}\s*from\s*"\./(\w+)\.js";\s*$', re.M)
 _EXPORT = re.compile(r"^export (?=function|const|class|let)", re.M)
 
@@ -39,20 +40,28 @@ def js_source(name: str) -> str:
     return resources.files(__package__).joinpath("js", f"{name}.js").read_text(encoding="utf-8")
 
 
+def imported_modules(name: str) -> list[str]:
+    """The shared modules `js/<name>.js` needs, directly or through one another, in the order
+    they must run (SHARED_MODULES'); a module importing any other file is refused."""
+    wanted, todo = set(), [name]
+    while todo:
+        found = set(_IMPORT.findall(js_source(todo.pop())))
+        unknown = found - set(SHARED_MODULES)
+        if unknown:
+            raise HelpersError(f"{name}.js が知らないモジュールを読み込んでいます: {sorted(unknown)}")
+        todo += sorted(found - wanted)
+        wanted |= found
+    return [dep for dep in SHARED_MODULES if dep in wanted]
+
+
 @cache
 def module_source(name: str) -> str:
     """`js/<name>.js` as one module: its `import {…} from "./qkv_*.js"` lines replaced by those
-    shared modules' text (each once, `export` kept only on the explorable's own names)."""
-    own = js_source(name)
-    wanted = set(_IMPORT.findall(own))
-    unknown = wanted - set(SHARED_MODULES)
-    if unknown:
-        raise HelpersError(f"{name}.js が知らないモジュールを読み込んでいます: {sorted(unknown)}")
-    shared = []
-    for dep in SHARED_MODULES:  # qkv_draw imports qkv_math: inline math first, then draw
-        if dep in wanted or (dep == "qkv_math" and "qkv_draw" in wanted):
-            shared.append(_IMPORT.sub("", _EXPORT.sub("", js_source(dep))))
-    return "\n".join([*shared, _IMPORT.sub("", own)])
+    shared modules' text (each once, `export` kept only on the explorable's own names). JupyterLab
+    (anywidget) loads one module with no path to resolve another from; the book loads the shared
+    modules once per page instead (book/_ext/qkv_book/explorables.py)."""
+    shared = [_IMPORT.sub("", _EXPORT.sub("", js_source(dep))) for dep in imported_modules(name)]
+    return "\n".join([*shared, _IMPORT.sub("", js_source(name))])
 
 
 @cache
