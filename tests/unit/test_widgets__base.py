@@ -236,3 +236,57 @@ def test_a_control_out_of_range_is_refused_in_japanese_at_the_start():
         helpers.widgets.three_faces_explorer(q_angle=999)
     with pytest.raises(HelpersKeyError, match="d_k.*のどれか.*5 が来ました"):
         helpers.widgets.scaling_explorer(d_k=5)
+
+
+#: Every explorable class, imported by its public name (the registry fills only on import).
+CLASSES = [c for c in (getattr(helpers.widgets, n) for n in helpers.widgets.__all__)
+           if isinstance(c, type) and c is not Explorable]
+
+
+def test_there_is_a_class_per_chapter_module():
+    assert len(CLASSES) == 8
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.module)
+def test_every_data_trait_is_checked_when_set_after_construction(cls):
+    """A data trait set from Python is refused in Japanese, before anything is drawn, when it
+    is not of its form; the state the browser gets and the numbers do not change."""
+    from helpers.widgets._base import Data, DataError
+
+    explorer = cls.example()
+    checked = {n: t for n, t in explorer.traits().items() if isinstance(t, Data) and t.kind != "any"}
+    assert checked, f"{cls.module}: 形を言うデータがありません"
+    for name, trait in checked.items():
+        wrong, words = ("abc", "リストにしてください") if trait.shape else (
+            (3, "文字列にしてください") if trait.kind == "text" else ("3", "数にしてください"))
+        assert_refused(explorer, name, wrong, DataError, words)
+
+
+def test_the_library_catalog_set_piece_by_piece_is_refused_and_kept():
+    """The cases the chapter's learner met: names of another length, keys that are a string,
+    a key beyond what the plane holds; a `hold_trait_notifications` block that replaces the
+    catalog as a whole works, and one that leaves it inconsistent puts everything back."""
+    from helpers.widgets import library_search_explorer
+    from helpers.widgets._base import DataError
+
+    ex = library_search_explorer()
+    assert_refused(ex, "names", ["a", "b"], DataError, r"names の長さ\(2\)が book_keys の長さ\(5\)と合いません")
+    assert_refused(ex, "book_keys", "abc", DataError, "book_keys はリストにしてください。str が来ました")
+    assert_refused(ex, "book_keys", [[0, 1]] * 4 + [[0, 2000]], DataError, r"book_keys\[4\]\[1\] は絶対値 1000 以下")
+    with ex.hold_trait_notifications():
+        ex.names, ex.book_keys, ex.book_values = ["a", "b"], [[1, 0], [0, 1]], [[1, 2, 3], [3, 2, 1]]
+    assert ex.numbers()["best"] in ("a", "b")
+    with pytest.raises(DataError, match=r"names の長さ\(3\)"), ex.hold_trait_notifications():
+        ex.names, ex.book_keys = ["a", "b", "c"], [[1, 0], [0, 1], [1, 1]]
+        ex.names = ["a", "b", "c"]
+        ex.book_keys = [[1, 0], [0, 1]]
+    assert ex.names == ["a", "b"] and ex.book_keys == [[1, 0], [0, 1]]
+
+
+def test_a_choice_keeps_its_value_among_its_options():
+    from helpers.widgets import scaling_explorer
+    from helpers.widgets._base import DataError
+
+    ex = scaling_explorer()
+    options = list(ex.d_ks)
+    assert_refused(ex, "d_ks", [o if o != ex.d_k else o + 1 for o in options], DataError, "d_k の今の値 16")

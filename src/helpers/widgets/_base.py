@@ -116,9 +116,67 @@ class Choice(traitlets.TraitType):
         return value
 
 
-def data_trait(value) -> traitlets.TraitType:
-    """A synced trait for the data the picture is drawn from (lists of numbers and names)."""
-    return traitlets.Any(value).tag(sync=True)
+class DataError(HelpersError, traitlets.TraitError):
+    """Data refused. Also a TraitError, so that traitlets puts back whatever a
+    `with explorer.hold_trait_notifications():` block had set before it."""
+
+
+class Data(traitlets.Any):
+    """A synced trait for the data the picture is drawn from, plain JSON: values of `kind`
+    ("text", "number", "integer"; "any" is not checked) in nested lists of `shape`, each entry a
+    length or a name. Every data trait of an explorable that names the same length must have it
+    (1 … the class's `SIZES[name]`, MAX_ITEMS unless said), and each number is finite, within
+    ±`lim` if given. Checked whenever set (from Python, after construction too), with the other
+    data traits and the choices that read them, before the browser draws anything."""
+
+    def __init__(self, default, kind: str = "any", shape: tuple = (), lim: float | None = None):
+        self.kind, self.shape, self.lim = kind, tuple(shape), lim
+        super().__init__(default_value=default)
+        self.tag(sync=True)
+
+    def _cross_validate(self, obj, value):
+        value = super()._cross_validate(obj, value)
+        obj.check_data(self.name, value)
+        return value
+
+
+def data_trait(value, kind: str = "any", shape: tuple = (), lim: float | None = None) -> Data:
+    """A synced trait for the data the picture is drawn from (see `Data`)."""
+    return Data(value, kind, shape, lim)
+
+
+def _form_of(value, trait: Data, where: str, depth: int, lengths: dict, sizes: dict) -> None:
+    """Refuse `value` (at `depth` in `trait`'s shape) unless it has `trait`'s kind and shape,
+    the named lengths agreeing with `lengths` (name → (length, where seen)), which it extends."""
+    shape = trait.shape[depth:]
+    if shape:
+        if not isinstance(value, (list, tuple)):
+            raise DataError(f"{where} はリストにしてください。{type(value).__name__} が来ました。")
+        n, dim = len(value), shape[0]
+        if isinstance(dim, int) and n != dim:
+            raise DataError(f"{where} の長さは {dim} にしてください。長さ {n} が来ました。")
+        if isinstance(dim, str):
+            if dim in lengths and lengths[dim][0] != n:
+                want, seen = lengths[dim]
+                raise DataError(
+                    f"{where} の長さ({n})が {seen} の長さ({want})と合いません。"
+                    "データを取り替えるときは、図を作る関数をもう一度呼んでください。"
+                )
+            most = sizes.get(dim, MAX_ITEMS)
+            if not 1 <= n <= most:
+                raise DataError(f"{where} は 1 個以上 {most} 個までにしてください。{n} 個が来ました。")
+            lengths.setdefault(dim, (n, where))
+        for i, item in enumerate(value):
+            _form_of(item, trait, f"{where}[{i}]", depth + 1, lengths, sizes)
+    elif trait.kind == "text" and not isinstance(value, str):
+        raise DataError(f"{where} は文字列にしてください。{type(value).__name__} が来ました。")
+    elif trait.kind in ("number", "integer"):
+        whole = trait.kind == "integer"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise DataError(f"{where} は{'整数' if whole else '数'}にしてください。{value!r} が来ました。")
+        if not np.isfinite(value) or (trait.lim is not None and abs(value) > trait.lim):
+            bound = f"絶対値 {trait.lim:g} 以下の" if trait.lim is not None else "有限の"
+            raise DataError(f"{where} は{bound}数にしてください。{value!r} が来ました。")
 
 
 #: ipywidgets' and anywidget's own traits: not part of an explorable's state.
@@ -135,6 +193,8 @@ class Explorable(anywidget.AnyWidget):
 
     module = ""
     title = ""
+    #: The most items a named length of the data may have (see `Data`), MAX_ITEMS unless said.
+    SIZES: dict[str, int] = {}
     #: Every explorable class by its module's name (the book's tests find them here).
     registry: dict[str, type[Explorable]] = {}
 
@@ -146,6 +206,21 @@ class Explorable(anywidget.AnyWidget):
             cls._css = stylesheet()
             if cls.__module__.startswith("helpers.widgets."):  # the book's own, not a test's
                 Explorable.registry[cls.module] = cls
+
+    def check_data(self, name: str, value) -> None:
+        """Refuse `value` for data trait `name` unless every data trait (with it) has its form
+        and the named lengths agree, and every choice still has its value among its options."""
+        data = {n: getattr(self, n) for n, t in self.traits().items() if isinstance(t, Data)}
+        data[name] = value
+        lengths: dict = {}
+        for n in [*(n for n in data if n != name), name]:  # the new value is the one blamed
+            _form_of(data[n], self.traits()[n], n, 0, lengths, self.SIZES)
+        for n, t in self.traits().items():
+            if isinstance(t, Choice) and t.options == name and getattr(self, n) not in value:
+                raise DataError(
+                    f"{name} には {n} の今の値 {getattr(self, n)!r} も入れてください"
+                    f"(先に {n} を選び直すか、図を作る関数をもう一度呼んでください)。{value!r} が来ました。"
+                )
 
     @classmethod
     def control_traits(cls) -> dict[str, traitlets.TraitType]:
