@@ -12,9 +12,15 @@ export function numbers({ angle, temperature, book_keys: keys, book_values: valu
   return { question, scores, weights, answer, best: names[argmax(weights)] };
 }
 
+// The plane of the keys: ±2.6 holds the question (length 2) and the chapter's books; a catalog
+// with keys further out (the factory takes coordinates up to ±1000) widens it to hold them all.
+export function keyPlane(keys) {
+  return plane(Math.max(2.6, 1.15 * Math.max(...keys.flat().map(Math.abs))));
+}
+
 export function picture(data) {
   const n = numbers(data);
-  const p = plane(2.6);
+  const p = keyPlane(data.book_keys);
   let body = planeAxes(p, {
     title: "問い(青)と見出し(朱)",
     xLabel: data.key_axes[0],
@@ -73,7 +79,6 @@ export function picture(data) {
 
 export default {
   render({ model, el }) {
-    const p = plane(2.6);
     return mount({
       model,
       el,
@@ -103,7 +108,7 @@ export default {
       // Drag the question's arrow: its direction is the angle (its length stays 2).
       drag: {
         panel: 0,
-        plane: p,
+        plane: (traits) => keyPlane(traits.book_keys),
         set: (x, y) => {
           const a = Math.round((Math.atan2(y, x) * 180) / Math.PI);
           // The slider runs from -90° to 180°: a direction between them (past -90° clockwise)
