@@ -108,9 +108,14 @@ refresh: setup
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
+# The explorables' ES modules (and the book's shim that mounts them): ESLint and Prettier, pinned
+# in package-lock.json; `npx prettier --write` with the same files formats them.
+JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/explorables_shim.js
 lint: setup
 	$(BIN)/ruff check src tests notebooks tools lab book/_ext
 	$(BIN)/lint-imports --no-cache
+	npx --no-install eslint --max-warnings 0 $(JS_SOURCES)
+	npx --no-install prettier --check --log-level warn $(JS_SOURCES) src/helpers/widgets/js/qkv.css
 
 sync: setup
 	$(BIN)/python tools/execute_notebooks.py

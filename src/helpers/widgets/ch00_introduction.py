@@ -26,9 +26,9 @@ class AttentionPreviewExplorer(Explorable):
     module = "ch00_introduction"
     title = "W_Q を動かすと注目先が変わる"
     mix = Number(0.0, "mix(入れ替え度 t)", lo=0.0, hi=1.0)
-    words = data_trait([])
-    vectors = data_trait([])
-    axes = data_trait([])
+    words = data_trait([], "text", ("words",))
+    vectors = data_trait([], "number", ("words", 2))
+    axes = data_trait([], "text", (2,))
 
     @classmethod
     def example(cls) -> AttentionPreviewExplorer:

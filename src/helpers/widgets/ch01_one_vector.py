@@ -12,7 +12,14 @@ from .._validate import HelpersError, arg, public, text
 from ..attention import cosine_similarity
 from ..data import Embedding, foods
 from ..plotting import WORD_COLORS
-from ._base import MAX_ITEMS, Explorable, Number, data_trait, planar_embedding
+from ._base import (
+    MAX_COORD,
+    MAX_ITEMS,
+    Explorable,
+    Number,
+    data_trait,
+    planar_embedding,
+)
 
 __all__ = ["similarity_explorer", "SimilarityExplorer"]
 
@@ -27,13 +34,13 @@ class SimilarityExplorer(Explorable):
     module = "ch01_one_vector"
     sweet = Number(2.0, "sweet(甘いもの好き度)", lo=-LIMIT, hi=LIMIT)
     spicy = Number(0.2, "spicy(辛いもの好き度)", lo=-LIMIT, hi=LIMIT)
-    word = data_trait("ケーキ")
-    word_color = data_trait(WORD_COLORS[0])
+    word = data_trait("ケーキ", "text")
+    word_color = data_trait(WORD_COLORS[0], "text")
     #: Where the word started (on the sliders): the picture draws its length as a dotted circle.
-    start = data_trait([2.0, 0.2])
-    other_words = data_trait([])
-    other_vectors = data_trait([])
-    axis_labels = data_trait([])
+    start = data_trait([2.0, 0.2], "number", (2,), lim=LIMIT)
+    other_words = data_trait([], "text", ("others",))
+    other_vectors = data_trait([], "number", ("others", 2), lim=MAX_COORD)
+    axis_labels = data_trait([], "text", (2,))
 
     @property
     def title(self) -> str:

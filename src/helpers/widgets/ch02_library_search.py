@@ -12,7 +12,7 @@ from .._validate import HelpersError, HelpersTypeError, arg, public
 from ..attention import softmax
 from ..data import Catalog, library_catalog
 from ..geometry import question_vector
-from ._base import MAX_ITEMS, Explorable, Number, at_most, data_trait, on_the_plane
+from ._base import MAX_COORD, MAX_ITEMS, Explorable, Number, at_most, data_trait, on_the_plane
 
 __all__ = ["library_search_explorer", "LibrarySearchExplorer"]
 
@@ -27,11 +27,11 @@ class LibrarySearchExplorer(Explorable):
     title = "検索カウンター"
     angle = Number(30.0, "angle(問いの向き、度)", lo=-90.0, hi=180.0)
     temperature = Number(1.0, "temperature(温度)", lo=T_MIN, hi=T_MAX)
-    names = data_trait([])
-    book_keys = data_trait([])
-    book_values = data_trait([])
-    key_axes = data_trait([])
-    value_axes = data_trait([])
+    names = data_trait([], "text", ("books",))
+    book_keys = data_trait([], "number", ("books", 2), lim=MAX_COORD)
+    book_values = data_trait([], "number", ("books", "contents"), lim=MAX_COORD)
+    key_axes = data_trait([], "text", (2,))
+    value_axes = data_trait([], "text", ("contents",))
 
     @classmethod
     def example(cls) -> LibrarySearchExplorer:

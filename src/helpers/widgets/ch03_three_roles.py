@@ -23,12 +23,12 @@ class PartyExplorer(Explorable):
     module = "ch03_three_roles"
     title = "交流会で誰が誰を探すか"
     # The party first: `person` is checked against `names`.
-    names = data_trait([])
-    tastes = data_trait([])
-    w_q = data_trait([])
-    w_k = data_trait([])
-    w_v = data_trait([])
-    axis_labels = data_trait([])
+    names = data_trait([], "text", ("guests",))
+    tastes = data_trait([], "number", ("guests", 2))
+    w_q = data_trait([], "number", (2, 2))
+    w_k = data_trait([], "number", (2, 2))
+    w_v = data_trait([], "number", (2, 2))
+    axis_labels = data_trait([], "text", (2,))
     person = Choice("ケン", "person(探す人)", options="names")
 
     @classmethod

@@ -13,7 +13,7 @@ from .._validate import arg, public
 from ..attention import project
 from ..data import Embedding
 from ..geometry import rotation_scale_matrix
-from ._base import Explorable, Number, data_trait, planar_embedding
+from ._base import MAX_COORD, Explorable, Number, data_trait, planar_embedding
 
 __all__ = ["three_faces_explorer", "ThreeFacesExplorer"]
 
@@ -50,8 +50,9 @@ class ThreeFacesExplorer(Explorable):
     k_scale = Number(1.0, "k_scale(W_K の倍率)", lo=0.0, hi=2.0)
     v_angle = Number(0.0, "v_angle(W_V の角度、度)", lo=-180.0, hi=180.0)
     v_scale = Number(1.0, "v_scale(W_V の倍率)", lo=0.0, hi=2.0)
-    words = data_trait([])
-    vectors = data_trait([])
+    SIZES = {"words": MAX_WORDS}
+    words = data_trait([], "text", ("words",))
+    vectors = data_trait([], "number", ("words", 2), lim=MAX_COORD)
 
     @classmethod
     def example(cls) -> ThreeFacesExplorer:

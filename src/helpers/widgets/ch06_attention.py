@@ -32,25 +32,26 @@ class ScalingExplorer(Explorable):
     module = "ch06_attention"
     title = "d_k と得点の散らばり"
     # `d_ks` first: `d_k` is checked against it.
-    d_ks = data_trait(list(scaling.DK_CHOICES))
+    SIZES = {"bins": BINS, "row": MAX_ITEMS}
+    d_ks = data_trait(list(scaling.DK_CHOICES), "integer", ("choices",))
     d_k = Choice(16, "d_k(問いと見出しの次元)", options="d_ks")
     scaled = Flag(False, "scaled(√d_k で割るか)")
     #: How the picture names the two settings (SCALING_WORDS[False], SCALING_WORDS[True]).
-    scaling_words = data_trait([SCALING_WORDS[False], SCALING_WORDS[True]])
+    scaling_words = data_trait([SCALING_WORDS[False], SCALING_WORDS[True]], "text", (2,))
     #: How many rows (sentences × words) each d_k's experiment has.
-    n_rows = data_trait(0)
+    n_rows = data_trait(0, "integer")
     #: Per d_k: the typical row's raw scores q·k (n_words numbers) and its number among the rows.
-    rows = data_trait([])
-    row_index = data_trait([])
+    rows = data_trait([], "number", ("choices", "row"))
+    row_index = data_trait([], "integer", ("choices",))
     #: Per d_k: the histogram's bin heights (tallest = 1) over ±hist_limit, unscaled and scaled.
-    hist_limit = data_trait(1.0)
-    hist_raw = data_trait([])
-    hist_scaled = data_trait([])
+    hist_limit = data_trait(1.0, "number")
+    hist_raw = data_trait([], "number", ("choices", "bins"))
+    hist_scaled = data_trait([], "number", ("choices", "bins"))
     #: Per d_k: the variance of all scores and the average largest weight of a row.
-    var_raw = data_trait([])
-    var_scaled = data_trait([])
-    mean_max_raw = data_trait([])
-    mean_max_scaled = data_trait([])
+    var_raw = data_trait([], "number", ("choices",))
+    var_scaled = data_trait([], "number", ("choices",))
+    mean_max_raw = data_trait([], "number", ("choices",))
+    mean_max_scaled = data_trait([], "number", ("choices",))
 
     @classmethod
     def example(cls) -> ScalingExplorer:

@@ -32,15 +32,16 @@ class TrainingExplorer(Explorable):
     module = "ch07_how_w_learns"
     title = "学習の途中経過"
     # `steps` comes before `step`: the control's value is checked against it.
-    steps = data_trait([])
+    SIZES = {"saves": MAX_SNAPSHOTS, "run": 100_000}
+    steps = data_trait([], "integer", ("saves",))
     step = Choice(0, "step(更新の回数)", options="steps")
-    losses = data_trait([])
-    words = data_trait([])
-    partner = data_trait([])
-    saved_losses = data_trait([])
-    saved_accuracies = data_trait([])
-    saved_weights = data_trait([])
-    saved_W = data_trait([])
+    losses = data_trait([], "number", ("run",))
+    words = data_trait([], "text", ("words",))
+    partner = data_trait([], "integer", ("words",))
+    saved_losses = data_trait([], "number", ("saves",))
+    saved_accuracies = data_trait([], "number", ("saves",))
+    saved_weights = data_trait([], "number", ("saves", "words", "words"))
+    saved_W = data_trait([], "any", ("saves",))
 
     @traitlets.validate("step")
     def _whole_step(self, proposal):

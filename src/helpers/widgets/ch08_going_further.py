@@ -34,15 +34,17 @@ class HeadsExplorer(Explorable):
     title = "頭を選ぶ・因果マスク"
     head = Choice(0, "head(頭の番号、0 から)", options="heads", labels="head_names")
     masked = Flag(False, "masked(因果マスク)")
-    heads = data_trait([0])
-    head_names = data_trait([])
-    words = data_trait([])
-    out_labels = data_trait([])
-    X = data_trait([])
-    W_Q = data_trait([])
-    W_K = data_trait([])
-    W_V = data_trait([])
-    W_O = data_trait([])
+    # The widths are bounded by the maths' guard on the cells, not here.
+    SIZES = {"heads": MAX_HEADS, "d_model": 10**6, "d_k": 10**6, "d_v": 10**6, "joined": 10**6}
+    heads = data_trait([0], "integer", ("heads",))
+    head_names = data_trait([], "text", ("heads",))
+    words = data_trait([], "text", ("words",))
+    out_labels = data_trait([], "text", ("outs",))
+    X = data_trait([], "number", ("words", "d_model"))
+    W_Q = data_trait([], "number", ("heads", "d_model", "d_k"))
+    W_K = data_trait([], "number", ("heads", "d_model", "d_k"))
+    W_V = data_trait([], "number", ("heads", "d_model", "d_v"))
+    W_O = data_trait([], "number", ("joined", "outs"))
 
     @classmethod
     def example(cls) -> HeadsExplorer:
