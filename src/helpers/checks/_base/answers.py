@@ -130,13 +130,14 @@ def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | No
     how = "(形は (4, 5) のような組で)" if shapes else "を文字列で"
     to, of = (f"{label} に", f"{label} の") if label else ("", "")
     if answer is None or (isinstance(answer, str) and canonical_text(answer) == ""):
-        fail(f"{to}まだ答えが入っていません。{listed} のどれか{how}書いてください。")
+        fail(f"{to}まだ答えが入っていません。{listed} のどれか{how}書いてください。", mistake="no_answer")
     if not isinstance(answer, str):
         fail(f"{of}答えは {listed} のどれかを、引用符 \" でかこんだ文字列で書いてください。"
-             f"{_as_typed(answer)} が来ました。")
+             f"{_as_typed(answer)} が来ました。", mistake="not_text")
     choice = normalise_answer(answer, choices, synonyms)
     if choice is None:
-        fail(f"{of}{_as_typed(answer)}は選択肢にありません。{listed} のどれかを書いてください。")
+        fail(f"{of}{_as_typed(answer)}は選択肢にありません。{listed} のどれかを書いてください。",
+             mistake="not_a_choice")
     return choice
 
 
@@ -144,8 +145,9 @@ def check_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[st
                  synonyms: Mapping[str, str] | None = None) -> None:
     """A prediction question: `answer` must mean one of `choices`; a wrong one gets its own hint."""
     choice = read_choice(answer, choices, synonyms)
-    if choice != correct:
-        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"))
+    if choice != correct:  # the id says which choice, by its place on the page: chose_1, chose_2 …
+        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"),
+             mistake=f"chose_{list(choices).index(choice) + 1}")
     passed(hints.get(correct, ""))
 
 
@@ -157,5 +159,5 @@ def check_shape_choice(answer, correct: str, choices: Sequence[str], hints: Mapp
     shape = shape_answer(answer)
     if shape is not None and not isinstance(shape, str):
         fail("形は (4, 5) のような組(タプル)か、\"4×5\" のような文字列で書いてください。"
-             f"{_as_typed(answer)} が来ました。")
+             f"{_as_typed(answer)} が来ました。", mistake="not_a_shape")
     check_choice(shape, correct, choices, hints, synonyms)

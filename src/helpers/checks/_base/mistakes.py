@@ -65,3 +65,52 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
         fail(f"{said}{hints[mistake]}", mistake=mistake)
 
 
+
+
+def _entry(index: tuple[int, ...], name: str) -> str:
+    """Where an entry is, as a learner counts (from 1): 2 番め, 2 行 3 列め."""
+    of = f"{name} の " if name else ""
+    if not index:
+        return name or "値"
+    if len(index) == 1:
+        return f"{of}{index[0] + 1} 番めの成分"
+    if len(index) == 2:
+        return f"{of}{index[0] + 1} 行 {index[1] + 1} 列め"
+    return f"{name}{list(index)}"
+
+
+def first_difference(want, got, name: str = "") -> str:
+    """The first entry where `got` differs from `want` (same shape), with as many digits as show
+    the difference, and its size when that is below the third decimal:
+    「weights の 2 行 1 列めは 0.16093 のはずが 0.16102 でした(差 9.0e-05)」."""
+    want, got = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
+    bad = ~np.isclose(got, want, atol=1e-6, equal_nan=True)
+    index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else ()
+    w, g = float(want[index]), float(got[index])
+    digits = 3
+    while digits < 12 and f"{w:.{digits}f}" == f"{g:.{digits}f}":
+        digits += 1
+    size = f"(差 {abs(g - w):.1e})" if digits > 3 and np.isfinite(g - w) else ""
+    return f"{_entry(index, name)}は {w:.{digits}f} のはずが {g:.{digits}f} でした{size}"
+
+
+def rounded_to(got, want) -> int | None:
+    """The number of decimals `got` is `want` rounded to (0 to 4), or None when it is not that."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    if got.shape != want.shape or np.allclose(got, want, atol=1e-6, rtol=0):
+        return None
+    for decimals in range(5):
+        if np.allclose(got, np.round(want, decimals), atol=1e-9, rtol=0) or (
+                decimals == 0 and np.allclose(got, np.trunc(want), atol=1e-9, rtol=0)):
+            return decimals
+    return None
+
+
+def fail_on_wrong_values(want, got, name: str, *, said: str = "") -> None:
+    """The last word on a result of the right shape: values rounded (to how many decimals), or
+    the first entry that differs (`first_difference`); `said` first."""
+    if (decimals := rounded_to(got, want)) is not None:
+        where = "整数に" if decimals == 0 else f"小数第 {decimals} 位で"
+        fail(f"{said}{name or '返した'} の値を{where}丸めています(int(...) や round(...)、np.round)。"
+             "丸めずに、計算したままの値を返しましょう。", mistake="rounded")
+    fail(f"{said}{first_difference(want, got, name)}。", mistake="wrong_values")
