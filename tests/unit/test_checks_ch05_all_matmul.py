@@ -37,7 +37,7 @@ def test_right_cell_passes(fn, capsys):
     (lambda X, W, i, j: X[j, :] @ W[:, i], "i と j が入れ替わって"),
     (lambda X, W, i, j: X[i, :] * W[:, j], "足し合わせていません"),
     (lambda X, W, i, j: X[i, :] @ W, "i 行めの全部のマス"),
-    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 6.650 のはずが、0.000"),
+    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 7.031 になるはずが、0.000"),
     (lambda X, W, i, j: X @ W, "数を 1 つ"),
     (lambda X, W, i, j: None, "return を書き忘れて"),
 ])

@@ -20,7 +20,7 @@ def _cosine_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
         (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
         (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
-        (np.array([1.2, -0.4, 2.1]), np.array([0.7, 1.5, -0.3])),  # three components
+        (np.array([1.25, -0.375, 2.1]), np.array([0.7, 1.5, -0.3])),  # three components, 3 decimals
     ]
 
 

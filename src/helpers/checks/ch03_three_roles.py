@@ -94,8 +94,8 @@ def _party_cases(hidden: bool = False) -> list[tuple[str, np.ndarray, np.ndarray
     """(label, Q, K): the party, fewer seekers than tags, and scores past exp's range, in the
     visible check and in the hidden test alike (`_party_score_kinds`)."""
     if hidden:
-        (q, k), (q2, tall), (q3, k3) = _base.hidden_cases(
-            "party_weights", ((4, 3), (4, 3)), ((4, 3), (6, 3)), ((4, 3), (4, 3)))
+        (q, k), (q2, tall), (q3, k3) = ((np.round(a, 2), np.round(b, 2)) for a, b in _base.hidden_cases(
+            "party_weights", ((4, 3), (4, 3)), ((4, 3), (6, 3)), ((4, 3), (4, 3))))
         return [("隠しテスト(4 人)", q, k),
                 ("隠しテスト(4 人が 6 枚の名札を見る)", q2, tall),
                 ("隠しテスト(得点が大きい場合)", q3 * 1000, k3)]
@@ -151,7 +151,7 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
         if not np.allclose(w.sum(axis=1), 1.0):
             _base.fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
                        "「得点を重みにする:ソフトマックス」の節を見直しましょう。", mistake="rows_not_one")
-        _base.fail_on_wrong_values(want, w, "重み", said=f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、")
+        _base.fail_on_wrong_values(want, w, "重み", said=f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、値が違います。")
     _base.passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
                  "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
 

@@ -27,7 +27,7 @@ def _face_cases(hidden: bool = False):
     wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]),
             np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]),
             np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]))
-    deep = (np.array([[1.5, -0.5, 0.8]]), np.array([[0.5, 1.0], [0.0, -1.0], [2.0, 0.25]]),
+    deep = (np.array([[1.5, -0.5, 0.875]]), np.array([[0.5, 1.0], [0.0, -1.0], [2.0, 0.25]]),
             np.array([[1.0, 0.5, 0.0, 1.0], [0.2, 0.0, 1.0, -1.0], [0.0, 1.0, 0.5, 0.0]]),
             np.array([[0.0, 1.0, 0.4], [1.0, 0.0, 0.0], [0.5, -0.5, 1.0]]))
     return [square, wide, deep]
@@ -65,7 +65,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
         )
         want = [x @ W for W in Ws]
         if all(_base.same(g, want[0]) for g in got):
-            _base.fail("q, k, v の三つとも同じ値(x @ W_Q)です。k と v は、それぞれ別の行列を掛けて作ります。",
+            _base.fail("q, k, v の三つとも q と同じ値です。k と v は、それぞれ別の行列を掛けて作ります。",
                        mistake="one_matrix_thrice")
         for name, g, w, W in zip(names, got, want, Ws, strict=True):
             if g.shape == w.shape and np.allclose(g, w):
@@ -92,12 +92,12 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
                 _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。",
                            mistake="elementwise")
-            if unused:
-                _base.fail(f"{name} が違います(shape {w.shape} のはずが {g.shape})。{unused}", mistake="global_variable")
             if g.shape != w.shape:
-                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。",
-                           mistake="wrong_shape")
-            _base.fail_on_wrong_values(w, g, name, said=f"x = {x.tolist()} のとき、")
+                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。{unused}",
+                           mistake="global_variable" if unused else "wrong_shape")
+            if unused:
+                _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
+            _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 

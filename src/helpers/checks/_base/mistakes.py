@@ -67,31 +67,37 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
 
 
 
-def _entry(index: tuple[int, ...], name: str) -> str:
-    """Where an entry is, as a learner counts (from 1): 2 番め, 2 行 3 列め."""
-    of = f"{name} の " if name else ""
-    if not index:
-        return name or "値"
-    if len(index) == 1:
-        return f"{of}{index[0] + 1} 番めの成分"
-    if len(index) == 2:
-        return f"{of}{index[0] + 1} 行 {index[1] + 1} 列め"
-    return f"{name}{list(index)}"
+def _digits(w: float, g: float) -> int:
+    """Decimals enough to show `w` and `g` as different numbers (3 at least, 12 at most)."""
+    digits = 3
+    while digits < 12 and f"{w:.{digits}f}" == f"{g:.{digits}f}":
+        digits += 1
+    return digits
 
 
 def first_difference(want, got, name: str = "") -> str:
     """The first entry where `got` differs from `want` (same shape), with as many digits as show
-    the difference, and its size when that is below the third decimal:
-    「weights の 2 行 1 列めは 0.16093 のはずが 0.16102 でした(差 9.0e-05)」."""
+    the difference, and its size when that is below the third decimal. A table's whole row is
+    shown with the column that differs: 「weights の 2 行めは [0.1609 0.2695] になるはずが、
+    [0.1609 0.2696] でした(2 列めが違います。差 9.0e-05)」; a vector's or a number's entry alone."""
     want, got = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
     bad = ~np.isclose(got, want, atol=1e-6, equal_nan=True)
-    index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else ()
+    index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else (0,) * want.ndim
     w, g = float(want[index]), float(got[index])
-    digits = 3
-    while digits < 12 and f"{w:.{digits}f}" == f"{g:.{digits}f}":
-        digits += 1
-    size = f"(差 {abs(g - w):.1e})" if digits > 3 and np.isfinite(g - w) else ""
-    return f"{_entry(index, name)}は {w:.{digits}f} のはずが {g:.{digits}f} でした{size}"
+    digits = _digits(w, g)
+    size = f"差 {abs(g - w):.1e}" if digits > 3 and np.isfinite(g - w) else ""
+    of = f"{name} の " if name else ""
+    if want.ndim == 2:
+        row = index[0]
+
+        def shown(values):
+            return "[" + " ".join(f"{v:.{digits}f}" for v in values) + "]"
+        column = f"{index[1] + 1} 列めが違います" if want.shape[1] > 1 else ""
+        note = "。".join(t for t in (column, size) if t)
+        return (f"{of}{row + 1} 行めは {shown(want[row])} になるはずが、{shown(got[row])} でした"
+                + (f"({note})" if note else ""))
+    where = f"{of}{index[0] + 1} 番めの成分は " if want.ndim == 1 else (f"{name} は " if name else "")
+    return f"{where}{w:.{digits}f} になるはずが、{g:.{digits}f} でした" + (f"({size})" if size else "")
 
 
 def rounded_to(got, want) -> int | None:
