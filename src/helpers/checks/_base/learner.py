@@ -223,7 +223,7 @@ def three_arrays(result, what: str, names: str = "(Q, K, V)") -> tuple[np.ndarra
 
 #: What makes a matrix product in the learner's code: the `@` operator, and loading a function or
 #: method of these names (np.matmul, np.dot, X.dot, np.einsum, a `from numpy import matmul` …).
-_PRODUCT_NAMES = {"matmul", "dot", "einsum", "tensordot", "inner", "multi_dot", "vdot"}
+_PRODUCT_NAMES = {"matmul", "dot", "einsum", "tensordot", "inner", "multi_dot", "vdot", "__matmul__", "__rmatmul__"}
 _MATMUL_OP = "@"
 
 
