@@ -8,6 +8,7 @@ import difflib
 import dis
 import functools
 import inspect
+import linecache
 import re
 import sys
 import types
@@ -41,6 +42,22 @@ def _learner_frame(err: Exception, fn: Callable) -> types.FrameType | None:
             found = tb.tb_frame
         tb = tb.tb_next
     return found
+
+
+def _where(err: Exception, fn: Callable) -> str:
+    """The learner's own line the error stopped at, as 「my_attention の 3 行め `w = e / e.sum`」."""
+    module, found = getattr(fn, "__module__", None), None
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == module:
+            found = tb
+        tb = tb.tb_next
+    if found is None:
+        return ""
+    code = found.tb_frame.f_code
+    source = linecache.getline(code.co_filename, found.tb_lineno, found.tb_frame.f_globals).strip()
+    line = found.tb_lineno - code.co_firstlineno + 1
+    return f"止まったのは {code.co_name} の {line} 行め" + (f" `{source}` です。" if source else "です。")
 
 
 def _close_match(name: str, known: list[str]) -> str | None:
@@ -173,7 +190,8 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
         if note := misspelt_name(err, fn, call):
             fail(note, mistake="misspelt_name")  # a typo: nothing else is wrong yet, so no advice about shapes or order
         advice = on_error(err) if callable(on_error) else on_error
-        fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{advice}", mistake="crashed")
+        fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{_where(err, fn)}{advice}",
+             mistake="crashed")
     used = [label for f, label in _forbidden(forbid).items() if f is fn] + used  # the helper itself passed
     if used:
         fail(f"{what} の中で helpers.{used[0]} を使っています。この練習は、それを自分で numpy で書く練習です。"
