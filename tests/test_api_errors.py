@@ -32,10 +32,10 @@ from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError, _
 OURS = (HelpersError, HelpersTypeError, HelpersKeyError)
 
 _TASK = learning.palate_task()
-_W = learning.initial_weights(np.random.default_rng(0))
-_HISTORY = learning.train(_TASK, _W, lr=0.5, steps=3)
+_PARAMS = learning.initial_weights(np.random.default_rng(0))
+_HISTORY = learning.train(_TASK, _PARAMS, lr=0.5, steps=3)
 _HEADS_TASK = heads.two_lookups_task()
-_HEADS_W = heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
+_HEADS_PARAMS = heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
 
 
 def _pool() -> list:
@@ -49,13 +49,13 @@ def _pool() -> list:
         np.ones((2, 2, 2)), np.array([[np.nan, 1.0]]), np.array([[-np.inf, 0.0]]),
         np.full((2, 2), 1e200), np.arange(4), np.array(["a", "b"]),
         (2, 2), (1, 2), (0, 3), ("ケーキ", "カレー"), ["W_V"], {"a": 1},
-        dict(_W), {**_W, "W_Q": np.ones((3, 2))}, {**_W, "W_V": np.ones((2, 3))},
-        {**_W, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
+        dict(_PARAMS), {**_PARAMS, "W_Q": np.ones((3, 2))}, {**_PARAMS, "W_V": np.ones((2, 3))},
+        {**_PARAMS, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
         data.foods(), data.party(), data.library_catalog(), data.phrase(),
         lambda W: float(np.sum(W)), print,
         np.ones((2, 2)) + 1j, np.ones((2, 2), dtype=bool), np.eye(2, dtype=int), [[0.0], [0.0, 0.0]],
         np.full((2, 2), 1e308), heads.causal_mask(2), np.ones((2, 2, 4)), 2.0, "2", 10**9,
-        _HEADS_TASK, dict(_HEADS_W), {**_HEADS_W, "W_O": np.ones((3, 4))},
+        _HEADS_TASK, dict(_HEADS_PARAMS), {**_HEADS_PARAMS, "W_O": np.ones((3, 4))},
     ]
 
 
@@ -228,13 +228,13 @@ def _good_calls() -> dict:
     """A good call of every public maths function and exported variants (fresh each time)."""
     rng = np.random.default_rng
     X = rng(1).normal(size=(3, 2))
-    W = learning.initial_weights(rng(0))
-    HW = heads.initial_heads(rng(0), h=2, d_k=2)
-    faces = {"W_Q": W["W_Q"], "W_K": W["W_K"], "W_V": W["W_V"]}
+    params = learning.initial_weights(rng(0))
+    heads_params = heads.initial_heads(rng(0), h=2, d_k=2)
+    faces = {"W_Q": params["W_Q"], "W_K": params["W_K"], "W_V": params["W_V"]}
     fused = {"W_Q": np.ones((2, 4)), "W_K": np.ones((2, 4)), "W_V": np.ones((2, 4))}
     return {
         helpers.attention.softmax: dict(scores=X, axis=-1, temperature=1.0),
-        helpers.attention.project: dict(x=X, W=W["W_Q"], name="W_Q"),
+        helpers.attention.project: dict(x=X, W=params["W_Q"], name="W_Q"),
         helpers.attention.qkv: dict(X=X, **faces),
         helpers.attention.attention_scores: dict(Q=X, K=X, scale=True),
         helpers.attention.scaled_dot_product_attention: dict(Q=X, K=X, V=X, scale=True, temperature=1.0),
@@ -253,13 +253,13 @@ def _good_calls() -> dict:
         learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
         descent.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
         descent.backward: dict(X=X, fwd=descent.forward(X, **faces), d_output=np.ones((3, 2))),
-        learning.loss_and_gradients: dict(task=_TASK, W=W),
-        learning.accuracy: dict(task=_TASK, W=W),
-        descent.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=W["W_Q"], eps=1e-5),
+        learning.loss_and_gradients: dict(task=_TASK, params=params),
+        learning.accuracy: dict(task=_TASK, params=params),
+        descent.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=params["W_Q"], eps=1e-5),
         descent.relative_error: dict(a=X, b=X),
-        learning.train: dict(task=_TASK, W=W, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
-        learning.weight_split: dict(task=_TASK, W=W),
-        learning.best_value_matrix: dict(task=_TASK, W_Q=W["W_Q"], W_K=W["W_K"]),
+        learning.train: dict(task=_TASK, params=params, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
+        learning.weight_split: dict(task=_TASK, params=params),
+        learning.best_value_matrix: dict(task=_TASK, W_Q=params["W_Q"], W_K=params["W_K"]),
         learning.start_weights: dict(rng=rng(0), kind="この章の出発点", scale=0.3),
         learning.survey_starts: dict(task=_TASK, rng=rng(0), n=2, lr=0.5, steps=3,
                                      kinds=["この章の出発点"], scale=0.3),
@@ -267,11 +267,11 @@ def _good_calls() -> dict:
         helpers.attention.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
         heads.split_heads: dict(M=np.ones((3, 4)), h=2),
         heads.merge_heads: dict(H=np.ones((2, 3, 2))),
-        heads.multi_head_attention: dict(X=X, W_Q=HW["W_Q"], W_K=HW["W_K"], W_V=HW["W_V"],
+        heads.multi_head_attention: dict(X=X, W_Q=heads_params["W_Q"], W_K=heads_params["W_K"], W_V=heads_params["W_V"],
                                          W_O=np.ones((4, 2)), mask=heads.causal_mask(3)),
         heads.initial_heads: dict(rng=rng(0), h=2, d_k=2, d_model=2, d_out=4, scale=0.3),
-        heads.loss_and_gradients: dict(task=_HEADS_TASK, W=HW),
-        heads.train_heads: dict(task=_HEADS_TASK, W=HW, lr=0.1, steps=3, save_at=(0,)),
+        heads.lookups_loss_and_gradients: dict(task=_HEADS_TASK, params=heads_params),
+        heads.train_heads: dict(task=_HEADS_TASK, params=heads_params, lr=0.1, steps=3, save_at=(0,)),
         checks.soft_lookup_variants: dict(q=X[:1], K=X, V=X, temperature=1.0),
         checks.party_weight_variants: dict(Q=X, K=X),
         checks.attention_variants: dict(Q=X, K=X, V=X),
@@ -333,10 +333,10 @@ def test_every_argument_answers_each_bad_kind(func, name, kind, refuse):
 
 
 def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
-    huge = {name: M * 1e200 for name, M in _HEADS_W.items()}
+    huge = {name: M * 1e200 for name, M in _HEADS_PARAMS.items()}
     with pytest.raises(HelpersError, match="W の最初の値"):
         heads.train_heads(_HEADS_TASK, huge, lr=0.1, steps=3)
-    history = learning.train(_TASK, {name: M * 1e200 for name, M in _W.items()}, lr=0.5, steps=3)
+    history = learning.train(_TASK, {name: M * 1e200 for name, M in _PARAMS.items()}, lr=0.5, steps=3)
     with pytest.raises(HelpersError, match="W の最初の値"):
         _ = history.final
 

@@ -97,28 +97,28 @@ def _matrix_or_stack(a, name: str) -> np.ndarray:
 
 
 def _faces_fit(a: dict) -> None:
-    X, W = a["X"], {name: a[name] for name in NAMES}
-    for name, M in W.items():
+    X, faces = a["X"], {name: a[name] for name in NAMES}
+    for name, M in faces.items():
         if M.shape[-2] != X.shape[-1]:
             raise HelpersError(
                 f"X @ {name} の形が合いません。X は shape {X.shape}(列 {X.shape[-1]})、{name} は "
                 f"shape {M.shape}(行 {M.shape[-2]})です。{name} の行数は X の列数 d_model と同じにします。"
             )
-    if W["W_Q"].shape[-1] != W["W_K"].shape[-1]:
+    if faces["W_Q"].shape[-1] != faces["W_K"].shape[-1]:
         raise HelpersError(
-            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {W['W_Q'].shape}、W_K は shape "
-            f"{W['W_K'].shape})。問いと見出しは内積を取るので、同じ d_k にします。"
+            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {faces['W_Q'].shape}、W_K は shape "
+            f"{faces['W_K'].shape})。問いと見出しは内積を取るので、同じ d_k にします。"
         )
     try:
-        batch = np.broadcast_shapes(*(M.shape[:-2] for M in (X, *W.values())))
+        batch = np.broadcast_shapes(*(M.shape[:-2] for M in (X, *faces.values())))
     except ValueError as err:
         raise HelpersError(
             "X と W の前に付いた軸(まとめて計算する束の軸)の形が合いません: "
-            + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *W.items())) + "。"
+            + "、".join(f"{n} は shape {M.shape}" for n, M in (("X", X), *faces.items())) + "。"
         ) from err
     n = X.shape[-2]
     scores = (*batch, n, n)
-    guard_size((*batch, n, max(n, *(M.shape[-1] for M in W.values()))),
+    guard_size((*batch, n, max(n, *(M.shape[-1] for M in faces.values()))),
                "アテンションの重みと Q, K, V(束 × 語の数 × …)", by="X と W")
     mask = a["mask"]
     if mask is None:
@@ -247,7 +247,7 @@ def divergence(updates: int, lr: float, blowup: float = BLOWUP) -> str:
     """Why a run stopped: before its first update the starting W was too large, else the step."""
     if updates == 0:
         return (f"学習を始める前から損失が {blowup:g} を超えているか有限の数でなく、発散しています。"
-                "W の最初の値を小さくしてください。")
+                "params に渡した W の最初の値を小さくしてください。")
     return (f"{updates} 回目の更新のあと、損失が {blowup:g} を超えたか有限の数でなくなり、発散しました。"
             f"学習率 lr = {lr:g} を小さくして試してください。")
 
@@ -255,7 +255,7 @@ def divergence(updates: int, lr: float, blowup: float = BLOWUP) -> str:
 @dataclass
 class Run:
     """What `descend` saw of one run: per step its loss and small records (arrays, one row per
-    step); at saved steps its W and the large records, as (step, W, records)."""
+    step); at saved steps its weights and the large records, as (step, params, records)."""
 
     losses: np.ndarray
     records: dict[str, np.ndarray]
@@ -264,19 +264,20 @@ class Run:
 
 
 @trusted
-def descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int,
+def descend(evaluate: Callable, batched: dict[str, np.ndarray], lr: float, steps: int,
             saved: Sequence[int], blowup: float = BLOWUP, frozen: Sequence[str] = ()) -> list[Run]:
-    """Gradient descent for B runs at once (each W has the B runs first; updated in place).
+    """Gradient descent for B runs at once (`batched`: each W stacked with the B runs first;
+    updated in place).
 
-    `evaluate(W)` returns the B losses, their gradients, and two dicts of what each run records
+    `evaluate(batched)` returns the B losses, their gradients, and two dicts of what each run records
     (arrays with the run first): one kept at every step, one only at the saved steps (an
     attention map at every step of 200,000 would fill the memory). Records are copies, so a step
     keeps nothing of the arrays it was computed in. A run whose loss grows beyond `blowup` or
     stops being a finite number stops there (its W stays where it was); the others go on. The
     one loop of chapters 07 and 08.
     """
-    batch = len(next(iter(W.values())))
-    moving = [name for name in W if name not in frozen]
+    batch = len(next(iter(batched.values())))
+    moving = [name for name in batched if name not in frozen]
     losses, records = [], None  # per step, all runs at once; records: {key: [per step]}
     recorded = np.zeros(batch, dtype=int)  # the steps each run recorded (a run that stops, stops)
     saved_by_run = [[] for _ in range(batch)]
@@ -285,7 +286,7 @@ def descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int,
     saved_steps = {*saved, steps}
     for step in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # a blown-up run gives inf/NaN
-            loss, grads, every_step, at_saved = evaluate(W)
+            loss, grads, every_step, at_saved = evaluate(batched)
         if records is None:  # the first step says what every step records
             records = {key: [] for key in every_step}
             shapes = {key: np.shape(value) for key, value in every_step.items()}
@@ -300,11 +301,12 @@ def descend(evaluate: Callable, W: dict[str, np.ndarray], lr: float, steps: int,
             records[key].append(np.array(value))
         if step in saved_steps:
             for b in np.flatnonzero(alive):
-                saved_by_run[b].append((step, {n: M[b].copy() for n, M in W.items()},
+                saved_by_run[b].append((step, {n: W[b].copy() for n, W in batched.items()},
                                         {key: np.array(value[b]) for key, value in at_saved.items()}))
         if step < steps:
             for name in moving:  # a stopped run's W stays (its gradient may be NaN)
-                W[name] -= lr * np.where(alive.reshape(-1, *[1] * (W[name].ndim - 1)), grads[name], 0.0)
+                batched[name] -= lr * np.where(alive.reshape(-1, *[1] * (batched[name].ndim - 1)),
+                                               grads[name], 0.0)
     loss_table = np.array(losses).reshape(len(losses), batch)  # (steps recorded, runs)
     tables = {key: np.array(rows).reshape(len(rows), *shapes[key]) for key, rows in records.items()}
     return [Run(loss_table[:recorded[b], b], {key: t[:recorded[b], b] for key, t in tables.items()},

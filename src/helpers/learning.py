@@ -151,7 +151,7 @@ class PalateTask:
 
 
 #: The spec of a `task` argument: what `palate_task()` made.
-TASK = arg(instance, cls=PalateTask, made_by="palate_task() の結果")
+PALATE_TASK = arg(instance, cls=PalateTask, made_by="palate_task() の結果")
 
 
 def _both_tastes(a: dict) -> None:
@@ -212,65 +212,67 @@ def initial_weights(rng: np.random.Generator, d_model: int = 2, d_k: int = 2,
     return {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}
 
 
-def _weights(W, d_model: int | None = None) -> dict[str, np.ndarray]:
-    """The three W as matrices that fit together: W_Q, W_K d_model × d_k, W_V d_model × d_v."""
-    if not isinstance(W, dict) or set(W) != set(NAMES):
-        got = sorted(W, key=str) if isinstance(W, dict) else type(W).__name__
-        raise HelpersError(f"W は {list(NAMES)} をキーにした辞書で渡してください。{got} が来ました。")
-    W = {name: as_matrix(W[name], name) for name in NAMES}
-    shapes = "、".join(f"{name} は shape {W[name].shape}" for name in NAMES)
-    d_model = W["W_Q"].shape[0] if d_model is None else d_model
-    if any(W[name].shape[0] != d_model for name in NAMES):
+def _weights(params, d_model: int | None = None) -> dict[str, np.ndarray]:
+    """`params`, the three W as matrices that fit together: W_Q, W_K d_model × d_k, W_V
+    d_model × d_v."""
+    if not isinstance(params, dict) or set(params) != set(NAMES):
+        got = sorted(params, key=str) if isinstance(params, dict) else type(params).__name__
+        raise HelpersError(f"params は {list(NAMES)} をキーにした辞書で渡してください。{got} が来ました。")
+    params = {name: as_matrix(params[name], f"params[{name!r}]") for name in NAMES}
+    shapes = "、".join(f"{name} は shape {params[name].shape}" for name in NAMES)
+    d_model = params["W_Q"].shape[0] if d_model is None else d_model
+    if any(params[name].shape[0] != d_model for name in NAMES):
         raise HelpersError(
             f"三つの W の行数は、どれも埋め込みの次元 d_model = {d_model} でなければなりません"
             f"(x @ W の形を合わせるため)。{shapes} です。"
         )
-    if W["W_Q"].shape[1] != W["W_K"].shape[1]:
+    if params["W_Q"].shape[1] != params["W_K"].shape[1]:
         raise HelpersError(
             f"W_Q と W_K の列数 d_k は同じでなければなりません(q と k の内積を取るため)。{shapes} です。"
         )
-    return W
+    return params
 
 
 def _task_weights(a: dict) -> None:
-    """W for this task: d_model rows (the embedding's size) and W_V giving a full embedding back."""
+    """`params` for this task: d_model rows (the embedding's size), W_V giving a full embedding back."""
     d = a["task"].full_menu.X.shape[1]
-    a["W"] = W = _weights(a["W"], d)
-    if W["W_V"].shape[1] != d:
+    a["params"] = params = _weights(a["params"], d)
+    if params["W_V"].shape[1] != d:
         raise HelpersError(
             f"この課題の出力は相手の埋め込み({d} 次元)なので、W_V は shape ({d}, {d}) にしてください。"
-            f"shape {W['W_V'].shape} が来ました。"
+            f"shape {params['W_V'].shape} が来ました。"
         )
 
 
 def _weights_for(a: dict) -> None:
-    """W whose rows fit the task's embedding (W_V may give any width: only the map is read)."""
-    a["W"] = _weights(a["W"], a["task"].full_menu.X.shape[1])
+    """`params` whose rows fit the task's embedding (W_V may give any width: only the map is read)."""
+    a["params"] = _weights(a["params"], a["task"].full_menu.X.shape[1])
 
 
 # --------------------------------------------------------------------------------------------
 # The loss, its gradients and the accuracy on the task
 
 
-@public(_task_weights, task=TASK)
-def loss_and_gradients(task: PalateTask, W) -> tuple[float, dict[str, np.ndarray]]:
-    """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W."""
-    loss, grads, _, _ = _palate_pass(task, {name: M[None] for name, M in W.items()})
+@public(_task_weights, task=PALATE_TASK)
+def loss_and_gradients(task: PalateTask, params) -> tuple[float, dict[str, np.ndarray]]:
+    """L = (1/N) Σ over all menus and foods of ‖output − target‖², and dL/dW for each W of
+    `params` (W_Q, W_K, W_V)."""
+    loss, grads, _, _ = _palate_pass(task, {name: W[None] for name, W in params.items()})
     return float(loss[0]), {name: g[0] for name, g in grads.items()}
 
 
-def _palate_pass(task: PalateTask, W: dict[str, np.ndarray]):
-    """One pass over all menus for B runs at once (each W is B × d × k).
+def _palate_pass(task: PalateTask, batched: dict[str, np.ndarray]):
+    """One pass over all menus for B runs at once (`batched`: each W stacked, B × d × k).
 
     Returns the B losses, their gradients (B × d × k each), and what `descend` records of
     each run: at every step the share of questions it gets right; at saved steps its attention
     on the full menu (n × n).
     """
     N = task.n_rows
-    batch = len(W["W_Q"])
+    batch = len(batched["W_Q"])
     loss, right = np.zeros(batch), np.zeros(batch, dtype=int)
-    grads = {name: np.zeros_like(M) for name, M in W.items()}
-    shared = {name: M[:, None] for name, M in W.items()}  # one W for all menus of a stack
+    grads = {name: np.zeros_like(M) for name, M in batched.items()}
+    shared = {name: M[:, None] for name, M in batched.items()}  # one W for all menus of a stack
     for X, targets, partner in task.stacks:
         fwd = forward(X, shared["W_Q"], shared["W_K"], shared["W_V"])  # (B, m, n, ·)
         diff = fwd.output - targets
@@ -282,12 +284,12 @@ def _palate_pass(task: PalateTask, W: dict[str, np.ndarray]):
     return loss, grads, {"accuracy": right / N}, {"weights": fwd.weights[:, -1]}
 
 
-@public(_weights_for, task=TASK)
-def accuracy(task: PalateTask, W) -> float:
+@public(_weights_for, task=PALATE_TASK)
+def accuracy(task: PalateTask, params) -> float:
     """The share of (menu, food) questions whose largest attention weight is on the partner."""
     right = 0
     for menu in task.menus:
-        weights = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        weights = forward(menu.X, params["W_Q"], params["W_K"], params["W_V"]).weights
         right += int(np.sum(np.argmax(weights, axis=1) == menu.partner))
     return right / task.n_rows
 
@@ -301,7 +303,7 @@ class Snapshot:
     """The state at one saved step: the three W, the loss, the accuracy, the full menu's map."""
 
     step: int
-    W: dict[str, np.ndarray]
+    params: dict[str, np.ndarray]
     loss: float
     accuracy: float
     weights: np.ndarray
@@ -341,9 +343,9 @@ def _frozen_names(a: dict) -> None:
         )
 
 
-@public(_task_weights, saved_steps, _frozen_names, task=TASK, lr=LR, steps=STEPS,
+@public(_task_weights, saved_steps, _frozen_names, task=PALATE_TASK, lr=LR, steps=STEPS,
         blowup=arg(number, positive=True))
-def train(task: PalateTask, W, lr: float, steps: int,
+def train(task: PalateTask, params, lr: float, steps: int,
           save_at: Sequence[int] | None = None, blowup: float = BLOWUP,
           frozen: Sequence[str] = ()) -> History:
     """Plain gradient descent: W ← W − lr · dL/dW for all three W at once, `steps` times.
@@ -354,8 +356,8 @@ def train(task: PalateTask, W, lr: float, steps: int,
     finite number, training stops early and `diverged` is True (the losses stop there too).
     The matrices named in `frozen` (e.g. ``("W_V",)``) keep their starting value.
     """
-    batch = {name: M[None].copy() for name, M in W.items()}
-    return _histories(task, descend(lambda W: _palate_pass(task, W), batch, lr, steps, save_at,
+    batched = {name: W[None].copy() for name, W in params.items()}
+    return _histories(task, descend(lambda b: _palate_pass(task, b), batched, lr, steps, save_at,
                                      blowup, frozen), lr, blowup)[0]
 
 
@@ -367,8 +369,8 @@ def _histories(task: PalateTask, runs: list[Run], lr: float, blowup: float = BLO
         accuracies = run.records["accuracy"]
         h = History(lr, menu.words, menu.partner.copy(), run.losses, accuracies,
                     diverged=run.diverged, blowup=blowup)
-        for step, W, record in run.saved:
-            h.snapshots.append(Snapshot(step, W, float(run.losses[step]), float(accuracies[step]),
+        for step, params, record in run.saved:
+            h.snapshots.append(Snapshot(step, params, float(run.losses[step]), float(accuracies[step]),
                                         record["weights"]))
         histories.append(h)
     return histories
@@ -381,12 +383,12 @@ def _histories(task: PalateTask, runs: list[Run], lr: float, blowup: float = BLO
 START_KINDS = ("この章の出発点", "W_V も乱数だけ", "Q = K = X")
 
 
-@public(_weights_for, task=TASK)
-def weight_split(task: PalateTask, W) -> tuple[float, float]:
+@public(_weights_for, task=PALATE_TASK)
+def weight_split(task: PalateTask, params) -> tuple[float, float]:
     """The attention weight a question gives its right partner and itself, averaged over all N."""
     on_partner = on_self = 0.0
     for menu in task.menus:
-        A = forward(menu.X, W["W_Q"], W["W_K"], W["W_V"]).weights
+        A = forward(menu.X, params["W_Q"], params["W_K"], params["W_V"]).weights
         rows = np.arange(len(menu.words))
         on_partner += float(A[rows, menu.partner].sum())
         on_self += float(np.trace(A))
@@ -395,11 +397,11 @@ def weight_split(task: PalateTask, W) -> tuple[float, float]:
 
 def _queries_and_keys_fit(a: dict) -> None:
     d = a["task"].full_menu.X.shape[1]
-    W = _weights({"W_Q": a["W_Q"], "W_K": a["W_K"], "W_V": np.eye(d)}, d)
-    a["W_Q"], a["W_K"] = W["W_Q"], W["W_K"]
+    params = _weights({"W_Q": a["W_Q"], "W_K": a["W_K"], "W_V": np.eye(d)}, d)
+    a["W_Q"], a["W_K"] = params["W_Q"], params["W_K"]
 
 
-@public(_queries_and_keys_fit, task=TASK)
+@public(_queries_and_keys_fit, task=PALATE_TASK)
 def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     """The best W_V while W_Q and W_K stay as they are, and the loss it gives.
 
@@ -430,12 +432,12 @@ def start_weights(rng: np.random.Generator, kind: str, scale: float = 0.3) -> di
     "この章の出発点" is `initial_weights`; "W_V も乱数だけ" the same without the identity in W_V;
     "Q = K = X" (W_Q = W_K = identity) starts with Q = K = X and W_V the identity plus small random.
     """
-    W = initial_weights(rng, scale=scale)
+    params = initial_weights(rng, scale=scale)
     if kind == "W_V も乱数だけ":
-        W["W_V"] = W["W_V"] - np.eye(2)
+        params["W_V"] = params["W_V"] - np.eye(2)
     elif kind == "Q = K = X":
-        W["W_Q"], W["W_K"] = np.eye(2), np.eye(2)
-    return W
+        params["W_Q"], params["W_K"] = np.eye(2), np.eye(2)
+    return params
 
 
 @dataclass(frozen=True)
@@ -473,15 +475,15 @@ def _kinds(a: dict) -> None:
                "学習の記録(出発点の数 × 種類 × ステップ数)", limit=MAX_RUN_STEPS, by="n, kinds, steps")
 
 
-@public(_kinds, task=TASK, rng=RNG, n=arg(integer, "n(出発点の数)", lo=1), lr=LR, steps=STEPS,
+@public(_kinds, task=PALATE_TASK, rng=RNG, n=arg(integer, "n(出発点の数)", lo=1), lr=LR, steps=STEPS,
         scale=arg(number, lo=0.0))
 def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: float = 0.5,
                   steps: int = 200, kinds: Sequence[str] = START_KINDS,
                   scale: float = 0.3) -> list[StartSurvey]:
     """Train from `n` starting points of each kind and count where the runs ended."""
     starts = [start_weights(rng, kind, scale) for kind in kinds for _ in range(n)]
-    W = {name: np.stack([w[name] for w in starts]) for name in NAMES}  # (runs, 2, 2)
-    runs = _histories(task, descend(lambda W: _palate_pass(task, W), W, lr, steps, [0]), lr)
+    batched = {name: np.stack([start[name] for start in starts]) for name in NAMES}  # (runs, 2, 2)
+    runs = _histories(task, descend(lambda b: _palate_pass(task, b), batched, lr, steps, [0]), lr)
     surveys = []
     for k, kind in enumerate(kinds):
         losses, solved, swapped, diverged, first = [], [], [], [], []
@@ -490,7 +492,7 @@ def survey_starts(task: PalateTask, rng: np.random.Generator, n: int = 20, lr: f
             losses.append(h.losses[-1] if len(h.losses) else np.inf)  # inf: diverged at once
             solved.append(ok)
             diverged.append(h.diverged)
-            W_V = h.final.W["W_V"] if not h.diverged else None
+            W_V = h.final.params["W_V"] if not h.diverged else None
             swapped.append(not ok and W_V is not None
                            and np.linalg.norm(W_V - SWAP) < np.linalg.norm(W_V - np.eye(2)))
             if ok:

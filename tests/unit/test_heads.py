@@ -97,7 +97,7 @@ def test_two_lookups_task_targets():
 def test_gradients_match_central_differences(rng):
     task = heads.two_lookups_task()
     W = heads.initial_heads(rng, h=2, d_k=2)
-    _, grads = heads.loss_and_gradients(task, W)
+    _, grads = heads.lookups_loss_and_gradients(task, W)
     eps = 1e-6
     for name in W:
         idx = tuple(rng.integers(0, s) for s in W[name].shape)
@@ -105,8 +105,8 @@ def test_gradients_match_central_differences(rng):
         down = {**W, name: W[name].copy()}
         up[name][idx] += eps
         down[name][idx] -= eps
-        numeric = (heads.loss_and_gradients(task, up)[0]
-                   - heads.loss_and_gradients(task, down)[0]) / (2 * eps)
+        numeric = (heads.lookups_loss_and_gradients(task, up)[0]
+                   - heads.lookups_loss_and_gradients(task, down)[0]) / (2 * eps)
         assert numeric == pytest.approx(grads[name][idx], rel=1e-4, abs=1e-8), name
 
 
@@ -160,7 +160,7 @@ def test_w_that_do_not_fit_the_task_get_the_shapes_in_japanese(name, shape):
     task = heads.two_lookups_task()
     W = {**heads.initial_heads(np.random.default_rng(0), h=2, d_k=2), name: np.ones(shape)}
     with pytest.raises(HelpersError, match="W の形が合いません"):
-        heads.loss_and_gradients(task, W)
+        heads.lookups_loss_and_gradients(task, W)
     with pytest.raises(HelpersError, match=r"initial_heads が作る形"):
         heads.train_heads(task, W, lr=0.1, steps=1)
 

@@ -102,7 +102,7 @@ def test_fixed_identity_solves_nothing(task):
 @pytest.mark.parametrize("name", learning.NAMES)
 @pytest.mark.parametrize("where", ["start", "trained", "wide"])
 def test_gradients_match_central_differences(task, start, history, name, where):
-    W = {"start": start, "trained": history.final.W,
+    W = {"start": start, "trained": history.final.params,
          "wide": {**learning.initial_weights(np.random.default_rng(5), d_k=3)}}[where]
     _, grads = learning.loss_and_gradients(task, W)
 
@@ -141,10 +141,10 @@ def test_training_lowers_the_loss(history):
 def test_training_reaches_full_accuracy(task, history):
     assert history.accuracies[0] < 0.1
     assert history.accuracies[-1] == 1.0
-    assert learning.accuracy(task, history.final.W) == 1.0
+    assert learning.accuracy(task, history.final.params) == 1.0
     assert not history.diverged
     # the learned W_V is close to the identity: the value is the food itself
-    np.testing.assert_allclose(history.final.W["W_V"], np.eye(2), atol=0.05)
+    np.testing.assert_allclose(history.final.params["W_V"], np.eye(2), atol=0.05)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -158,9 +158,9 @@ def test_snapshots_are_taken_where_asked(task, start, history, saved_steps):
     assert [s.step for s in history.snapshots] == saved_steps
     snap = history.snapshots[saved_steps.index(5)]
     assert snap.step == 5 and snap.loss == history.losses[5] and snap.accuracy == history.accuracies[5]
-    w = learning.forward(task.full_menu.X, **snap.W).weights
+    w = learning.forward(task.full_menu.X, **snap.params).weights
     np.testing.assert_allclose(snap.weights, w)
-    np.testing.assert_array_equal(history.snapshots[0].W["W_Q"], start["W_Q"])
+    np.testing.assert_array_equal(history.snapshots[0].params["W_Q"], start["W_Q"])
     assert history.words == task.full_menu.words
     np.testing.assert_array_equal(history.partner, task.full_menu.partner)
 
@@ -200,17 +200,17 @@ def test_starting_from_the_identity_falls_into_the_swap_valley(task):
     h = learning.train(task, I, lr=0.5, steps=200, save_at=[0])
     assert h.accuracies[-1] == 0.0
     assert 0.2 < h.losses[-1] < 0.3
-    np.testing.assert_allclose(h.final.W["W_V"], learning.SWAP, atol=0.15)
-    on_partner, on_self = learning.weight_split(task, h.final.W)
+    np.testing.assert_allclose(h.final.params["W_V"], learning.SWAP, atol=0.15)
+    on_partner, on_self = learning.weight_split(task, h.final.params)
     assert on_partner < 0.01 and on_self > 0.7  # it looks at itself and swaps the tastes
 
 
 def test_identity_start_is_solved_when_w_v_may_not_cheat(task):
     I = {n: np.eye(2) for n in learning.NAMES}
     h = learning.train(task, I, lr=0.5, steps=200, save_at=[0], frozen=("W_V",))
-    np.testing.assert_array_equal(h.final.W["W_V"], np.eye(2))
+    np.testing.assert_array_equal(h.final.params["W_V"], np.eye(2))
     assert h.accuracies[-1] == 1.0 and h.losses[-1] < 0.01
-    assert not np.allclose(h.final.W["W_Q"], np.eye(2))
+    assert not np.allclose(h.final.params["W_Q"], np.eye(2))
 
 
 def test_frozen_bad_inputs(task, start):
@@ -329,7 +329,7 @@ def test_survey_gives_the_numbers_of_one_run_after_another(task):
 def test_train_gives_the_numbers_of_one_run_after_another(task, start):
     h = learning.train(task, start, 0.5, 200, save_at=[0])
     np.testing.assert_allclose(h.losses[[0, 1, 5, 6, 50, 200]], TRAIN_BEFORE["losses"], rtol=1e-9)
-    np.testing.assert_allclose(h.final.W["W_Q"], TRAIN_BEFORE["W_Q"], rtol=1e-9)
+    np.testing.assert_allclose(h.final.params["W_Q"], TRAIN_BEFORE["W_Q"], rtol=1e-9)
 
 
 def test_survey_runs_are_the_runs_trained_alone(task):
@@ -356,7 +356,7 @@ def test_a_run_that_blows_up_stops_alone_in_the_batch(task, start):
     assert not calm.diverged and len(calm.losses) == 31
     np.testing.assert_allclose(calm.losses, calm_alone.losses, rtol=1e-12)
     np.testing.assert_allclose(wild.losses, wild_alone.losses, rtol=1e-12)
-    np.testing.assert_allclose(calm.final.W["W_Q"], calm_alone.final.W["W_Q"], rtol=1e-12)
+    np.testing.assert_allclose(calm.final.params["W_Q"], calm_alone.final.params["W_Q"], rtol=1e-12)
 
 
 def test_stacks_hold_every_menu_once_in_order(task):

@@ -137,7 +137,7 @@ def axes_or_new(ax):
 
 #: The specs of the arguments many figures take (`@public(..., draws=True)`, in `_validate`).
 AX = arg(axes)
-TITLE = arg(text, optional=True)
+OPTIONAL_TEXT = arg(text, optional=True)  # a title, an axis label, a legend entry: drawn when given
 
 
 def colors_of(values, name: str, count: int) -> list:

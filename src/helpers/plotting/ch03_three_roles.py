@@ -10,7 +10,16 @@ from matplotlib.patches import Rectangle
 
 from .._validate import HelpersError, arg, as_array, integer, number, pair, public, said
 from ..data import AXES
-from ._base import AX, AXIS_LABELS, COLORS, TITLE, axes_or_new, heatmap_axes_of, text, with_heatmap
+from ._base import (
+    AX,
+    AXIS_LABELS,
+    COLORS,
+    OPTIONAL_TEXT,
+    axes_or_new,
+    heatmap_axes_of,
+    text,
+    with_heatmap,
+)
 from .common import plot_vectors
 
 __all__ = ["FACE_LABELS", "plot_faces", "outline_heatmap"]
@@ -40,7 +49,7 @@ def _face_labels(labels, name: str) -> dict[str, str]:
     return {**FACE_LABELS, **{key: text(value, f"{name}[{key!r}]") for key, value in (labels or {}).items()}}
 
 
-@public(q=arg(_face_vector), k=arg(_face_vector), v=arg(_face_vector), ax=AX, title=TITLE,
+@public(q=arg(_face_vector), k=arg(_face_vector), v=arg(_face_vector), ax=AX, title=OPTIONAL_TEXT,
         limits=arg(pair, optional=True), axis_labels=AXIS_LABELS, labels=arg(_face_labels), draws=True)
 def plot_faces(
     q,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._validate import HelpersError, arg, as_array, flag, public
-from ._base import AX, TEXT_SIZE, TITLE, WORD_COLORS, axes_or_new, colors_of
+from ._base import AX, OPTIONAL_TEXT, TEXT_SIZE, WORD_COLORS, axes_or_new, colors_of
 
 __all__ = ["plot_lines"]
 
@@ -38,7 +38,7 @@ def _a_value_per_x(a: dict) -> None:
     a["x"] = xs
 
 
-@public(_a_value_per_x, legend_size=TEXT_SIZE, title=TITLE, xlabel=TITLE, ylabel=TITLE, highlight=TITLE,
+@public(_a_value_per_x, legend_size=TEXT_SIZE, title=OPTIONAL_TEXT, xlabel=OPTIONAL_TEXT, ylabel=OPTIONAL_TEXT, highlight=OPTIONAL_TEXT,
         logx=arg(flag), logy=arg(flag), x=arg(as_array), ys=arg(_lines), ax=AX, draws=True)
 def plot_lines(
     x,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._validate import HelpersError, arg, as_array, integer, pair, public
-from ._base import AX, TITLE, WORD_COLORS, axes_or_new, colors_of
+from ._base import AX, OPTIONAL_TEXT, WORD_COLORS, axes_or_new, colors_of
 
 __all__ = ["plot_histograms"]
 
@@ -46,8 +46,8 @@ def _bars_of_a_width(a: dict) -> None:
     a["value_range"] = value_range
 
 
-@public(_bars_of_a_width, samples=arg(_samples), bins=arg(integer, lo=1, hi=MAX_BINS), title=TITLE,
-        xlabel=TITLE, value_range=arg(pair, optional=True), ax=AX, draws=True)
+@public(_bars_of_a_width, samples=arg(_samples), bins=arg(integer, lo=1, hi=MAX_BINS), title=OPTIONAL_TEXT,
+        xlabel=OPTIONAL_TEXT, value_range=arg(pair, optional=True), ax=AX, draws=True)
 def plot_histograms(
     samples: dict,
     ax=None,

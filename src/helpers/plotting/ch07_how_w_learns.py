@@ -25,7 +25,16 @@ from .._validate import (
     public,
     said,
 )
-from ._base import AX, COLORS, TITLE, axes_or_new, heatmap_axes_of, text, texts, with_heatmap
+from ._base import (
+    AX,
+    COLORS,
+    OPTIONAL_TEXT,
+    axes_or_new,
+    heatmap_axes_of,
+    text,
+    texts,
+    with_heatmap,
+)
 from .common import _color, plot_heatmap
 from .matrices import plot_plane_transform
 
@@ -45,8 +54,8 @@ def _drawable_on_its_scale(a: dict) -> None:
         raise HelpersError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
 
 
-@public(_drawable_on_its_scale, values=arg(as_array), log=arg(flag), color=arg(_color), title=TITLE,
-        ylabel=arg(text), label=TITLE, xlabel=arg(text), ax=AX, draws=True)
+@public(_drawable_on_its_scale, values=arg(as_array), log=arg(flag), color=arg(_color), title=OPTIONAL_TEXT,
+        ylabel=arg(text), label=OPTIONAL_TEXT, xlabel=arg(text), ax=AX, draws=True)
 def plot_learning_curve(
     values,
     ax=None,
@@ -130,7 +139,7 @@ def _a_matrix_named(a: dict) -> None:
     a["row_labels"] = texts(a["row_labels"], "row_labels", count=M.shape[0])
 
 
-@public(_a_matrix_named, name=arg(text), title=TITLE, reach=arg(number, positive=True, optional=True),
+@public(_a_matrix_named, name=arg(text), title=OPTIONAL_TEXT, reach=arg(number, positive=True, optional=True),
         colorbar=arg(flag), ax=AX, draws=True)
 def plot_weight_matrix(
     W,
@@ -221,7 +230,7 @@ def _points_under_w(a: dict) -> None:
     a["W"] = as_matrix(a["W"], a["name"])
 
 
-@public(_points_under_w, name=arg(text), title=TITLE,
+@public(_points_under_w, name=arg(text), title=OPTIONAL_TEXT,
         extent=arg(number, lo=0.5, hi=10.0),  # the grid's step is 0.5: 4·extent + 1 lines
         limits=arg(pair, optional=True), ax=AX, draws=True)
 def plot_plane_map(

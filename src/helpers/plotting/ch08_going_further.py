@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
 from .._validate import HelpersError, HelpersTypeError, arg, as_array, as_matrix, flag, public, said
-from ._base import AX, TITLE, axes_or_new, heatmap_axes_of, texts, with_heatmap
+from ._base import AX, OPTIONAL_TEXT, axes_or_new, heatmap_axes_of, texts, with_heatmap
 from .common import plot_heatmap
 
 __all__ = ["MASKED_LOOK", "hidden_cells", "shade_masked", "plot_masked_heatmap", "plot_head_maps"]
@@ -80,7 +80,7 @@ def _labels_and_mask_fit_the_weights(a: dict) -> None:
                                f"使えるもの: {', '.join(_HEATMAP_OPTIONS)}")
 
 
-@public(_labels_and_mask_fit_the_weights, weights=arg(as_matrix), title=TITLE, ax=AX, draws=True)
+@public(_labels_and_mask_fit_the_weights, weights=arg(as_matrix), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_masked_heatmap(weights, row_labels: Sequence[str], col_labels: Sequence[str], mask,
                         ax=None, title: str | None = None, **heatmap_kw):
     """`plot_heatmap` of the weights, with the cells the mask hid hatched over."""

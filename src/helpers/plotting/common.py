@@ -21,8 +21,8 @@ from ._base import (
     COLORS,
     HEATMAP_GID,
     MAX_DRAWN,
+    OPTIONAL_TEXT,
     ROW_TITLE,
-    TITLE,
     WORD_COLORS,
     axes_or_new,
     colors_of,
@@ -87,7 +87,7 @@ def _an_arrow_per_label(a: dict) -> None:
         a["limits"] = (lo, hi)
 
 
-@public(_an_arrow_per_label, vectors=arg(as_matrix), labels=arg(texts), ax=AX, title=TITLE,
+@public(_an_arrow_per_label, vectors=arg(as_matrix), labels=arg(texts), ax=AX, title=OPTIONAL_TEXT,
         axis_labels=AXIS_LABELS, limits=arg(_limits, optional=True), draws=True)
 def plot_vectors(
     vectors,
@@ -112,7 +112,7 @@ def plot_vectors(
     return finish_plane(ax, limits, axis_labels, title)
 
 
-@public(ax=AX, limits=arg(_limits), axis_labels=AXIS_LABELS, title=TITLE, draws=True)
+@public(ax=AX, limits=arg(_limits), axis_labels=AXIS_LABELS, title=OPTIONAL_TEXT, draws=True)
 def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
     """Square plane with equal scales, the two axes through the origin, labels and title."""
     ax = axes_or_new(ax)
@@ -135,7 +135,7 @@ def _a_label_per_row_and_column(a: dict) -> None:
         raise HelpersError(
             f"行列は shape {m.shape} ですが、行ラベル {len(row_labels)} 個・列ラベル {len(col_labels)} 個です。"
         )
-    a["fmt"] = _cell_texts(m, a["fmt"])  # the numbers as the cells will show them
+    _cell_texts(m, a["fmt"])  # a format that cannot write these numbers is refused here
     lo = float(m.min()) if a["vmin"] is None else a["vmin"]
     hi = float(m.max()) if a["vmax"] is None else a["vmax"]
     if lo > hi:
@@ -157,7 +157,7 @@ def _colormap(cmap, name: str):
 
 
 @public(_a_label_per_row_and_column, matrix=arg(as_matrix), row_labels=arg(texts), col_labels=arg(texts),
-        ax=AX, title=TITLE, row_title=arg(text), col_title=arg(text), cmap=arg(_colormap),
+        ax=AX, title=OPTIONAL_TEXT, row_title=arg(text), col_title=arg(text), cmap=arg(_colormap),
         fmt=arg(text), colorbar=arg(_validate.flag), vmin=arg(number, optional=True),
         vmax=arg(number, optional=True), draws=True)
 def plot_heatmap(
@@ -178,7 +178,7 @@ def plot_heatmap(
 
     `fmt` writes each number on its cell ("{:.2f}"); `vmin`, `vmax` fix the colour range.
     """
-    m, numbers = matrix, fmt  # the relation wrote the cells' numbers with fmt
+    m, numbers = matrix, _cell_texts(matrix, fmt)
     ax = axes_or_new(ax)
     # Cells as vector quads, not an image: an image is resampled to the axes' pixels on every
     # draw (several float copies of the whole axes, ~7 MiB at the book's size); quads cost nothing
@@ -219,7 +219,7 @@ def _a_label_per_bar(a: dict) -> None:
 
 
 @public(_a_label_per_bar, values=arg(as_array), labels=arg(texts), ax=AX, color=arg(_color),
-        title=TITLE, ylabel=TITLE, ylim=arg(_limits, optional=True), draws=True)
+        title=OPTIONAL_TEXT, ylabel=OPTIONAL_TEXT, ylim=arg(_limits, optional=True), draws=True)
 def plot_bars(
     values,
     labels: Sequence[str],

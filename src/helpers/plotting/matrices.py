@@ -27,7 +27,17 @@ from .._validate import (
     said,
 )
 from ..matmul import tile_slices
-from ._base import AX, AXIS_LABELS, COLORS, MAX_DRAWN, TEXT_SIZE, TITLE, axes_or_new, text, texts
+from ._base import (
+    AX,
+    AXIS_LABELS,
+    COLORS,
+    MAX_DRAWN,
+    OPTIONAL_TEXT,
+    TEXT_SIZE,
+    axes_or_new,
+    text,
+    texts,
+)
 from .common import _color, _drawable, _limits, finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
@@ -132,7 +142,7 @@ def _frame_boxes(ax, x_min: float, x_max: float, height: int, title: str | None)
 
 @public(left=arg(_shape_pair), right=arg(_shape_pair), names=arg(_three, meaning="(左, 右, 結果) の 3 つの文字列"),
         dims=arg(_side_symbols),
-        color=arg(_color), left_color=arg(_color), title=TITLE, ax=AX, draws=True)
+        color=arg(_color), left_color=arg(_color), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_matmul_shapes(
     ax=None,
     left: tuple[int, int] = (1, 2),
@@ -228,7 +238,7 @@ def _a_grid_that_can_be_drawn(a: dict) -> None:
 @public(_a_grid_that_can_be_drawn, name=arg(text), ax=AX, color=arg(_color),
         extent=arg(number, positive=True), step=arg(number, positive=True),
         points=arg(as_matrix, optional=True), labels=arg(texts, optional=True),
-        show_original=arg(flag), key=arg(flag), title=TITLE, axis_labels=AXIS_LABELS,
+        show_original=arg(flag), key=arg(flag), title=OPTIONAL_TEXT, axis_labels=AXIS_LABELS,
         label_size=TEXT_SIZE, limits=arg(_limits, optional=True), draws=True)
 def plot_plane_transform(
     W,
@@ -333,7 +343,7 @@ def _tiles_of_a_product(a: dict) -> None:
 
 
 @public(_tiles_of_a_product, label_size=TEXT_SIZE, x_shape=arg(_shape_pair), w_shape=arg(_shape_pair),
-        names=arg(_three, meaning="(X, W, Y) の 3 つの文字列"), title=TITLE, ax=AX, draws=True)
+        names=arg(_three, meaning="(X, W, Y) の 3 つの文字列"), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_tiles(
     x_shape: tuple[int, int],
     w_shape: tuple[int, int],

@@ -103,6 +103,6 @@ def training_explorer(history: History, **controls) -> TrainingExplorer:
         saved_losses=[float(s.loss) for s in chosen],
         saved_accuracies=[float(s.accuracy) for s in chosen],
         saved_weights=[np.asarray(s.weights, dtype=float).tolist() for s in chosen],
-        saved_W=[{name: np.asarray(s.W[name], dtype=float).tolist() for name in NAMES}
+        saved_W=[{name: np.asarray(s.params[name], dtype=float).tolist() for name in NAMES}
                  for s in chosen],
     )
