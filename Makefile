@@ -50,6 +50,7 @@ help:
 	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
 	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
 	@echo "make test-wheel   リポジトリの外の新しい仮想環境に wheel だけを入れて、全章を実行(1〜2 分)"
+	@echo "make test-alone   テストファイルを一つずつ別のプロセスで実行(ほかのファイルに頼らずに通るか、CI 用)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 

@@ -33,6 +33,7 @@ def environment_requirements() -> dict[str, str]:
 
 def test_top_level_layout():
     for path in ("book", "notebooks", "src/helpers", "src/qkv_classroom", "environment.yml",
+                 "tools/chapters.py", "lab/learner_lab.py", "lab/jupyter_config", "tests/support",
                  "README.md", "CONTRIBUTING.md", "LICENSE", "pyproject.toml", "Makefile", ".ci/run"):
         assert (ROOT / path).exists(), path
 
@@ -114,6 +115,15 @@ def test_ci_runs_the_readme_test_command():
     ci_cmds = [line.strip() for line in ci.splitlines()
                if line.strip() and not line.strip().startswith("#")]
     assert ci_cmds[-1] == test_cmds[0]
+
+
+def test_ci_runs_every_test_file_alone():
+    """No test file passes only because another ran first in the same process: CI runs each alone."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "\nmake test-alone\n" in ci
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile[makefile.index("\ntest-alone:"):].split("\n\n")[0]
+    assert "tests/test_*.py tests/unit/test_*.py" in target and "$(PYTEST) -q $$f" in target
 
 
 def test_node_dependencies_are_locked():

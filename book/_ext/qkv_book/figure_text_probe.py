@@ -24,9 +24,6 @@ import math
 import os
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.text import Text
 
 _LOG = os.environ.get("QKV_FIGURE_TEXT_LOG")
 _ATTR = "_qkv_min_text_px"
@@ -42,6 +39,10 @@ def pixel_key(rgba) -> str:
 
 
 if _LOG and not __package__:  # run by IPython as a startup file, not imported by the extension
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
     _text_draw = Text.draw
     _figure_draw = Figure.draw
     _buffer_rgba = FigureCanvasAgg.buffer_rgba
