@@ -819,6 +819,8 @@ def test_nbgrader_command_line_uses_the_course_config(course):
 def test_cli_reports_errors_in_japanese(tmp_path, capsys):
     assert classroom.main(["autograde", "--root", str(tmp_path)]) == 1
     assert "nbgrader_config.py がありません" in capsys.readouterr().err
+    assert classroom.main(["report", "--root", str(tmp_path)]) == 1
+    assert "nbgrader_config.py がありません" in capsys.readouterr().err
     classroom.write_config(tmp_path)
     assert classroom.main(["feedback", "--root", str(tmp_path)]) == 1
     assert "ノートブックがありません" in capsys.readouterr().err
