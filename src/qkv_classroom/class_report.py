@@ -25,8 +25,6 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
-from helpers.checks._base.credit import VERDICT_MIME  # noqa: F401 - the records it reads
-
 from .course_folder import Log, course
 from .gradebook import scores
 from .reports import REPORT_DIR, Status, earlier_outcomes
@@ -134,7 +132,7 @@ class _Book:
         named = [_norm(q) for q in re.findall(r"「([^」]+)」", hint)]
         step = re.search(r"ステップ\s*(\d+)", hint)
         for i, (title, _) in enumerate(headings):
-            if any(q and q in _norm(title) for q in named) or (
+            if any(len(q) >= 4 and q in _norm(title) for q in named) or (
                     step and _norm(title).startswith(f"ステップ{step.group(1)}")):
                 return self.link(slug, headings, ids, i)
         nb = _read(self.root / "source" / slug / f"{slug}.ipynb")
