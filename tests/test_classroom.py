@@ -55,6 +55,7 @@ from nbgrader.utils import is_grade, is_solution
 
 import qkv_classroom as classroom
 from helpers import checks
+from helpers.checks._base.credit import VERDICT_MIME
 from qkv_classroom import class_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -706,7 +707,7 @@ def test_wrong_answer_in_feedback_is_the_hint_alone(course):
     # what is shown: the verdict records for the class report (display_data) render nowhere
     shown = [o for o in test.outputs if o.output_type != "display_data"]
     records = [o for o in test.outputs if o.output_type == "display_data"]
-    assert all(list(o.data) == [class_report.VERDICT_MIME] for o in records) and len(records) == 2
+    assert all(list(o.data) == [VERDICT_MIME] for o in records) and len(records) == 2
     assert {o.output_type for o in shown[:-1]} == {"stream"} and shown[-1].output_type == "execute_result"
     assert {o.name for o in shown[:-1]} == {"stdout"}
     lines = "".join(o.text for o in shown[:-1]).splitlines()
@@ -818,6 +819,8 @@ def test_nbgrader_command_line_uses_the_course_config(course):
 
 def test_cli_reports_errors_in_japanese(tmp_path, capsys):
     assert classroom.main(["autograde", "--root", str(tmp_path)]) == 1
+    assert "nbgrader_config.py がありません" in capsys.readouterr().err
+    assert classroom.main(["report", "--root", str(tmp_path)]) == 1
     assert "nbgrader_config.py がありません" in capsys.readouterr().err
     classroom.write_config(tmp_path)
     assert classroom.main(["feedback", "--root", str(tmp_path)]) == 1
@@ -1008,3 +1011,26 @@ def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
             assert not [v for v in found if v["impact"] in ("serious", "critical")], found
             context.close()
         browser.close()
+
+
+def test_class_report_of_a_partial_class(course, tmp_path):
+    """Only one chapter handed in and graded so far: the report is that chapter's, same counts."""
+    root = tmp_path / "course"
+    shutil.copytree(course.root, root)
+    for step in ("submitted", "autograded", "feedback"):
+        for folder in (root / step).glob("*/*"):
+            if folder.is_dir() and folder.name != CLASS_CHAPTER:
+                shutil.rmtree(folder)
+    with open(root / "reports" / "grading.csv", encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["assignment"] == CLASS_CHAPTER]
+    with open(root / "reports" / "grading.csv", "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert classroom.main(["report", "--root", str(root)]) == 0
+    with open(root / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
+        partial = list(csv.DictReader(f))
+    assert {r["chapter"] for r in partial} == {CLASS_CHAPTER}
+    assert partial == class_rows(course)
+    page = (root / "reports" / "class_report.html").read_text("utf-8")
+    assert f"<h2>{CLASS_CHAPTER}</h2>" in page and PROBE not in page

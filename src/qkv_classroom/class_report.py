@@ -25,9 +25,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
-from helpers.checks._base.credit import VERDICT_MIME  # noqa: F401 - the records it reads
-
-from .course_folder import Log
+from .course_folder import Log, course
 from .gradebook import scores
 from .reports import REPORT_DIR, Status, earlier_outcomes
 from .submissions import students_of
@@ -134,7 +132,7 @@ class _Book:
         named = [_norm(q) for q in re.findall(r"「([^」]+)」", hint)]
         step = re.search(r"ステップ\s*(\d+)", hint)
         for i, (title, _) in enumerate(headings):
-            if any(q and q in _norm(title) for q in named) or (
+            if any(len(q) >= 4 and q in _norm(title) for q in named) or (
                     step and _norm(title).startswith(f"ステップ{step.group(1)}")):
                 return self.link(slug, headings, ids, i)
         nb = _read(self.root / "source" / slug / f"{slug}.ipynb")
@@ -254,7 +252,7 @@ h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:2px solid #0072B2;margin-t
 h3{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#eef3f8;white-space:nowrap}td.n{text-align:right;white-space:nowrap}img{max-width:100%;height:auto}
-a{color:#005a8e}.note{color:#444}td{overflow-wrap:anywhere}
+a{color:#005a8e}.note{color:#444}td{overflow-wrap:anywhere}.note{font-size:.85em}
 """
 
 
@@ -264,8 +262,8 @@ def _mistake_rows(ranked: list[Mistake], names: bool) -> str:
         where = (f'<a href="{html.escape(m.section[1])}">{html.escape(m.section[0])}</a>'
                  if m.section else "―")
         who = f"<br><span class=\"note\">{html.escape('、'.join(sorted(m.students)))}</span>" if names else ""
-        name = f"間違い {i}" if m.key else "認識されなかった失敗"
-        rows.append(f"<tr><td>{name}<br><code>{html.escape(m.key or '―')}</code></td>"
+        name = f"間違い {i}<br><code>{html.escape(m.key)}</code>" if m.key else "認識されなかった失敗"
+        rows.append(f"<tr><td>{name}</td>"
                     f"<td class=\"n\">{len(m.students)} 人</td><td>{html.escape(m.hint)}{who}</td>"
                     f"<td>{where}</td></tr>")
     return "\n".join(rows)
@@ -282,12 +280,13 @@ def render(exercises: list[Exercise], flags: list[Flag], counted: int, names: bo
            "「見直す節」は、その間違いのヒントが学生に読み直すよう勧めている本の節です。"
            + ("" if names else "学生の名前は出していません(<code>--names</code> で出せます)。") + "</p>"]
     top = sorted(((m, ex) for ex in exercises for m in ex.mistakes.values() if m.key),
-                 key=lambda p: (-len(p[0].students), p[1].grade_id, p[0].key))[:10]
+                 key=lambda p: (-len(p[0].students), p[1].chapter, p[1].grade_id, p[0].key))[:10]
     if top:
         out.append("<h2>クラス全体で多かった間違い</h2><div class=\"wrap\"><table>"
                    "<caption>人数の多い順(上位 10 個)</caption><thead><tr><th scope=\"col\">練習問題</th>"
                    "<th scope=\"col\">人数</th><th scope=\"col\">ヒント</th></tr></thead><tbody>")
-        out += [f'<tr><td><a href="#{ex.grade_id}">{ex.grade_id}</a></td><td class="n">{len(m.students)} 人</td>'
+        out += [f'<tr><td><a href="#{ex.chapter}-{ex.grade_id}">{ex.grade_id}</a><br><span class="note">'
+                f'{html.escape(ex.chapter)}</span></td><td class="n">{len(m.students)} 人</td>'
                 f"<td>{html.escape(m.hint)}</td></tr>" for m, ex in top]
         out.append("</tbody></table></div>")
     for chapter in dict.fromkeys(ex.chapter for ex in exercises):
@@ -295,9 +294,10 @@ def render(exercises: list[Exercise], flags: list[Flag], counted: int, names: bo
         for ex in (e for e in exercises if e.chapter == chapter):
             src, alt = _chart(ex)
             c = ex.counts
-            title = f"({html.escape(ex.title)})" if ex.title else ""
-            out.append(f'<section aria-labelledby="{ex.grade_id}"><h3 id="{ex.grade_id}">'
-                       f"{ex.grade_id}{title}</h3>"
+            anchor = f"{ex.chapter}-{ex.grade_id}"
+            title = f"{html.escape(ex.title)} " if ex.title else ""
+            out.append(f'<section aria-labelledby="{anchor}"><h3 id="{anchor}">'
+                       f"{title}<code>{ex.grade_id}</code></h3>"
                        f"<p>{ex.points:g} 点。満点 {c['full']} 人、部分点 {c['partial']} 人、0 点 {c['none']} 人"
                        + (f"(うち未回答 {c['unanswered']} 人。未回答は間違いに数えません)" if c["unanswered"] else "")
                        + f'。</p><img src="{src}" alt="{html.escape(alt)}" width="450">')
@@ -314,12 +314,12 @@ def render(exercises: list[Exercise], flags: list[Flag], counted: int, names: bo
     if flags:
         out.append('<p>書き換えの疑い・採点できなかったもの・白紙・未採点の提出物です。'
                    '0 点か未採点で、上の人数には入っていません。</p><div class="wrap"><table><thead><tr>'
-                   + ('<th scope="col">学生</th>' if names else "")
-                   + '<th scope="col">章</th><th scope="col">種類</th><th scope="col">理由</th></tr></thead><tbody>')
+                   + '<th scope="col">種類と章</th><th scope="col">理由</th></tr></thead><tbody>')
         for f in sorted(flags, key=lambda f: (f.chapter, f.kind, f.student)):
             reason = f.reason if names else f.reason.replace(f.student, "(学生)")
-            out.append("<tr>" + (f"<td>{html.escape(f.student)}</td>" if names else "")
-                       + f"<td>{html.escape(f.chapter)}</td><td>{f.kind}</td><td>{html.escape(reason)}</td></tr>")
+            who = f"<br>{html.escape(f.student)}" if names else ""
+            out.append(f'<tr><td>{f.kind}<br><span class="note">{html.escape(f.chapter)}</span>{who}</td>'
+                       f"<td>{html.escape(reason)}</td></tr>")
         out.append("</tbody></table></div>")
     else:
         out.append("<p>ありません。</p>")
@@ -331,6 +331,7 @@ def write_class_report(root: str | Path = "classroom", *, names: bool = False, b
                        log: Log = print) -> Path:
     """reports/class_report.html and reports/class_report.csv; returns the HTML's path."""
     root = Path(root).resolve()
+    course(root)  # fails first, in Japanese, if this is not a course folder
     exercises, flags, counted = tally(root, book)
     folder = root / REPORT_DIR
     folder.mkdir(parents=True, exist_ok=True)
