@@ -426,6 +426,132 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
         assert ratio >= 4.5, f"{doc}: {mode} モードで図の文字と背景のコントラストが {ratio:.1f}(4.5 以上)"
 
 
+#: What a screen reader must never be given to read: symbols with underscores.
+UNSPOKEN = re.compile(r"W_[QKVO]|d_k")
+
+
+def presets_of(module: str) -> list[dict]:
+    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
+    from explorables import run_module
+
+    from helpers.widgets._base import module_source
+
+    source = module_source(module)
+    if "export const PRESETS" not in source:
+        return []
+    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
+    return result["ok"]
+
+
+def explorables_on(page) -> list:
+    boxes = page.locator(".qkv-explorable")
+    for i in range(boxes.count()):
+        page.wait_for_function("b => b.dataset.qkvReady === 'true' || b.dataset.qkvError",
+                               arg=boxes.nth(i).element_handle())
+    return [boxes.nth(i).locator(".qkv-ex") for i in range(boxes.count())]
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
+    """A button per state the chapter's text names: a click puts the controls there (the numbers
+    numpy's for it), marks the button pressed, and the live region then says the result, with
+    symbols as words; 「最初に戻す」 puts back the state the page opened with."""
+    page = page_of(pages, doc).page
+    for i, explorable in enumerate(explorables_on(page)):
+        where = f"{doc} の図 {i}"
+        first = json.loads(explorable.get_attribute("data-qkv-state"))
+        buttons = explorable.locator(".qkv-presets button")
+        assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
+        live = explorable.locator(".qkv-live")
+        assert live.get_attribute("aria-live") == "polite", where
+        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
+        by_label = {p["label"]: p["state"] for p in presets_of(module)}
+        for k in range(buttons.count() - 1):
+            button = buttons.nth(k)
+            want = by_label[button.inner_text()]
+            before = live.text_content()
+            button.click()
+            state = json.loads(explorable.get_attribute("data-qkv-state"))
+            assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
+            assert button.get_attribute("aria-pressed") == "true", where
+            check_numbers(explorable, f"{where}「{button.inner_text()}」")
+            if want != {t: v for t, v in first.items() if t in want} or k:
+                page.wait_for_function("([l, b]) => l.textContent && l.textContent !== b",
+                                       arg=[live.element_handle(), before], timeout=3000)
+            said = live.text_content()
+            assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
+        buttons.last.click()
+        assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_dragging_across_a_picture_selects_no_text(pages, doc):
+    """A press on a panel's title dragged across the picture (a learner aiming at an arrow)
+    selects nothing: no blue highlight over titles and labels."""
+    page = page_of(pages, doc).page
+    for i, explorable in enumerate(explorables_on(page)):
+        panels = explorable.locator(".qkv-panels svg")
+        for k in range(min(panels.count(), 3)):
+            title = panels.nth(k).locator("text").first
+            title.scroll_into_view_if_needed()
+            box = title.bounding_box()
+            page.evaluate("getSelection().removeAllRanges()")
+            page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(box["x"] + 260, box["y"] + 140, steps=6)
+            page.mouse.up()
+            selected = page.evaluate("getSelection().toString()")
+            assert selected == "", f"{doc} の図 {i} のパネル {k}: ドラッグで文字が選ばれました {selected!r}"
+
+
+def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
+    """Chapter 02's temperature: each → shows another number (it showed 0.05 four times), PageUp
+    moves many steps at once, Home and End go to the ends (said once in the chapters)."""
+    page = page_of(pages, "notebooks/02_library_search").page
+    explorable = explorables_on(page)[0]
+    control = explorable.locator(".qkv-control", has_text="温度")
+    slider, out = control.locator("input[type=range]"), control.locator("output")
+    slider.focus()
+    page.keyboard.press("Home")
+    shown = [out.inner_text()]
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+        shown.append(out.inner_text())
+    assert shown[0] == "0.05" and len(set(shown)) == len(shown), shown
+    before = json.loads(explorable.get_attribute("data-qkv-state"))["temperature"]
+    page.keyboard.press("PageUp")
+    after = json.loads(explorable.get_attribute("data-qkv-state"))["temperature"]
+    assert after / before > 1.023 ** 10, (before, after)  # at least ten arrow steps
+    page.keyboard.press("End")
+    assert out.inner_text() == "20"
+    assert slider.get_attribute("aria-label") == "温度 ティー"
+    page.keyboard.press("Home")
+
+
+def test_the_address_keeps_an_explorables_state(book, browser):
+    """Opened with #qkv=0&angle=45&temperature=0.05 the first explorable starts there, a value the
+    controls cannot take is left alone, and a settled control writes the new state back."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    try:
+        page = context.new_page()
+        url = html_path("notebooks/02_library_search").as_uri()
+        page.goto(url + "#qkv=0&angle=45&temperature=0.05&names=1", wait_until="load")
+        explorable = explorables_on(page)[0]
+        state = json.loads(explorable.get_attribute("data-qkv-state"))
+        assert state == {"angle": 45, "temperature": 0.05}, state
+        page.goto(url + "#qkv=0&angle=900", wait_until="load")
+        page.reload(wait_until="load")
+        explorable = explorables_on(page)[0]
+        assert json.loads(explorable.get_attribute("data-qkv-state"))["angle"] != 900
+        explorable.locator(".qkv-control", has_text="問いの向き").locator("input").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => location.hash.includes('qkv=0') && !location.hash.includes('900')")
+        shared = json.loads(explorable.get_attribute("data-qkv-state"))
+        assert f"angle={shared['angle']}" in unquote(page.evaluate("location.hash")), shared
+    finally:
+        context.close()
+
+
 #: The contrast ratio (WCAG) between an explorable's first label drawn in the theme's text colour
 #: and the explorable's background, in `mode`.
 LABEL_CONTRAST = r"""mode => {

@@ -295,3 +295,24 @@ def test_a_choice_keeps_its_value_among_its_options():
     ex = scaling_explorer()
     options = list(ex.d_ks)
     assert_refused(ex, "d_ks", [o if o != ex.d_k else o + 1 for o in options], DataError, "d_k の今の値 16")
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.module)
+def test_every_preset_is_a_state_the_chapters_explorable_takes(cls):
+    """Each button a chapter's module offers (the states its text names) sets traits Python
+    accepts for the chapter's own data: a preset can never put the picture where the kernel
+    would refuse to follow."""
+    from explorables import run_module
+
+    source = module_source(cls.module)
+    if "export const PRESETS" not in source:
+        pytest.skip(f"{cls.module} の状態はコントロールそのもの(ボタンの列)で選びます")
+    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
+    presets = result["ok"]
+    assert presets and all(p["label"] and p["state"] for p in presets)
+    for preset in presets:
+        explorer = cls.example()
+        for name, value in preset["state"].items():
+            assert name in cls.control_traits(), (preset, name)
+            setattr(explorer, name, value)
+            assert getattr(explorer, name) == value

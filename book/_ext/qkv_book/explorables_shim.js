@@ -7,9 +7,10 @@
   "use strict";
 
   class PageModel {
-    constructor(state) {
+    constructor(state, saved = () => {}) {
       this.state = state;
       this.handlers = new Map();
+      this.saved = saved;
     }
     get(key) {
       return this.state[key];
@@ -28,7 +29,9 @@
       if (handler) this.handlers.get(event)?.delete(handler);
       else this.handlers.delete(event);
     }
-    save_changes() {} // nothing to save to: the page is the whole state
+    save_changes() {
+      this.saved(); // nothing to send: the page is the whole state; its address keeps it
+    }
     send() {}
   }
 
@@ -59,7 +62,31 @@
     return modules.get(name);
   }
 
-  async function mount(box) {
+  // The page's address says one explorable's state, so that a reader can share it:
+  // #qkv=<its number on the page>&<control>=<value as JSON>&…, written when a control settles
+  // and read when the page opens (each value checked by the explorable's controls).
+  function stateInAddress() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (!params.has("qkv")) return null;
+    const state = {};
+    for (const [name, value] of params) {
+      if (name === "qkv") continue;
+      try {
+        state[name] = JSON.parse(value);
+      } catch {
+        state[name] = value; // a choice's text written bare
+      }
+    }
+    return { index: Number(params.get("qkv")), state };
+  }
+  function writeAddress(index, el) {
+    const params = new URLSearchParams({ qkv: String(index) });
+    for (const [name, value] of Object.entries(JSON.parse(el.dataset.qkvState ?? "{}")))
+      params.set(name, JSON.stringify(value));
+    history.replaceState(history.state, "", `#${params}`);
+  }
+
+  async function mount(box, index) {
     const state = JSON.parse(box.querySelector("script.qkv-state").textContent);
     const module = await load(box.dataset.qkvModule);
     const el = document.createElement("div");
@@ -69,17 +96,24 @@
     const output = box.closest(".output");
     if (output) output.style.overflow = "visible";
     const widget = module.default ?? module;
-    widget.render({ model: new PageModel(state), el });
+    widget.render({ model: new PageModel(state, () => writeAddress(index, el)), el });
+    const asked = stateInAddress();
+    if (asked?.index === index && el.qkvApply) {
+      const refused = el.qkvApply(asked.state);
+      if (refused.length)
+        console.warn(`qkv: the address's ${refused.join(", ")} left as they were`);
+      box.scrollIntoView({ block: "start" });
+    }
     box.dataset.qkvReady = "true";
   }
 
   function mountAll() {
-    for (const box of document.querySelectorAll(".qkv-explorable")) {
-      mount(box).catch((error) => {
+    document.querySelectorAll(".qkv-explorable").forEach((box, index) => {
+      mount(box, index).catch((error) => {
         box.dataset.qkvError = String(error);
         console.error(error);
       });
-    }
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);

@@ -133,6 +133,13 @@ export function picture(data) {
   return { panels, alt, readout: `一番の注目先: ${best}`, numbers: n };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "t = 0", state: { mix: 0 } },
+  { label: "t = 0.5", state: { mix: 0.5 } },
+  { label: "t = 1", state: { mix: 1 } },
+];
+
 export default {
   render({ model, el }) {
     return mount({
@@ -151,6 +158,7 @@ export default {
         },
       ],
       draw: picture,
+      presets: PRESETS,
     });
   },
 };

@@ -187,6 +187,15 @@ export function dragTo(x, y) {
   return { sweet: clamp(x), spicy: clamp(y) };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "(0.33, 1.98) カレーと同じ向き", state: { sweet: 0.33, spicy: 1.98 } },
+  { label: "(1.00, 0.10) 長さを半分", state: { sweet: 1, spicy: 0.1 } },
+  { label: "(0.50, 0.05)", state: { sweet: 0.5, spicy: 0.05 } },
+  { label: "(−1.50, −1.50) 左下", state: { sweet: -1.5, spicy: -1.5 } },
+  { label: "(0, 0) 長さ 0", state: { sweet: 0, spicy: 0 } },
+];
+
 export default {
   render({ model, el }) {
     return mount({
@@ -195,6 +204,7 @@ export default {
       data: ["word", "word_color", "start", "other_words", "other_vectors", "axis_labels"],
       controls: controls(model.get("axis_labels") ?? []),
       draw: picture,
+      presets: PRESETS,
       // Drag the word's arrow: its tip goes where the pointer is.
       drag: { panel: 0, plane: plane(LIM), set: dragTo },
     });

@@ -77,6 +77,13 @@ export function picture(data) {
   return { panels, alt, readout: alt, numbers: n };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "温度 0.05・45°", state: { temperature: 0.05, angle: 45 } },
+  { label: "温度 1", state: { temperature: 1 } },
+  { label: "温度 20", state: { temperature: 20 } },
+];
+
 export default {
   render({ model, el }) {
     return mount({
@@ -101,10 +108,12 @@ export default {
           min: 0.05,
           max: 20,
           step: 0.01,
-          format: (v) => fmt(v),
+          // 3 significant digits: each step (× 1.023) shows a new number (0.05, 0.0512, …)
+          format: (v) => String(Number(v.toPrecision(3))),
         },
       ],
       draw: picture,
+      presets: PRESETS,
       // Drag the question's arrow: its direction is the angle (its length stays 2).
       drag: {
         panel: 0,

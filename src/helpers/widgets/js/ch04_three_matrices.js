@@ -300,6 +300,17 @@ const RINGS = {
   },
 };
 
+// The states the chapter's text and exercises name (「試してほしいこと」): from the identity,
+// W_Q turned or squashed.
+const IDENTITY = { q_angle: 0, q_scale: 1, k_angle: 0, k_scale: 1, v_angle: 0, v_scale: 1 };
+export const PRESETS = [
+  { label: "W_Q −90°", state: { ...IDENTITY, q_angle: -90 } },
+  { label: "W_Q −89°", state: { ...IDENTITY, q_angle: -89 } },
+  { label: "W_Q −91°", state: { ...IDENTITY, q_angle: -91 } },
+  { label: "W_Q 倍率 0", state: { ...IDENTITY, q_scale: 0 } },
+  { label: "W_Q 倍率 0.01", state: { ...IDENTITY, q_scale: 0.01 } },
+];
+
 export default {
   render({ model, el }) {
     // Each W's two sliders sit right above its own panel (six in one bar would cover a phone).
@@ -325,6 +336,14 @@ export default {
         panel,
       },
     ]);
-    return mount({ model, el, data: ["words", "vectors"], controls, draw: picture, drag: RINGS });
+    return mount({
+      model,
+      el,
+      data: ["words", "vectors"],
+      controls,
+      draw: picture,
+      drag: RINGS,
+      presets: PRESETS,
+    });
   },
 };

@@ -195,6 +195,14 @@ export function picture(data) {
   return { panels, alt, readout, numbers: n };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "d_k = 512", state: { d_k: 512, scaled: false } },
+  { label: "d_k = 512・√d_k で割る", state: { d_k: 512, scaled: true } },
+  { label: "d_k = 1", state: { d_k: 1, scaled: false } },
+  { label: "d_k = 1・√d_k で割る", state: { d_k: 1, scaled: true } },
+];
+
 export default {
   render({ model, el }) {
     const d_ks = model.get("d_ks");
@@ -227,6 +235,7 @@ export default {
         { trait: "scaled", kind: "checkbox", label: "√d_k で割る" },
       ],
       draw: picture,
+      presets: PRESETS,
       // Click or drag across the right panel: the nearest d_k on its axis is chosen.
       drag: { panel: 2, plane: g, set: (px) => ({ d_k: g.nearest(px) }) },
     });

@@ -225,6 +225,12 @@ export function picture(data) {
   return { panels, alt, readout, numbers: n };
 }
 
+// The steps the chapter's text asks the reader to look at (「試してほしいこと」).
+export const PRESETS = [0, 1, 5, 6, 20, 200].map((step) => ({
+  label: `${step} 回目`,
+  state: { step },
+}));
+
 export default {
   render({ model, el }) {
     const steps = model.get("steps");
@@ -252,6 +258,7 @@ export default {
         },
       ],
       draw: picture,
+      presets: PRESETS,
       // Drag along the loss curve: the saved step nearest to the finger.
       drag: {
         panel: 0,

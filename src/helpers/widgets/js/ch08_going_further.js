@@ -193,6 +193,12 @@ export function picture(data) {
   return { panels, alt, readout, numbers: n };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」): head 2 is index 1.
+export const PRESETS = [
+  { label: "頭 2・マスクなし", state: { head: 1, masked: false } },
+  { label: "頭 2・マスクあり", state: { head: 1, masked: true } },
+];
+
 export default {
   render({ model, el }) {
     const names = model.get("head_names");
@@ -210,6 +216,7 @@ export default {
         { trait: "masked", kind: "checkbox", label: "因果マスク(先を見ない)" },
       ],
       draw: picture,
+      presets: PRESETS,
     });
   },
 };

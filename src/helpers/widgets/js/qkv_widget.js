@@ -32,13 +32,33 @@ function patch(live, fresh) {
 // `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
 // the kernel hears of it when the hand pauses. A message per key press or drag step made
 // JupyterLab redraw its kernel status on every frame, and the kernel echoed each value back.
-export function setter(model) {
+// `settled()` (optional) runs then too: the live region says the result once, not per step.
+export function setter(model, settled = () => {}) {
   let pending = 0;
   return (trait, value) => {
     model.set(trait, value);
     clearTimeout(pending);
-    pending = setTimeout(() => model.save_changes(), SYNC_AFTER_MS);
+    pending = setTimeout(() => {
+      model.save_changes();
+      settled();
+    }, SYNC_AFTER_MS);
   };
+}
+
+// How a screen reader should say a label, a value or a result: symbols as words (W_Q is not
+// "W underscore Q"), the rest as written.
+const SPOKEN = [
+  [/W_Q/g, "ダブリュー・キュー"],
+  [/W_K/g, "ダブリュー・ケー"],
+  [/W_V/g, "ダブリュー・ブイ"],
+  [/W_O/g, "ダブリュー・オー"],
+  [/d_k/g, "ディー・ケー"],
+  [/√/g, "ルート"],
+  [/q·k/g, "キュー・ケーの内積"],
+  [/\bT\b/g, "ティー"],
+];
+export function spoken(s) {
+  return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
 }
 
 function el(tag, cls, attrs = {}) {
@@ -57,7 +77,7 @@ function control(spec, model, onInput) {
   const box = el("div", "qkv-control");
   const id = `qkv-${Math.random().toString(36).slice(2)}`;
   if (spec.kind === "checkbox") {
-    const input = el("input", "", { type: "checkbox", id });
+    const input = el("input", "", { type: "checkbox", id, "aria-label": spoken(spec.label) });
     const label = el("label", "", { for: id });
     label.textContent = spec.label;
     box.append(input, label);
@@ -65,7 +85,7 @@ function control(spec, model, onInput) {
     return { box, show: (v) => (input.checked = Boolean(v)) };
   }
   if (spec.kind === "choice") {
-    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-label": spec.label });
+    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-label": spoken(spec.label) });
     const name = el("span", "qkv-label");
     name.textContent = spec.label;
     group.append(name);
@@ -104,7 +124,14 @@ function control(spec, model, onInput) {
   box.classList.add("qkv-range");
   const label = el("label", "qkv-label", { for: id });
   label.textContent = spec.label;
-  const input = el("input", "", { type: "range", id, min: lo, max: hi, step });
+  const input = el("input", "", {
+    type: "range",
+    id,
+    min: lo,
+    max: hi,
+    step,
+    "aria-label": spoken(spec.label),
+  });
   const out = el("output", "", { for: id });
   const format = spec.format ?? ((v) => String(v));
   box.append(label, input, out);
@@ -115,27 +142,68 @@ function control(spec, model, onInput) {
     box,
     show: (v) => {
       input.value = String(toSlider(v));
-      input.setAttribute("aria-valuetext", format(v));
+      input.setAttribute("aria-valuetext", spoken(format(v)));
       out.textContent = format(v);
     },
   };
+}
+
+// Whether `value` is one control `spec` can take (a state from a preset or from the page's URL).
+function accepts(spec, value) {
+  if (spec.kind === "checkbox") return typeof value === "boolean";
+  if (spec.kind === "choice") return spec.options.some((o) => o.value === value);
+  if (spec.options) return spec.options.includes(value);
+  return Number.isFinite(value) && value >= spec.min && value <= spec.max;
 }
 
 // Build an explorable in `el`. `controls`: specs as above, one per control trait; a spec with
 // `panel: k` sits right above panel k (an explorable with many controls keeps each next to the
 // picture it moves), the others in one bar on top, which stays in view while the panels scroll
 // past. `data`: the names of the other traits the picture reads (the learner's arrays).
-// `draw(traits)` returns { panels: [svg strings], alt, readout, numbers }, `traits` holding every
-// trait named. `drag` (optional) moves controls by dragging in a panel (see `dragging`).
-export function mount({ model, el: root, controls, data = [], draw, drag = null }) {
+// `draw(traits)` returns { panels: [svg strings], alt, readout, announce, numbers }, `traits`
+// holding every trait named; `announce` (else `readout`) is what the live region says once a
+// control settles. `drag` (optional) moves controls by dragging in a panel (see `dragging`).
+// `presets`: [{ label, state }], the states the chapter's text asks the reader to try, each a
+// button (a state naming a choice the data lacks is left out), and a reset to the first state.
+// `root.qkvApply(state)` sets the controls named in `state` that can take their value (the
+// book's URL) and returns the names it refused.
+export function mount({ model, el: root, controls, data = [], draw, drag = null, presets = [] }) {
   root.classList.add("qkv-ex");
   const bar = el("div", "qkv-controls");
   // A group, not an image: panels may carry their own controls. Its name states the numbers.
   const picture = el("div", "qkv-panels", { role: "group" });
   const readout = el("p", "qkv-readout");
-  root.replaceChildren(bar, picture, readout);
+  const live = el("p", "qkv-live", { "aria-live": "polite", role: "status" });
   const traits = controls.map((c) => c.trait);
-  const set = setter(model);
+  let said = "";
+  const announce = () => {
+    if (live.textContent !== said) live.textContent = said;
+  };
+  const set = setter(model, announce);
+  const specOf = Object.fromEntries(controls.map((c) => [c.trait, c]));
+  const usable = (state) =>
+    Object.entries(state).every(([t, v]) => specOf[t] && accepts(specOf[t], v));
+  const apply = (state) => {
+    const refused = Object.keys(state).filter((t) => !specOf[t] || !accepts(specOf[t], state[t]));
+    for (const [t, v] of Object.entries(state)) if (!refused.includes(t)) set(t, v);
+    return refused;
+  };
+  root.qkvApply = apply;
+  const first = Object.fromEntries(traits.map((t) => [t, model.get(t)]));
+  const choices = [
+    ...presets.filter(({ state }) => usable(state)),
+    { label: "最初に戻す", state: first },
+  ];
+  const buttons = choices.map(({ label, state }) => {
+    const button = el("button", "qkv-preset", { type: "button", "aria-pressed": "false" });
+    button.textContent = label;
+    button.setAttribute("aria-label", spoken(label));
+    button.addEventListener("click", () => apply(state));
+    return button;
+  });
+  const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
+  presetBar.append(...buttons);
+  root.replaceChildren(presetBar, bar, picture, readout, live);
   // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
   // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
   // their presses and keys to themselves.
@@ -144,6 +212,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
       node.addEventListener(t, (e) => e.stopPropagation()),
     );
   keep(bar);
+  keep(presetBar);
   const bound = controls.map((spec) => control(spec, model, set));
   bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
   bar.hidden = !bar.childElementCount;
@@ -198,8 +267,15 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null 
         Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
       }
     });
-    if (picture.getAttribute("aria-label") !== pic.alt) picture.setAttribute("aria-label", pic.alt);
+    const alt = spoken(pic.alt);
+    if (picture.getAttribute("aria-label") !== alt) picture.setAttribute("aria-label", alt);
     if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
+    said = spoken(pic.announce ?? pic.readout ?? "");
+    choices.forEach(({ state }, i) => {
+      const on = String(Object.entries(state).every(([t, v]) => values[t] === v));
+      if (buttons[i].getAttribute("aria-pressed") !== on)
+        buttons[i].setAttribute("aria-pressed", on);
+    });
     // What the picture shows and for which state: tests hold these numbers to numpy's. The data
     // (which can be large) is written only when it changes.
     root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
