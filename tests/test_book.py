@@ -111,7 +111,7 @@ def book(request, testrun_uid) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     try:
-        executable = chromium.find().path  # tests/chromium.py: the same one `make test` set up
+        executable = chromium.find().path  # tools/chromium.py: the same one `make test` set up
     except chromium.Missing as missing:
         pytest.fail(str(missing), pytrace=False)
     from playwright.sync_api import sync_playwright
@@ -262,6 +262,23 @@ def test_no_page_points_at_a_remote_script_or_stylesheet(book):
         if hits:
             offenders[str(f.relative_to(book))] = hits
     assert not offenders, f"外部の URL を読み込むタグ、または外したはずの部品: {offenders}"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_a_page_loads_its_own_explorables_once_after_its_text(book, doc):
+    """The shared modules and the shim in one file every page shares, and each explorable the page
+    shows in its own file; nothing else of the explorables, and nothing that blocks the text."""
+    text = html_path(doc).read_text(encoding="utf-8")
+    shown = set(re.findall(r'class="qkv-explorable" data-qkv-module="(\w+)"', text))
+    tags = re.findall(r"<script\b[^>]*\bsrc=\"[^\"]*_static/(qkv-explorables?[\w-]*)\.js[^\"]*\"[^>]*>", text)
+    loaded = re.findall(r"<script\b([^>]*)\bsrc=\"[^\"]*_static/qkv-explorables?[\w-]*\.js", text)
+    want = {f"qkv-explorable-{m}" for m in shown} | ({"qkv-explorables"} if shown else set())
+    assert set(tags) == want and len(tags) == len(want), (sorted(tags), sorted(want))
+    assert all("defer" in attrs for attrs in loaded), loaded
+    if shown:  # the chapter modules before the shim (deferred scripts run in order)
+        assert tags[-1] == "qkv-explorables"
+        shared = (book / "_static" / "qkv-explorables.js").read_text(encoding="utf-8")
+        assert "export default" not in shared and "export function mount(" in shared
 
 
 def test_no_launch_button_without_the_repository_address(book):

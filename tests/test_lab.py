@@ -1,8 +1,8 @@
 """JupyterLab as a learner meets it (`make lab`) and as a teacher does (`make lab-teacher`).
 
 A real JupyterLab runs on the learner's copy of the chapters, made as `make lab` makes it
-(book/scripts/learner_lab.py), or for the teacher on a copy of `notebooks/` (free port, token,
-timeout, always stopped; see `lab_server.py`); headless Chrome/Chromium (tests/chromium.py) opens
+(lab/learner_lab.py), or for the teacher on a copy of `notebooks/` (free port, token,
+timeout, always stopped; see `lab_server.py`); headless Chrome/Chromium (tools/chromium.py) opens
 a chapter in it.
 """
 
@@ -70,7 +70,7 @@ FIRST_PICTURE = 'class="qkv-first-picture"'
 
 
 def first_pictures(nb) -> list[str]:
-    """The saved first pictures of a chapter's explorables (book/scripts/explorable_pictures.py)."""
+    """The saved first pictures of a chapter's explorables (tools/explorable_pictures.py)."""
     return [out.data["text/html"] for cell in nb.cells for out in cell.get("outputs", [])
             if FIRST_PICTURE in out.get("data", {}).get("text/html", "")]
 
@@ -196,7 +196,7 @@ def _menu_paths() -> list[tuple[str, list[str]]]:
 
 def test_menu_names_quoted_are_the_language_packs():
     """The chapters name the menus as a learner sees them: JupyterLab in Japanese
-    (book/jupyter_config/lab_settings/overrides.json selects ja_JP). Each 「menu」→「item」 starts at
+    (lab/jupyter_config/lab_settings/overrides.json selects ja_JP). Each 「menu」→「item」 starts at
     a menu of the menu bar, in the language pack's words, and each item is one of the pack's."""
     pack = _language_pack()
     menus = {pack.get(f"menu\x04{label}", pack.get(label, [label]))[0] for label in _top_menus()}
@@ -213,7 +213,7 @@ def test_menu_names_quoted_are_the_language_packs():
 
     paths = _menu_paths()
     assert paths, "章がメニューの名前を一つも書いていません"
-    paths.append(("tests/lab_server.py", [lab_server.MENU_RUN, lab_server.RUN_ALL]))
+    paths.append(("tests/support/lab_server.py", [lab_server.MENU_RUN, lab_server.RUN_ALL]))
     for where, (menu, *items) in paths:
         assert menu in menus, f"{where}: 「{menu}」はメニューバーにありません({sorted(menus)})"
         for item in items:

@@ -69,6 +69,19 @@ def test_unit_tests_mirror_the_helpers():
         f"モジュールのテストは tests/unit/ に置きます(tests/ 直下はプロジェクト全体のテスト): {module_named}")
 
 
+def test_tests_and_what_they_share_are_apart():
+    """tests/ holds the whole-project tests (test_*.py), conftest.py and nbval's settings; the unit
+    tests are in unit/, everything the tests share (references, runners, harnesses, benches) in
+    support/, which holds no test."""
+    top = {p.name for p in (ROOT / "tests").iterdir() if p.name != "__pycache__"}
+    stray = {name for name in top if not name.startswith("test_")} - {
+        "conftest.py", "nbval_sanitize.cfg", "unit", "support"}
+    assert not stray, f"tests/ の直下に置けるのはテストだけです(共有するものは tests/support/ へ): {sorted(stray)}"
+    support = {p.name for p in (ROOT / "tests" / "support").glob("*.py")}
+    assert {"reference.py", "explorables.py", "lab_server.py"} <= support
+    assert not {name for name in support if name.startswith("test_")}, sorted(support)
+
+
 def test_unit_test_file_names_follow_the_rule():
     assert unit_test_file(HELPERS / "attention.py") == "test_attention.py"
     assert unit_test_file(HELPERS / "widgets" / "ch03_three_roles.py") == (
@@ -178,6 +191,10 @@ def test_the_package_builds_a_wheel_and_an_sdist_of_helpers_alone(tmp_path):
     required = {canonical(r.name) for r in requires if r.marker is None}  # not an extra's
     imported = third_party_imports(HELPERS)
     assert imported and imported <= required, f"wheel の依存に入っていない import: {imported - required}"
+    # and nothing more: what helpers never imports belongs to an extra (pillow: the book's), except
+    # the kernel the chapters run in and the widgets' front end in JupyterLab
+    unused = required - imported - {"ipykernel", "ipywidgets"}
+    assert not unused, f"helpers が import しない依存が wheel にあります: {sorted(unused)}"
     in_sdist = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"LICENSE", "pyproject.toml"} <= in_sdist
     assert {f"src/{n}" for n in needed} <= in_sdist, "sdist に入っていないファイル"

@@ -15,9 +15,10 @@ extreme food of the other taste (chapter 07's 口直し). `train_heads` learns i
 descent with one or several heads; all menus are padded to four foods and the empty seats are
 hidden from every query with -inf (a padding mask), so one batched pass serves all menus.
 
-The attention, its backward pass and the training loop are chapter 07's (`learning.forward`,
-`backward`, `_descend`): this module adds only what several heads need, W_O and the cutting
-into heads. Learners' arguments are checked by `@public` (in `_validate`).
+The attention, its backward pass and the training loop are the shared engine's (`descent.forward`,
+`backward`, `descend`, chapter 07's too), the masked softmax the numerical core's
+(`attention.masked_softmax`, re-exported here for chapter 08): this module adds only what several
+heads need, W_O and the cutting into heads. Learners' arguments are checked by `@public` (in `_validate`).
 """
 
 from __future__ import annotations
@@ -38,21 +39,21 @@ from ._validate import (
     number,
     public,
 )
-from .attention import softmax
+from .attention import masked_softmax
 from .data import Embedding
-from .learning import (
+from .descent import (
     BLOWUP,
     LR,
     MAX_STEPS,  # noqa: F401  (heads.MAX_STEPS: train_heads has chapter 07's limit)
     RNG,
     STEPS,
-    _descend,
-    _diverged,
-    _saved_steps,
     backward,
+    descend,
+    divergence,
     forward,
-    palate_task,
+    saved_steps,
 )
+from .learning import palate_task
 
 __all__ = [
     "causal_mask",
@@ -82,39 +83,6 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     return np.triu(np.full((n, n), -np.inf), k=1)
-
-
-def _mask_fits(a: dict, n_q: int, n_k: int, of: str) -> None:
-    if a["mask"] is not None and a["mask"].shape != (n_q, n_k):
-        raise HelpersError(
-            f"mask は {of} shape ({n_q}, {n_k}) にしてください。shape {a['mask'].shape} が来ました。"
-        )
-
-
-def _rows_with_something_to_look_at(a: dict) -> None:
-    s = a["scores"]
-    _mask_fits(a, *s.shape, of="scores と同じ")
-    visible = s + a["mask"] if a["mask"] is not None else s
-    empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
-    if empty.size:
-        raise HelpersError(
-            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
-            "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
-        )
-
-
-#: The spec of a `mask` argument: None, or 0 (may look) and -inf (hidden) only.
-MASK = arg(mask, optional=True)
-
-
-@public(_rows_with_something_to_look_at, scores=arg(as_matrix), mask=MASK)
-def masked_softmax(scores, mask=None) -> np.ndarray:
-    """Row-wise softmax of `scores + mask`; an entry of -inf gets weight exactly 0.
-
-    A row whose entries are all -inf has nothing to look at: that is refused with a message,
-    because the arithmetic would give 0 / 0 = NaN.
-    """
-    return softmax(scores if mask is None else scores + mask)
 
 
 def _columns_per_head(a: dict) -> None:
@@ -167,13 +135,13 @@ def _heads_fit(a: dict) -> None:
     _validate.guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
                          by="X の語の数か W_Q, W_V の頭の数・列の数")
     _validate.guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
-    _mask_fits(a, n, n, of="(X の語の数, 語の数) =")
+    _validate.mask_fits(a["mask"], n, n, of="(X の語の数, 語の数) =")
     if a["mask"] is not None:  # the scores are finite: a row is empty where the mask's row is
-        _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
+        masked_softmax(np.zeros((n, n)), a["mask"])
 
 
 @public(_heads_fit, X=arg(as_matrix), W_Q=arg(as_array), W_K=arg(as_array), W_V=arg(as_array),
-        W_O=arg(as_matrix), mask=MASK)
+        W_O=arg(as_matrix), mask=arg(mask, optional=True))
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Several heads with their own W, concatenated and mixed by W_O. Returns (output, weights).
 
@@ -260,7 +228,7 @@ def initial_heads(rng: np.random.Generator, h: int, d_k: int, d_model: int = 2,
             "W_O": rng.normal(0.0, scale, (h * d_k, d_out))}
 
 
-def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
+def _lookups_pass(task: TwoLookupsTask, P: dict[str, np.ndarray]):
     """All menus at once (m × h × n × d, X broadcast over the heads): the loss, its two halves
     (LOOKUPS), the gradients of the four W and the attention maps (m × h × n × n)."""
     fwd = forward(task.X[:, None], P["W_Q"], P["W_K"], P["W_V"], task.key_mask)
@@ -308,7 +276,7 @@ TASK = arg(instance, cls=TwoLookupsTask, made_by="two_lookups_task() の結果")
 @public(_params, task=TASK)
 def loss_and_gradients(task: TwoLookupsTask, W) -> tuple[float, dict[str, np.ndarray]]:
     """L = (1/N) Σ ‖output − target‖² over every (menu, food), and dL/dW for each of the four W."""
-    loss, _, grads, _ = _evaluate(task, W)
+    loss, _, grads, _ = _lookups_pass(task, W)
     return loss, grads
 
 
@@ -331,23 +299,25 @@ class HeadsHistory:
         return self.maps[-1]
 
 
-@public(_params, _saved_steps, task=TASK, lr=LR, steps=STEPS)
+@public(_params, saved_steps, task=TASK, lr=LR, steps=STEPS)
 def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
     """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times.
 
-    Chapter 07's loop (`learning._descend`) with one run; a loss that grows beyond 1e6 or stops
-    being a finite number stops training with a message.
+    `save_at`: the steps whose attention map is kept (`maps`, at `saved`; step `steps` always);
+    None means 12 steps spread evenly, as in chapter 07's `train`. The shared loop
+    (`descent.descend`) with one run; a loss that grows beyond 1e6 or stops being a finite
+    number stops training with a message.
     """
     def evaluate(batch):  # the loop keeps runs first: this task trains one
-        loss, parts, grads, A = _evaluate(task, {name: M[0] for name, M in batch.items()})
+        loss, parts, grads, A = _lookups_pass(task, {name: M[0] for name, M in batch.items()})
         return (np.array([loss]), {name: g[None] for name, g in grads.items()},
                 {"parts": parts[None]}, {"map": A[None, task.full]})
 
     P = {name: M[None].copy() for name, M in W.items()}
-    (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
+    (run,) = descend(evaluate, P, lr, steps, save_at, BLOWUP)
     if run.diverged:
-        raise HelpersError(_diverged(len(run.losses), lr))
+        raise HelpersError(divergence(len(run.losses), lr))
     return HeadsHistory(P["W_Q"].shape[1], float(lr), run.losses,
                         run.records["parts"],
                         [step for step, _, _ in run.saved],

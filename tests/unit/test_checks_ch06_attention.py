@@ -147,7 +147,7 @@ def test_check_attention_accepts_the_right_answer(capsys):
 ])
 def test_check_attention_refuses_the_helper_the_text_forbids(fn, name):
     """The text says: no helpers, softmax included. The check says so, kindly, and the hidden
-    test agrees (tests/unit/test_checks_agree.py)."""
+    test agrees (tests/test_checks_agree.py)."""
     for hidden in (False, True):
         with pytest.raises(CheckFailed, match=rf"helpers\.{name} を使っています"):
             checks.check_attention(fn, hidden=hidden)
@@ -255,7 +255,7 @@ def test_the_fallback_says_what_was_expected_and_what_came_and_nothing_more():
     with pytest.raises(CheckFailed) as info:
         checks.check_attention(with_weights(lambda Q, K: reference.softmax(np.abs(Q @ K.T) / 2)))
     message = str(info.value)
-    assert "はずが" in message and "(4, 4)" in message and "softmax(" not in message and "@" not in message
+    assert "はずが" in message and "(4, 3)" in message and "softmax(" not in message and "@" not in message
 
 
 @pytest.mark.parametrize("answer", ["均等", " 均等 ", "均等。", "均等　", "一様", "均一"])

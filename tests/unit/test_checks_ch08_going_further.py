@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from reference import softmax
 
-from helpers import checks, softmax
+from helpers import checks
 from helpers.checks import CheckFailed
 from helpers.checks.ch08_going_further import CAUSAL_HINTS, MULTI_HEAD_HINTS
 

@@ -1,8 +1,8 @@
 // The book's stand-in for a kernel: mounts each explorable (a `.qkv-explorable` box written by
 // helpers.widgets' static_html) with the same ES module JupyterLab runs, on a small model that
 // keeps the state in the page (get/set/on/off/save_changes, as anywidget's model offers them).
-// The modules' text comes from window.QKV_EXPLORABLES (written in front of this file when the
-// book is built); a page opened from disk may not import() a module file, but a Blob URL works.
+// The modules' text comes from window.QKV_MODULES (book/_ext/qkv_book/explorables.py writes the
+// scripts that fill it, deferred: they and this file run after the page's text is parsed).
 (function () {
   "use strict";
 
@@ -32,13 +32,29 @@
     send() {}
   }
 
+  // Each module's text is in window.QKV_MODULES (the shared ones written in front of this file,
+  // each chapter's by its own script). A page opened from disk may not import() a file, but a
+  // Blob URL works: a module's `from "./qkv_math.js"` is pointed at the Blob URL of that module's
+  // text, made once per page, so every explorable on the page shares one copy of each.
+  const IMPORT = /(\bfrom\s*")\.\/(\w+)\.js(")/g;
+  const urls = new Map();
+  function urlOf(name) {
+    if (!urls.has(name)) {
+      const source = window.QKV_MODULES?.[name];
+      if (source === undefined) throw new Error(`module ${name} is not shipped`);
+      const linked = source.replace(IMPORT, (_, from, dep, end) => `${from}${urlOf(dep)}${end}`);
+      urls.set(name, URL.createObjectURL(new Blob([linked], { type: "text/javascript" })));
+    }
+    return urls.get(name);
+  }
   const modules = new Map();
   function load(name) {
     if (!modules.has(name)) {
-      const source = window.QKV_EXPLORABLES[name];
-      if (source === undefined) return Promise.reject(new Error(`explorable ${name} is not shipped`));
-      const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-      modules.set(name, import(url));
+      try {
+        modules.set(name, import(urlOf(name)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     return modules.get(name);
   }

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FONT_PACKAGE = ROOT / "node_modules" / "@fontsource" / "noto-sans-jp"
 WEIGHT = "400"
 FAMILY = "Noto Sans JP"
-#: Where the pages find the face (book/_config.yml html_css_files; build_pdf.py's cover uses it too).
+#: Where the pages find the face (book/_config.yml html_css_files; tools/build_pdf.py's cover uses it too).
 CSS = Path("fonts") / "noto-sans-jp" / f"{WEIGHT}.css"
 FONT = Path("fonts") / "noto-sans-jp" / "files" / f"noto-sans-jp-book-{WEIGHT}-normal.woff2"
 #: The same fonts as qkv.css's stack, by the names local() matches (full name, PostScript name).

@@ -10,18 +10,24 @@ from ..data import foods
 from . import _base
 
 
-@_base.exercise
-def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
-    cases = [  # the first pair tells every wrong formula below apart (a parallel pair would not)
+def _cosine_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Pairs of vectors with two and with three components, as the hidden test has; the first
+    pair tells every wrong formula below apart (a parallel pair would not)."""
+    if hidden:
+        return _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
+    return [
         (np.array([0.3, 1.8]), np.array([2.0, 0.2])),
         (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
         (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
+        (np.array([1.25, -0.375, 2.1]), np.array([0.7, 1.5, -0.3])),  # three components, 3 decimals
     ]
-    if hidden:
-        cases = _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
-    for a, b in cases:
+
+
+@_base.exercise
+def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
+    for a, b in _cosine_cases(hidden):
         got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})",
                                                   forbid=("cosine_similarity",)),
                               "cosine")
@@ -30,20 +36,20 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
             continue
         if np.isclose(got, a @ b):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
-                       "長さで割っていません。「向きだけを見る:コサイン類似度」の節の式を見直しましょう。")
+                       "長さで割っていません。「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="dot_only")
         if np.isclose(got, a @ b / np.linalg.norm(a) * np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは、内積を a の長さで割ってから、"
-                       "b の長さを掛けた値です(/ と * は左から順に計算されます)。式の分母を見直しましょう。")
+                       "b の長さを掛けた値です(/ と * は左から順に計算されます)。式の分母を見直しましょう。", mistake="left_to_right")
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
-                       "式の分母を見直しましょう。")
+                       "式の分母を見直しましょう。", mistake="one_length")
         if np.isclose(got, np.linalg.norm(a - b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
-                       "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。")
+                       "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="distance")
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
-                       "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。")
-        _base.fail(f"a={a}, b={b}(長さ {a.size} のベクトル)のとき {want:.3f} になるはずが、{got:.3f} でした。")
+                       "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。", mistake="squared_lengths")
+        _base.fail_on_wrong_values(want, got, "", said=f"a={a}, b={b}(長さ {a.size} のベクトル)のとき、")
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 

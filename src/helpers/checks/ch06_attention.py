@@ -39,16 +39,24 @@ ATTENTION_HINTS = {
 def _attention_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Two small problems: a square one (4 words attend to 4) and a rectangular one (3 to 5).
 
-    d_v differs from the number of keys, so weights (n_q × n_k) and output (n_q × d_v) never
-    share a shape, and d_k = 4 tells √d_k = 2 apart from d_k itself. `hidden`: two problems the
-    notebook never shows (7 keys; d_k = 9).
+    d_v differs from d_k and from the number of keys, so weights (n_q × n_k) and output
+    (n_q × d_v) never share a shape; √d_k, d_k, √n_q and √n_k are four different numbers in each
+    (d_k = 3, then 4), so a scores divided by a typed 2 or by a row count is named as what it is.
+    `hidden`: two problems the notebook never shows (7 keys; d_k = 9).
     """
     if hidden:
         return _base.hidden_cases("attention", ((5, 3), (7, 3), (7, 4)), ((3, 9), (3, 9), (3, 2)))
     rng = np.random.default_rng(6)
-    square = (rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 3)))
-    wide = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)), rng.normal(size=(5, 2)))
+    square = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)))
+    wide = (rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3)))
     return [square, wide]
+
+
+def _attention_kinds(case) -> set[str]:
+    """Square or not (queries and keys), and d_v ≠ d_k."""
+    Q, K, V = case
+    return {"n_q = n_k" if Q.shape[0] == K.shape[0] else "n_q ≠ n_k",
+            *(["d_v ≠ d_k"] if V.shape[1] != K.shape[1] else [])}
 
 
 def _a_key_per_value(a: dict) -> None:
@@ -99,23 +107,24 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
         w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS,
-                                          forbid=attention.__all__)
+                                          forbid=(*attention.__all__, "heads"))
         if w is None:
             continue
         _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)
+        want_w = variants["right"]
+        if _base.rounded_to(w, want_w) is not None:
+            _base.fail_on_wrong_values(want_w, w, "weights")
         d_k = Q.shape[1]
         if (c := _divided_by(w, Q @ K.T)) is not None and not np.isclose(c, np.sqrt(d_k)):
             _base.fail(f"割る数が違います。Q {Q.shape}, K {K.shape}, V {V.shape} のとき、得点を {c:.3f} "
                        f"で割っています。割るのは √d_k = √{d_k} = {np.sqrt(d_k):.3f} です(d_k は、この Q "
-                       "と K の列の数)。")
-        want_w = variants["right"]
+                       "と K の列の数)。", mistake="wrong_divisor")
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
-                       f"{w.shape} でした。")
+                       f"{w.shape} でした。", mistake="wrong_shape")
         if not np.allclose(w.sum(axis=-1), 1.0):
-            _base.fail(ATTENTION_HINTS["not_normalised"])
-        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行めは {want_w[0]} に"
-                   f"なるはずが {w[0]} でした。")
+            _base.fail(ATTENTION_HINTS["not_normalised"], mistake="not_normalised")
+        _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
     _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
                  "でも合っています。", quiet=hidden)
 

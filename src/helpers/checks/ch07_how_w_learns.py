@@ -91,9 +91,8 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         _base.fail_on_typical_mistake(got, variants, GRADIENT_STEP_HINTS)
         if got.shape != W_Q.shape:
             _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
-                       f"shape {got.shape} が返ってきました。")
-        _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行めは {variants['right'][0]} になるはずが "
-                   f"{got[0]} でした。")
+                       f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
+        _base.fail_on_wrong_values(variants["right"], got, "新しい W_Q", said=f"{shapes}, lr={lr} で、")
     _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _validate
+from .. import _validate, attention
 from ..attention import softmax
 from ..heads import causal_mask, masked_softmax, merge_heads, split_heads
 from . import _base
@@ -29,6 +29,12 @@ CAUSAL_HINTS = {
     "zeroed_after": "ソフトマックスのあとで上の三角を 0 にしています。これでは行の和が 1 になりません。"
                     "因果マスクの節の「ソフトマックスの後で、上の三角を 0 にした場合」と見比べましょう。",
     "no_sqrt": "得点を √d_k で割り忘れています。第 6 章のアテンションの得点と見比べましょう。",
+    "mask_multiplied": "マスクを得点に掛けていませんか? 掛けると、隠すマスの得点が 0 になるだけで、"
+                       "後ろの語への重みが 0 になりません。マスクは得点に足すものです。",
+    "mask_finite": "後ろの語への重みが、小さいけれど 0 ではありません。隠すマスに足した数が、"
+                   "-inf(マイナスの無限大)ではなく有限の数になっていませんか?",
+    "mask_shifted": "自分のすぐ後ろの語(対角のすぐ上)が見えています。隠す三角形が一段ずれていませんか? "
+                    "「先を見ない目隠し:因果マスク」の節で、どこから上を隠したかを見直しましょう。",
     "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
                   "第 6 章のステップ 1 を見直しましょう。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
@@ -50,6 +56,7 @@ MULTI_HEAD_HINTS = {
     "no_sqrt": "得点を √d_k で割り忘れています(d_k は一つの頭の列の数です)。",
     "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。問題文で、一つの頭の d_k が"
                  "いくつかを見直しましょう。",
+    "sqrt_h": "得点を頭の数 h の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
     "one_head": "h 個に分けずに、全体を一つの頭として計算しています。問題文で、頭 i が W_Q のどの列かを"
                 "見直しましょう。",
     "reversed": "頭をつなぐ順番が逆です(頭 h−1 の出力が左に来ています)。",
@@ -65,8 +72,13 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
         diagonal = np.exp(S + np.triu(np.full((n, n), -np.inf), k=0))
         diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
     plain = masked_softmax(S)
+    upper = np.triu(np.ones((n, n)), k=1)
     return {
         "right": masked_softmax(S, mask),
+        "mask_multiplied": masked_softmax(S * (1 - upper)),
+        "mask_multiplied:tril": masked_softmax(S * np.tril(np.ones((n, n)))),
+        "mask_finite": masked_softmax(S - 10 * upper),  # -1e9 is as good as -inf; -10 is not
+        "mask_shifted": masked_softmax(S, np.triu(np.full((n, n), -np.inf), k=2)),
         "no_mask": plain,
         "lower": masked_softmax(S, mask.T),
         "diagonal": diagonal,
@@ -77,12 +89,13 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 
 
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Square problems (a decoder looks at its own words): d_k = 4 tells √d_k from d_k."""
+    """Square problems (a decoder looks at its own words) with d_v ≠ d_k, as the hidden test's:
+    n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
                                   ((3, 4), (3, 4), (3, 5)))
     rng = np.random.default_rng(8)
-    sizes = ((4, 4, 3), (5, 2, 2))
+    sizes = ((4, 3, 2), (5, 4, 3))
     return [(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v)))
             for n, d_k, d_v in sizes]
 
@@ -95,26 +108,32 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     """
     for Q, K, V in _causal_cases(hidden):
         variants = _causal_variants(Q, K, V)
-        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS,
+                                          forbid=("attention", "heads"))
         if w is None:
             continue
         want_w = variants["right"]
         if w.shape != want_w.shape:
-            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
+            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。",
+                       mistake="wrong_shape")
         if np.isneginf(w).any():
-            _base.fail(CAUSAL_HINTS["mask_after"])
+            _base.fail(CAUSAL_HINTS["mask_after"], mistake="mask_after")
         nan_rows = np.isnan(w).any(axis=1)
         if len(w) > 2 and nan_rows[:-1].all() and not nan_rows[-1]:  # every row that hides a key
-            _base.fail(CAUSAL_HINTS["plus_inf"])
+            _base.fail(CAUSAL_HINTS["plus_inf"], mistake="plus_inf")
         if np.isnan(w).any():
-            _base.fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
+            nan = "diagonal" if np.isnan(w[0]).all() else "nan"
+            _base.fail(CAUSAL_HINTS[nan], mistake=nan)
         _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
+        if _base.rounded_to(w, want_w) is not None:
+            _base.fail_on_wrong_values(want_w, w, "weights")
         if np.any(np.triu(w, k=1) != 0):
-            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
+            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。隠すマスの得点が、どんな値になって"
+                       "いるかを print して確かめましょう。", mistake="upper_not_zero")
         if not np.allclose(w.sum(axis=1), 1.0):
-            _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。")
-        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 2 行めは {want_w[1]} になるはずが "
-                   f"{w[1]} でした。")
+            _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。",
+                       mistake="rows_not_one")
+        _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
     _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
                  quiet=hidden)
 
@@ -161,6 +180,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "merge_reshape_only": H.reshape(n, -1) @ W_O,
         "no_sqrt": merge_heads(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
         "full_sqrt": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
+        "sqrt_h": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
         "reversed": merge_heads(H[::-1]) @ W_O,
         "transposed": (merge_heads(H) @ W_O).T,
@@ -173,7 +193,7 @@ def _multi_head_cases(hidden: bool):
         return _base.hidden_cases("multi_head", ((5, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
                                   ((4, 3), (3, 6), (3, 6), (3, 6), (6, 3), 2))
     rng = np.random.default_rng(9)
-    sizes = ((4, 3, 2, 2), (5, 2, 3, 2))
+    sizes = ((4, 3, 2, 3), (5, 2, 3, 2))  # h ≠ d_k in both, so √h and √d_k are told apart
     cases = []
     for n, d_model, h, d_k in sizes:
         cases.append((rng.normal(size=(n, d_model)),
@@ -204,6 +224,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         result = _base.call_learner(
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
+            forbid=("heads", *(name for name in attention.__all__ if name != "softmax")),
             on_error=lambda err, X=X, W_Q=W_Q, W_O=W_O, h=h, d_k=d_k:
                 _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}"
                 f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
@@ -214,8 +235,8 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             continue
         _base.fail_on_typical_mistake(out, variants, MULTI_HEAD_HINTS)
         if out.shape != want.shape:
-            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。")
-        _base.fail(f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、出力の 1 行めは {want[0]} に"
-                   f"なるはずが {out[0]} でした。")
+            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。",
+                       mistake="wrong_shape")
+        _base.fail_on_wrong_values(want, out, "出力", said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
                  "(頭が 2 つでも 3 つでも)。", quiet=hidden)

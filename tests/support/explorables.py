@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from pathlib import Path
 
+import explorable_pictures  # tools/: the same Node runner `make sync` uses
 import numpy as np
 import traitlets
 
-import helpers.widgets  # noqa: F401  (registers every explorable)
+from helpers.widgets import explorables
 from helpers.widgets._base import Choice, Explorable, Flag, Number, module_source
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
-import explorable_pictures  # noqa: E402  (book/scripts: the same Node runner `make sync` uses)
 
 
 def run_module(source: str, function: str, cases: list[list]) -> list[dict]:
@@ -95,7 +91,7 @@ def random_controls(cls: type[Explorable], explorer: Explorable, rng: np.random.
 
 
 def explorable_classes() -> dict[str, type[Explorable]]:
-    return dict(sorted(Explorable.registry.items()))
+    return explorables()
 
 
 # ------------------------------------------------------------------ in a browser (book and Lab)

@@ -1,6 +1,6 @@
 """Copy the browser assets the static book needs from node_modules into book/_vendor/.
 
-    python book/scripts/vendor_assets.py
+    python tools/vendor_assets.py
 
 The book must load nothing from outside its own files, so MathJax and the Japanese web font come
 from registry packages (installed by `npm ci` from package-lock.json); nothing of theirs is
@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 NODE = ROOT / "node_modules"
 OUT = ROOT / "book" / "_vendor"
 FONT_PACKAGE = NODE / "@fontsource" / "noto-sans-jp"

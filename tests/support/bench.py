@@ -5,8 +5,8 @@ For every chapter notebook: execute it on a fresh kernel (time, and the kernel's
 from /proc/<pid>/status VmHWM). The floor is the same number of fresh kernels that only import
 numpy and matplotlib, each run right after its chapter so that both see the same load on a shared
 machine. Then the book is built (`make book-build`, timed) and each chapter page's own HTML is
-weighed; then tests/frame_bench.py measures the explorables (with the old kernel path of chapter
-02's picture as the reference, in the same run), and tests/phone_bench.py opens every chapter page
+weighed; then tests/support/frame_bench.py measures the explorables (with the old kernel path of chapter
+02's picture as the reference, in the same run), and tests/support/phone_bench.py opens every chapter page
 and the glossary on an emulated phone (first paint, load, KB, requests; the second page's first
 paint). `--phone [--before OLD_HTML]` runs that last part alone, on the book already built.
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 FLOOR_CODE = "import numpy, matplotlib, matplotlib.pyplot"
 

@@ -1,8 +1,8 @@
 """The built book on an emulated phone: first paint, load, bytes and requests of every chapter page
 and the glossary, first visit and second page (`make bench` runs it; CONTRIBUTING.md "Budgets").
 
-    python tests/phone_bench.py                      # the book in book/_build/html
-    python tests/phone_bench.py --before OLD_HTML    # another build too, page by page in one run
+    python tests/support/phone_bench.py                      # the book in book/_build/html
+    python tests/support/phone_bench.py --before OLD_HTML    # another build too, page by page in one run
 
 The book is served over HTTP on 127.0.0.1 the way a static host serves it: text files gzip-
 compressed, `Cache-Control: max-age=600` (GitHub Pages' header). Chromium opens each page at
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import lab_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 #: Every chapter page (their names start with their number: reading order) and the glossary.
 PAGES = [f"notebooks/{p.name}" for p in sorted((HTML / "notebooks").glob("[0-9][0-9]_*.html"))] \
