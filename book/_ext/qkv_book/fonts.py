@@ -38,10 +38,17 @@ NOT_SHOWN = {"tiny_segmenter.js", "searchindex.js"}
 SLICE = re.compile(r"url\(\./files/([^)]+\.woff2)\)[^}]*?unicode-range:\s*([^;]+);", re.S)
 
 
+#: Text written into the pages later: the PDF's cover, contents and answer notes (【答え 1】).
+LATER_TEXT = [ROOT / "tools" / "build_pdf.py"]
+#: Printable ASCII, Japanese punctuation (U+3001-303F) and full-width forms (U+FF01-FF5E): a few
+#: KB that keep a sentence written later (a script's message) from showing a box.
+ALWAYS = {*range(0x20, 0x7F), *range(0x3001, 0x3040), *range(0xFF01, 0xFF5F)}
+
+
 def shown_characters(outdir: Path) -> set[int]:
-    """Every character of the built pages and of the book's scripts, and printable ASCII."""
-    found = set(range(0x20, 0x7F))
-    files = [*outdir.rglob("*.html"), *outdir.rglob("*.js")]
+    """Every character of the built pages, of the book's scripts and of LATER_TEXT, and ALWAYS."""
+    found = set(ALWAYS)
+    files = [*outdir.rglob("*.html"), *outdir.rglob("*.js"), *(p for p in LATER_TEXT if p.exists())]
     for path in files:
         if path.name not in NOT_SHOWN:
             found |= {ord(c) for c in path.read_text(encoding="utf-8", errors="replace") if ord(c) > 0x7F}
