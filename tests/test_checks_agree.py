@@ -17,8 +17,16 @@ import reference
 
 import helpers
 from helpers import checks
+from helpers.checks import ch00_introduction as ch00
+from helpers.checks import ch01_one_vector as ch01
+from helpers.checks import ch02_library_search as ch02
+from helpers.checks import ch03_three_roles as ch03
+from helpers.checks import ch04_three_matrices as ch04
+from helpers.checks import ch05_all_matmul as ch05
+from helpers.checks import ch06_attention as ch06
+from helpers.checks import ch07_how_w_learns as ch07
 from helpers.checks import ch08_going_further as ch08
-from helpers.checks._base import CheckFailed
+from helpers.checks._base import CheckFailed, case_kinds
 
 
 def verdict(check, fn, hidden: bool) -> bool:
@@ -199,17 +207,6 @@ def test_every_code_exercise_is_run_through_both():
 
 # --- What the visible and the hidden cases cover, per exercise (issue 36) --------------------------
 
-from helpers.checks import (  # noqa: E402  (kept beside the tests that use them)
-    ch00_introduction as ch00,
-    ch01_one_vector as ch01,
-    ch02_library_search as ch02,
-    ch03_three_roles as ch03,
-    ch04_three_matrices as ch04,
-    ch05_all_matmul as ch05,
-    ch06_attention as ch06,
-    ch07_how_w_learns as ch07,
-)
-from helpers.checks._base import case_kinds  # noqa: E402
 
 
 def _question_cases(hidden: bool):

@@ -138,8 +138,14 @@ def test_a_shape_in_square_brackets_is_a_shape():
 
 
 def _synonym_tables():
-    from helpers.checks import (ch00_introduction, ch02_library_search, ch03_three_roles, ch05_all_matmul,
-                                ch06_attention, ch07_how_w_learns)
+    from helpers.checks import (
+        ch00_introduction,
+        ch02_library_search,
+        ch03_three_roles,
+        ch05_all_matmul,
+        ch06_attention,
+        ch07_how_w_learns,
+    )
     modules = (ch00_introduction, ch02_library_search, ch03_three_roles, ch05_all_matmul, ch06_attention,
                ch07_how_w_learns)
     return [(m.__name__.rsplit(".", 1)[1], name, table) for m in modules

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from reference import softmax
 
 from helpers import checks
