@@ -180,6 +180,41 @@ ATTEMPTS = [
     ("multi_head", checks.check_multi_head, "W_O first", False, lambda X, W_Q, W_K, W_V, W_O, h: X @ W_O.T @ W_O),
 ]
 
+#: (exercise, check, kind, right?, the typed answers): predictions and chapter 04's matrix.
+TYPED = [
+    ("matmul_shape", checks.check_matmul_shape_prediction, "list", True, ([1, 3],)),
+    ("matmul_shape", checks.check_matmul_shape_prediction, "1 行 3 列です", True, ("1 行 3 列です",)),
+    ("matmul_shape", checks.check_matmul_shape_prediction, "full-width x", True, ("１ｘ３",)),
+    ("matmul_shape", checks.check_matmul_shape_prediction, "ERROR in capitals", False, ("ERROR",)),
+    ("matmul_shape", checks.check_matmul_shape_prediction, "W's shape typed", False, ("2×3",)),
+    ("pudding", checks.check_pudding_prediction, "けーき in hiragana", True, ("けーき",)),
+    ("pudding", checks.check_pudding_prediction, "ケーキだと思います", True, ("ケーキだと思います",)),
+    ("pudding", checks.check_pudding_prediction, "ケ－キ (a full-width minus)", True, ("ケ－キ",)),
+    ("pudding", checks.check_pudding_prediction, "itself", False, ("ぷりん",)),
+    ("temperature", checks.check_temperature_prediction, "readings", True, ("いっさつ", "へいきん")),
+    ("temperature", checks.check_temperature_prediction, "polite", True, ("1冊に集中します", "平均になります")),
+    ("temperature", checks.check_temperature_prediction, "both ends swapped", False, ("平均", "一冊")),
+    ("temperature", checks.check_temperature_prediction, "zero", False, ("一冊", "ゼロです")),
+    ("symmetry", checks.check_party_symmetry_prediction, "対称です", True, ("対称です",)),
+    ("symmetry", checks.check_party_symmetry_prediction, "たいしょうになる", True, ("たいしょうになる",)),
+    ("symmetry", checks.check_party_symmetry_prediction, "非対称", False, ("非対称",)),
+    ("q_shape", checks.check_q_shape_prediction, "[5, 3]", True, ("[5, 3]",)),
+    ("q_shape", checks.check_q_shape_prediction, "5行3列", True, ("5行3列",)),
+    ("q_shape", checks.check_q_shape_prediction, "transposed", False, ("3x5",)),
+    ("order", checks.check_order_prediction, "変わりません", True, ("変わりません",)),
+    ("order", checks.check_order_prediction, "かわらない", True, ("かわらない",)),
+    ("order", checks.check_order_prediction, "sometimes", False, ("ときどき",)),
+    ("identical_keys", checks.check_identical_keys_prediction, "均等になります", True, ("均等になります",)),
+    ("identical_keys", checks.check_identical_keys_prediction, "1/5", True, ("1/5",)),
+    ("identical_keys", checks.check_identical_keys_prediction, "先頭だけ", False, ("先頭",)),
+    ("learning_rate", checks.check_learning_rate_prediction, "発散します", True, ("発散します",)),
+    ("learning_rate", checks.check_learning_rate_prediction, "こわれる", True, ("こわれる",)),
+    ("learning_rate", checks.check_learning_rate_prediction, "faster", False, ("はやくなる",)),
+    ("question_matrix", checks.check_question_matrix, "list of lists", True, ([[0, 0.5], [1, 0]],)),
+    ("question_matrix", checks.check_question_matrix, "sign flipped", False, ([[0, -0.5], [1, 0]],)),
+    ("question_matrix", checks.check_question_matrix, "one-by-four", False, ([[0, 0.5, 1, 0]],)),
+]
+
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
                r"output|weights|cell|cosine|to_weights|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
@@ -187,22 +222,31 @@ _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|r
                r"argmax|mean|copy|lambda|heads|masked_softmax)\b"
 
 
-def graded(check, fn, points: float = 2.0) -> tuple[str, str, float]:
+def _calls(check, fn) -> list:
+    """The calls a grade cell makes: the visible check and the hidden test of a code exercise
+    (`fn` a function), or the one check of a typed answer (`fn` the answers)."""
+    if isinstance(fn, tuple):
+        hidden = "hidden" in __import__("inspect").signature(check).parameters
+        return [lambda: check(*fn)] + ([lambda: check(*fn, hidden=True)] if hidden else [])
+    return [lambda: check(fn), lambda: check(fn, hidden=True)]
+
+
+def graded(check, fn, points: float = 2.0) -> tuple[str, float]:
     """What the grade cell prints and scores under the autograder: visible then hidden check."""
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as mp, redirect_stdout(out), np.errstate(all="ignore"):
         mp.setenv("NBGRADER_EXECUTION", "autograde")
         checks.score(points)  # a fresh cell: no credit left from checks run before
-        check(fn)
-        check(fn, hidden=True)
+        for call in _calls(check, fn):
+            call()
         earned = checks.score(points)
     return out.getvalue(), earned
 
 
-def run(check, fn, hidden: bool) -> CheckFailed | None:
+def run(call) -> CheckFailed | None:
     try:
         with redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
-            check(fn, hidden=hidden)
+            call()
     except CheckFailed as wrong:
         return wrong
     return None
@@ -210,7 +254,8 @@ def run(check, fn, hidden: bool) -> CheckFailed | None:
 
 def outcome(check, fn, right: bool) -> tuple[str, str]:
     """(the attempt's outcome, its visible message): "ok" or what went wrong."""
-    seen, hidden = run(check, fn, False), run(check, fn, True)
+    calls = _calls(check, fn)
+    seen, hidden = run(calls[0]), run(calls[-1])
     printed, earned = graded(check, fn)
     message = str(seen) if seen else ""
     if right:
@@ -231,8 +276,8 @@ def outcome(check, fn, right: bool) -> tuple[str, str]:
     return ("ok: general message" if seen.mistake in ("wrong_values", "crashed") else "ok"), message
 
 
-@pytest.mark.parametrize("exercise, check, kind, right, fn", ATTEMPTS,
-                         ids=[f"{e}-{k}" for e, _, k, _, _ in ATTEMPTS])
+@pytest.mark.parametrize("exercise, check, kind, right, fn", ATTEMPTS + TYPED,
+                         ids=[f"{e}-{k}" for e, _, k, _, _ in ATTEMPTS + TYPED])
 def test_a_class_attempt_gets_the_same_verdict_everywhere_in_japanese(exercise, check, kind, right, fn):
     result, message = outcome(check, fn, right)
     assert result.startswith("ok"), f"{exercise} / {kind}: {result}: {message}"
@@ -240,7 +285,7 @@ def test_a_class_attempt_gets_the_same_verdict_everywhere_in_japanese(exercise, 
 
 if __name__ == "__main__":
     counts: Counter = Counter()
-    for exercise, check, kind, right, fn in ATTEMPTS:
+    for exercise, check, kind, right, fn in ATTEMPTS + TYPED:
         result, message = outcome(check, fn, right)
         counts[("right" if right else "wrong", result)] += 1
         print(f"{'✓' if right else '✗'} {exercise:16} {kind:40} {result:28} {message[:160]}")
