@@ -410,3 +410,21 @@ def test_chapter_00s_scores_tell_dividing_by_their_sum_from_dividing_by_their_co
     for (s,) in ch00._first_softmax_cases():
         if s.size > 1 and s.any():
             assert not np.isclose(s.sum(), s.size)
+
+
+#: Where the text says to write it yourself, a helper that does it is refused, by module too.
+FORBIDDEN = [
+    ("first_softmax", checks.check_first_softmax, lambda s: helpers.heads.masked_softmax(s[None])[0]),
+    ("soft_lookup", checks.check_soft_lookup,
+     lambda q, K, V, T: helpers.scaled_dot_product_attention(q / T, K, V, scale=False)[0]),
+    ("party_weights", checks.check_party_weights, lambda Q, K: helpers.heads.masked_softmax(Q @ K.T)),
+    ("attention", checks.check_attention,
+     lambda Q, K, V: (lambda w: (w @ V, w))(helpers.heads.masked_softmax(Q @ K.T / np.sqrt(Q.shape[1])))),
+]
+
+
+@pytest.mark.parametrize("exercise, check, fn", FORBIDDEN, ids=[f[0] for f in FORBIDDEN])
+def test_a_helper_that_does_the_exercise_is_refused_visible_and_hidden(exercise, check, fn):
+    for hidden in (False, True):
+        wrong = raised(check, fn, hidden)
+        assert wrong is not None and wrong.mistake == "forbidden_helper", (exercise, hidden, wrong)

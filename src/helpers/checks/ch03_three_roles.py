@@ -129,7 +129,7 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     for label, q, k in _party_cases(hidden):
         got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
                                  call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                                 on_error=_party_weights_advice, forbid=("softmax",))
+                                 on_error=_party_weights_advice, forbid=("softmax", "heads"))
         w = _base.as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
