@@ -40,6 +40,18 @@ _PYTHON_ERRORS = (  # (kind, message pattern, the Japanese, written with the pat
     (TypeError, r"unsupported operand type\(s\) for (\S+): .*'(?:builtin_function_or_method|method)'",
      "計算({0})の中に、呼び出していない関数があります。メソッドや関数の名前のあとに、かっこ () を"
      "つけ忘れていませんか(.sum と .sum() は別物です)"),
+    (TypeError, r"can't multiply sequence by non-int",
+     "リスト(またはタプル)に小数を掛けています。リストのままでは数の計算になりません。np.array(...) にしてから"
+     "計算しましょう"),
+    (TypeError, r"unsupported operand type\(s\) for (\S+): '(?:list|tuple)'",
+     "リストやタプルのまま計算({0})しています。np.array(...) にしてから計算しましょう"),
+    (TypeError, r"'(\w+)' object is not subscriptable",
+     "{0} に [番号] をつけて取り出そうとしています。その値は配列ではありません"),
+    (ValueError, r"truth value of an array with more than one element is ambiguous",
+     "いくつもの数が入った配列を、if や and・or でそのまま「正しいか」として使っています。"
+     "どの数を比べたいのかを確かめましょう"),
+    (OverflowError, r"math range error",
+     "math.exp の結果が大きすぎて、あふれました(オーバーフロー)"),
     (TypeError, r"'tuple' object is not callable",
      "タプル(shape など)を、関数のように () で呼び出しています。タプルの中の数は [番号] で取り出します"),
     (TypeError, r"'(\w+)' object is not callable",
