@@ -178,6 +178,17 @@ ATTEMPTS = [
      lambda X, W_Q, W_K, W_V, W_O, h: _heads_loop(X, W_Q, W_K, W_V, W_O, h,
                                                    merge=lambda o: np.hstack([sum(o)] * h))),
     ("multi_head", checks.check_multi_head, "W_O first", False, lambda X, W_Q, W_K, W_V, W_O, h: X @ W_O.T @ W_O),
+    # crashes: a beginner's Python errors, said in Japanese with the line (and a list that numpy reads)
+    ("first_softmax", checks.check_first_softmax, "a list divided by a numpy number", True,
+     lambda s: [float(np.exp(v)) for v in s] / sum(np.exp(s))),
+    ("attention", checks.check_attention, "shape called", False,
+     lambda Q, K, V: SOFTMAX(Q @ K.T / np.sqrt(Q.shape(1)))),
+    ("party_weights", checks.check_party_weights, "axis out of range", False,
+     lambda Q, K: np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(axis=2, keepdims=True)),
+    ("causal_attention", checks.check_causal_attention, "np.Inf", False,
+     lambda Q, K, V: _causal_weights(Q, K, -np.Inf)),
+    ("cosine", checks.check_cosine, "index past the end", False,
+     lambda a, b: float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])),
 ]
 
 #: (exercise, check, kind, right?, the typed answers): predictions and chapter 04's matrix.
@@ -216,7 +227,7 @@ TYPED = [
 ]
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
-               r"softmax|exp|max|sum|sqrt|inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
+               r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
                r"output|weights|cell|cosine|to_weights|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
                r"update_W_Q|causal_attention|multi_head|temperature|scores|lr|ravel|clip|einsum|matmul|dot|" \
                r"argmax|mean|copy|lambda|heads|masked_softmax)\b"
