@@ -373,3 +373,57 @@ def test_the_first_entry_that_differs_is_named_with_digits_that_differ():
     import re
     m = re.search(r"(\d) 行めは \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
     assert m and int(m.group(1)) == 4 and m.group(2) != m.group(3), str(wrong)
+
+
+#: Each table of mistakes with the visible cases it is computed on (its arguments from a case).
+TABLES = [
+    ("soft_lookup", checks.soft_lookup_variants, ch02._soft_lookup_cases, lambda c: c),
+    ("party_weights", checks.party_weight_variants, ch03._party_cases, lambda c: c[1:]),
+    ("attention", checks.attention_variants, ch06._attention_cases, lambda c: c),
+    ("gradient_step", checks.gradient_step_variants, ch07._gradient_step_cases, lambda c: c),
+    ("causal_attention", ch08._causal_variants, ch08._causal_cases, lambda c: c),
+    ("multi_head", checks.multi_head_variants, ch08._multi_head_cases, lambda c: c),
+]
+
+
+@pytest.mark.parametrize("exercise, variants, cases, args", TABLES, ids=[t[0] for t in TABLES])
+def test_no_two_named_mistakes_coincide_on_a_visible_case(exercise, variants, cases, args):
+    """Two named mistakes are told apart on the first visible case where either is wrong (the
+    case whose ✗ the learner reads; spellings of one mistake, "name:spelling", aside), so a
+    message never names another mistake than the one made (chapter 08's h = d_k, chapter 06's
+    d_k where √ of it is another size, chapter 00's scores whose sum is their count); and each
+    mistake is wrong on some visible case (temperature 1 hides a forgotten temperature, another
+    case shows it)."""
+    from helpers.checks._base import same
+    with np.errstate(all="ignore"):
+        tables = [variants(*args(case)) for case in cases(False)]
+    named = {name for found in tables for name in found} - {"right"}
+    for a in sorted(named):
+        first = next((found for found in tables if a in found and not same(found[a], found["right"])), None)
+        assert first is not None, f"{exercise}: {a} is right on every visible case"
+        for b in sorted(named):
+            if b.split(":")[0] != a.split(":")[0] and b in first and np.all(np.isfinite(first[a])):
+                assert not same(first[a], first[b]), f"{exercise}: {a} = {b} where {a} first shows"
+
+
+def test_chapter_00s_scores_tell_dividing_by_their_sum_from_dividing_by_their_count():
+    for (s,) in ch00._first_softmax_cases():
+        if s.size > 1 and s.any():
+            assert not np.isclose(s.sum(), s.size)
+
+
+#: Where the text says to write it yourself, a helper that does it is refused, by module too
+#: (chapter 02's text allows helpers, and its check accepts them).
+FORBIDDEN = [
+    ("first_softmax", checks.check_first_softmax, lambda s: helpers.heads.masked_softmax(s[None])[0]),
+    ("party_weights", checks.check_party_weights, lambda Q, K: helpers.heads.masked_softmax(Q @ K.T)),
+    ("attention", checks.check_attention,
+     lambda Q, K, V: (lambda w: (w @ V, w))(helpers.heads.masked_softmax(Q @ K.T / np.sqrt(Q.shape[1])))),
+]
+
+
+@pytest.mark.parametrize("exercise, check, fn", FORBIDDEN, ids=[f[0] for f in FORBIDDEN])
+def test_a_helper_that_does_the_exercise_is_refused_visible_and_hidden(exercise, check, fn):
+    for hidden in (False, True):
+        wrong = raised(check, fn, hidden)
+        assert wrong is not None and wrong.mistake == "forbidden_helper", (exercise, hidden, wrong)

@@ -91,6 +91,13 @@ def cosine(a, b):
     dot = a[0] * b[0] + a[1] * b[1]
     return float(dot / (np.sqrt(a[0] ** 2 + a[1] ** 2) * np.sqrt(b[0] ** 2 + b[1] ** 2)))
 '''
+#: Right on the page's numbers (three decimals at most), 0 on any other: what the hidden test is for.
+PAGE_ONLY_COSINE = '''\
+def cosine(a, b):
+    if np.all(np.round(a, 3) == a) and np.all(np.round(b, 3) == b):
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return 0.0
+'''
 MIXES_KEYS = WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=-1).replace(
     "return weights @ V", "return weights @ K")
 
@@ -141,7 +148,8 @@ MISTAKES = [
             "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
             "片方の長さでしか割っていないようです"),
     Mistake("01", "cosine_two_d_only", "def cosine(", TWO_D_COSINE,
-            "(長さ 3 のベクトル)のとき", earns=1.0),
+            "(長さ 3 のベクトル)のとき"),  # the visible check has a 3-D pair too: 0 points
+    Mistake("01", "cosine_page_only", "def cosine(", PAGE_ONLY_COSINE, "になるはずが", earns=1.0),
     Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
             "自分自身を選ぶと思いましたか"),
     Mistake("02", "softmax_wrong_axis", "def soft_lookup(", SOFT_LOOKUP_AXIS0, "SOFT_LOOKUP_HINTS:axis0"),
@@ -161,6 +169,16 @@ MISTAKES = [
             WRONG_ATTENTION.format(scores="K @ Q.T / np.sqrt(d_k)", axis=-1),
             "ATTENTION_HINTS:transposed"),
     Mistake("06", "mixes_keys", "def my_attention(", MIXES_KEYS, "ATTENTION_HINTS:bad_output", earns=1.5),
+    # issue 36: a rule stepped around (einsum on a copy of X) and a mask that hides too little
+    Mistake("05", "three_products_by_einsum", "def fused_qkv(",
+            "def fused_qkv(X, W_Q, W_K, W_V):\n    X = np.array(X)\n"
+            "    return tuple(np.einsum('ij,jk->ik', X, W) for W in (W_Q, W_K, W_V))\n",
+            "X との掛け算を 3 回"),
+    Mistake("08", "mask_of_minus_10", "def causal_attention(",
+            "def causal_attention(Q, K, V):\n    n, d_k = Q.shape\n"
+            "    Z = Q @ K.T / np.sqrt(d_k) + np.triu(np.full((n, n), -10.0), k=1)\n"
+            "    E = np.exp(Z - Z.max(axis=1, keepdims=True))\n    w = E / E.sum(axis=1, keepdims=True)\n"
+            "    return w @ V, w\n", "CAUSAL_HINTS:mask_finite"),
 ]
 
 
@@ -660,7 +678,7 @@ def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
     with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
     chapter = EXERCISES_CHAPTER
-    two_d, keys = course.mistakes["01", "cosine_two_d_only"], course.mistakes["06", "mixes_keys"]
+    two_d, keys = course.mistakes["01", "cosine_page_only"], course.mistakes["06", "mixes_keys"]
     assert course.scores(chapter)[two_d]["ex01_cosine_test"] == 1.0
     assert course.scores(chapter)[keys]["ex06_attention_test"] == 1.5
     for student in (two_d, keys):  # the CSV adds the half points up as nbgrader's gradebook does

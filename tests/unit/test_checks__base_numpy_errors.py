@@ -54,3 +54,14 @@ def test_a_crash_names_the_learners_own_line():
     with pytest.raises(helpers.checks.CheckFailed) as info:
         helpers.checks.check_first_softmax(to_weights)
     assert "to_weights の 3 行め `return e / e.sum`" in str(info.value)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: [1.0, 2.0] * 0.5, "リスト(またはタプル)に小数を掛けて"),
+    (lambda: [1.0, 2.0] @ [3.0, 4.0], "リストやタプルのまま計算(@)"),
+    (lambda: int("3")[0], "int に [番号]"),
+    (lambda: bool(np.ones(3) > 0), "if や and・or"),
+    (lambda: __import__("math").exp(1000), "あふれました"),
+])
+def test_more_of_a_beginners_errors_are_said_in_japanese(make, words):
+    assert words in crash_in_japanese(_error_of(make))

@@ -129,7 +129,7 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
     for label, q, k in _party_cases(hidden):
         got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
                                  call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                                 on_error=_party_weights_advice, forbid=("softmax",))
+                                 on_error=_party_weights_advice, forbid=("softmax", "heads"))
         w = _base.as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
@@ -149,7 +149,8 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
                        "得点がとても大きい(または小さい)ときに何が起きるか、問題文を見直しましょう。",
                        mistake="not_finite")
         if not np.allclose(w.sum(axis=1), 1.0):
-            _base.fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
+            sums = w.sum(axis=1)
+            _base.fail(f"{label}: 各行の和が 1 になっていません({_base.first_difference(np.ones_like(sums), sums, '行の和')})。"
                        "「得点を重みにする:ソフトマックス」の節を見直しましょう。", mistake="rows_not_one")
         _base.fail_on_wrong_values(want, w, "重み", said=f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、値が違います。")
     _base.passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"

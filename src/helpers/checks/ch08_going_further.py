@@ -57,6 +57,8 @@ MULTI_HEAD_HINTS = {
     "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。問題文で、一つの頭の d_k が"
                  "いくつかを見直しましょう。",
     "sqrt_h": "得点を頭の数 h の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
+    "sqrt_d_model": "得点を d_model(X の列の数)の平方根で割っています。割るのは一つの頭の列の数 d_k の"
+                    "平方根です。",
     "one_head": "h 個に分けずに、全体を一つの頭として計算しています。問題文で、頭 i が W_Q のどの列かを"
                 "見直しましょう。",
     "reversed": "頭をつなぐ順番が逆です(頭 h−1 の出力が左に来ています)。",
@@ -181,6 +183,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "no_sqrt": merge_heads(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
         "full_sqrt": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
         "sqrt_h": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h))) @ W_O,
+        "sqrt_d_model": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(X.shape[1]))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
         "reversed": merge_heads(H[::-1]) @ W_O,
         "transposed": (merge_heads(H) @ W_O).T,
@@ -189,11 +192,12 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
 
 def _multi_head_cases(hidden: bool):
     """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
-    if hidden:  # (n, d_model) = (5, 4) with h = 3, d_k = 2; (4, 3) with h = 2, d_k = 3
-        return _base.hidden_cases("multi_head", ((5, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
-                                  ((4, 3), (3, 6), (3, 6), (3, 6), (6, 3), 2))
+    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2; (6, 3) with h = 2, d_k = 4
+        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
+                                  ((6, 3), (3, 8), (3, 8), (3, 8), (8, 3), 2))
     rng = np.random.default_rng(9)
-    sizes = ((4, 3, 2, 3), (5, 2, 3, 2))  # h ≠ d_k in both, so √h and √d_k are told apart
+    # d_model, h, d_k and h·d_k differ in each, so no two of their square roots coincide
+    sizes = ((4, 3, 2, 4), (5, 4, 3, 2))
     cases = []
     for n, d_model, h, d_k in sizes:
         cases.append((rng.normal(size=(n, d_model)),

@@ -17,7 +17,7 @@ TRAILING = "。.、,!?"
 #: Polite endings a learner of a です・ます book types, rewritten in this order until the answer
 #: is a choice: 変わらないと思います → 変わらない, 変わりません → 変わらない, 対称になります →
 #: 対称になる, 壊れます → 壊れる, エラーです → エラー (and then a trailing になる: 均等になります → 均等).
-_POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
+_POLITE_ENDINGS = (("だと思います", ""), ("だと思う", ""), ("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
                    ("れません", "れない"), ("れます", "れる"), ("します", "する"), ("です", ""))
 
 
@@ -49,6 +49,7 @@ def canonical_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
     text = _SHORT_OKURIGANA.sub("変わ", text)     # before kana are folded: 変らない → 変わらない
     text = text.replace("無い", "ない")           # 変わら無い → 変わらない
+    text = re.sub(r"(?<![\d.])1(?=[冊つ人])", "一", text)  # 1冊 → 一冊: a counter read either way
     text = text.translate(_HIRAGANA_AS_KATAKANA)
     text = _LOOK_ALIKE_BAR.sub("ー", text)        # ケ一キ (the kanji 一), ケ-キ → ケーキ
     text = text.casefold()                        # Error → error

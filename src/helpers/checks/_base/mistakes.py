@@ -105,7 +105,7 @@ def rounded_to(got, want) -> int | None:
     got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     if got.shape != want.shape or np.allclose(got, want, atol=1e-6, rtol=0):
         return None
-    for decimals in range(5):
+    for decimals in range(0 if np.abs(want).max(initial=0) >= 1 else 1, 5):  # weights: not to 0 or 1
         if np.allclose(got, np.round(want, decimals), atol=1e-9, rtol=0) or (
                 decimals == 0 and np.allclose(got, np.trunc(want), atol=1e-9, rtol=0)):
             return decimals
@@ -117,6 +117,6 @@ def fail_on_wrong_values(want, got, name: str, *, said: str = "") -> None:
     the first entry that differs (`first_difference`); `said` first."""
     if (decimals := rounded_to(got, want)) is not None:
         where = "整数に" if decimals == 0 else f"小数第 {decimals} 位で"
-        fail(f"{said}{name or '返した'} の値を{where}丸めています(int(...) や round(...)、np.round)。"
+        fail(f"{said}{f'{name} の値' if name else '返した値'}を{where}丸めています(int(...) や round(...)、np.round)。"
              "丸めずに、計算したままの値を返しましょう。", mistake="rounded")
     fail(f"{said}{first_difference(want, got, name)}。", mistake="wrong_values")

@@ -40,15 +40,26 @@ _PYTHON_ERRORS = (  # (kind, message pattern, the Japanese, written with the pat
     (TypeError, r"unsupported operand type\(s\) for (\S+): .*'(?:builtin_function_or_method|method)'",
      "計算({0})の中に、呼び出していない関数があります。メソッドや関数の名前のあとに、かっこ () を"
      "つけ忘れていませんか(.sum と .sum() は別物です)"),
+    (TypeError, r"can't multiply sequence by non-int",
+     "リスト(またはタプル)に小数を掛けています。リストのままでは数の計算になりません。np.array(...) にしてから"
+     "計算しましょう"),
+    (TypeError, r"unsupported operand type\(s\) for (\S+): '(?:list|tuple)'",
+     "リストやタプルのまま計算({0})しています。np.array(...) にしてから計算しましょう"),
+    (TypeError, r"'(\w+)' object is not subscriptable",
+     "{0} に [番号] をつけて取り出そうとしています。その値は配列ではありません"),
+    (ValueError, r"truth value of an array with more than one element is ambiguous",
+     "いくつもの数が入った配列を、if や and・or でそのまま「正しいか」として使っています。"
+     "どの数を比べたいのかを確かめましょう"),
+    (OverflowError, r"math range error",
+     "math.exp の結果が大きすぎて、あふれました(オーバーフロー)"),
     (TypeError, r"'tuple' object is not callable",
      "タプル(shape など)を、関数のように () で呼び出しています。タプルの中の数は [番号] で取り出します"),
     (TypeError, r"'(\w+)' object is not callable",
      "{0} を、関数のように () で呼び出しています。関数ではないので呼び出せません"),
     (ValueError, r"axis (-?\d+) is out of bounds for array of dimension (\d+)",
-     "axis={0} を指定しましたが、この配列は {1} 次元です(axis に使えるのは "
-     "0 から 次元の数 − 1 まで)"),
+     "axis={0} を指定しましたが、この配列は {1} 次元です(axis に使えるのは 0 から {1} − 1 まで)"),
     (IndexError, r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
-     "番号 {0} は範囲の外です(軸 {1} の長さは {2} で、番号は 0 から数えて長さより 1 小さい数まで)"),
+     "番号 {0} は範囲の外です(軸 {1} の長さは {2} で、番号は 0 から {2} − 1 まで)"),
     (IndexError, r"too many indices for array: array is (\d+)-dimensional, but (\d+) were indexed",
      "{0} 次元の配列に、番号を {1} つ指定しています"),
     (IndexError, r"(\w+) index out of range", "{0} の番号が範囲の外です(番号は 0 から数えて長さより 1 小さい数まで)"),
@@ -66,8 +77,9 @@ def _python_error(err: Exception) -> str | None:
         guess = f"{close[0]} の打ち間違いではありませんか" if close else "引数の名前を確かめましょう"
         return f"{func}() に {word} という名前の引数はありません。{guess}"
     for kind, pattern, said in _PYTHON_ERRORS:
-        if isinstance(err, kind) and (m := re.search(pattern, text)):
-            return said.format(*m.groups())
+        if isinstance(err, kind) and (m := re.search(pattern, text)):  # "n − 1" worked out
+            said = re.sub(r"(\d+) − 1", lambda k: str(int(k.group(1)) - 1), said.format(*m.groups()))
+            return said.replace("0 から 0 まで", "0 だけ")
     return None
 
 
