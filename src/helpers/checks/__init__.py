@@ -12,7 +12,13 @@ from .ch00_introduction import (
     check_first_softmax,
     check_matmul_shape_prediction,
 )
-from .ch01_one_vector import check_cosine, check_pudding_prediction
+from .ch01_one_vector import (
+    COSINE_TABLE_HINTS,
+    check_cosine,
+    check_cosine_table,
+    check_pudding_prediction,
+    cosine_table_variants,
+)
 from .ch02_library_search import (
     SOFT_LOOKUP_HINTS,
     check_soft_lookup,
@@ -65,6 +71,7 @@ __all__ = [
     "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "check_cosine", "check_pudding_prediction",
+    "COSINE_TABLE_HINTS", "cosine_table_variants", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
