@@ -22,7 +22,10 @@ from myst_parser.parsers.mdit import create_md_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "concepts.md"
-PARSE = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))["parse"]
+CONFIG = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
+PARSE = CONFIG["parse"]
+#: Heading slugs down to this level (Jupyter Book hands it to MyST from sphinx.config only).
+DEPTH = CONFIG["sphinx"]["config"]["myst_heading_anchors"]
 #: A Markdown link: its text and its target.
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 #: The concepts the issue names, as the page words them.
@@ -35,7 +38,7 @@ BOOKS = ("Dive into Deep Learning", "Build a Large Language Model (From Scratch)
 
 def heading_slugs(source: Path) -> set[str]:
     """The slugs MyST gives the headings of a MyST source, as the book's build does."""
-    depth = PARSE["myst_heading_anchors"]
+    depth = DEPTH
     config = MdParserConfig(enable_extensions=set(PARSE["myst_enable_extensions"]),
                             heading_anchors=depth)
     tokens = create_md_parser(config, RendererHTML).parse(source.read_text(encoding="utf-8"))
