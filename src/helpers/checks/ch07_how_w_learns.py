@@ -19,6 +19,7 @@ GRADIENT_STEP_HINTS = {
     "transposed": "勾配の形は合っていますが、転置になっています(dW_Q の i 行 j 列が、W_Q の j 行 i 列を"
                   "動かしています)。「勾配を求める」の節の dW_Q の式を見直しましょう。",
     "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q です。",
+    "unchanged": "W_Q が元のまま返ってきました(少しも動いていません)。一歩ぶん動かした新しい W_Q を返します。",
     "averaged": "勾配を語の数で割っています(平均)。「勾配を求める」の節の dW_Q の式は、語ごとの寄与の"
                 "和でした。",
 }
@@ -47,6 +48,7 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
         "sign_no_lr": W_Q + G,
         "by_lr": W_Q - G / lr,
         "averaged": W_Q - lr * G / X.shape[0],
+        "unchanged": W_Q.copy(),
     }
     if G.shape == G.T.shape:
         variants["transposed"] = W_Q - lr * G.T
