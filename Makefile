@@ -1,6 +1,6 @@
 # 「Q・K・V はどこから来るのか」— the two commands a newcomer types: `make book` and `make test`.
 # Needs make, Python >= 3.11 with venv, and Node.js (npm); everything else is installed into .venv
-# and node_modules, and `make test` finds or installs the browser it drives (tests/chromium.py).
+# and node_modules, and `make test` finds or installs the browser it drives (tools/chromium.py).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,15 +9,17 @@ BIN    := $(VENV)/bin
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 BOOK_HTML := book/_build/html
 # Jupyter reads this config (allow_root etc.); the user's own ~/.jupyter is left alone.
-JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config
-# Learners' JupyterLab: the same, plus book/jupyter_config/learner (nbgrader's authoring UI off).
-LEARNER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/book/jupyter_config/learner:$(CURDIR)/book/jupyter_config
+JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/lab/jupyter_config
+# Learners' JupyterLab: the same, plus lab/jupyter_config/learner (nbgrader's authoring UI off).
+LEARNER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/lab/jupyter_config/learner:$(CURDIR)/lab/jupyter_config
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # Python's bytecode cache stays on for tests and bench even where PYTHONDONTWRITEBYTECODE is set (it
 # writes only into the ignored __pycache__/ folders): without it every kernel compiles the helpers again
 # and every pytest worker rewrites every test module's asserts again, ≈ 5 s a worker.
 BYTECODE := PYTHONDONTWRITEBYTECODE=
 PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
+# The benches run as scripts, outside pytest: the same folders as pytest's `pythonpath` (pyproject.toml).
+SUPPORT_PATH := PYTHONPATH=$(CURDIR)/tests/support:$(CURDIR)/tools:$(CURDIR)/lab
 # All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
 # in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
 # with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
@@ -30,7 +32,7 @@ SLOW_TESTS := --ignore=$(WHEEL_TEST) --ignore=tests/test_book_build.py --ignore=
 	--ignore=tests/test_launch_links.py --ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build pdf test-pdf vendor browser lab refresh lab-teacher test check lint sync execute assignments \
-	grade bench clean help hub-env hub test-hub test-links test-wheel classroom-bench
+	grade bench bench-phone clean help hub-env hub test-hub test-links test-wheel test-alone classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -42,12 +44,14 @@ help:
 	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
-	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
-	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
+	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバック・成績 CSV・クラスの採点レポートを作る"
+	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)・スマートフォンでの表示の計測(QUICK=1 で章だけ)"
+	@echo "make bench-phone  書き出した本をスマートフォン相当の回線と CPU で開く計測だけ(BEFORE=古い html で比較)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
 	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
 	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
 	@echo "make test-wheel   リポジトリの外の新しい仮想環境に wheel だけを入れて、全章を実行(1〜2 分)"
+	@echo "make test-alone   テストファイルを一つずつ別のプロセスで実行(ほかのファイルに頼らずに通るか、CI 用)"
 	@echo "make test-hub     授業用ハブの通しテスト(root、ループバックのみ、数分)"
 	@echo "make classroom-bench  学生 N 人(既定 30)が同時に章を実行する負荷の計測(root)"
 
@@ -72,7 +76,7 @@ node_modules/.installed: package.json package-lock.json
 	@touch $@
 
 vendor: setup
-	$(BIN)/python book/scripts/vendor_assets.py
+	$(BIN)/python tools/vendor_assets.py
 
 book-build: vendor
 	@echo "== 本を書き出しています(ノートブックを静的モードで実行します)…"
@@ -84,34 +88,39 @@ book: book-build
 	@echo "book: $(abspath $(BOOK_HTML)/index.html)"
 
 # The whole book as one PDF: the built HTML book printed by the browser the tests drive, merged
-# with a cover, contents, page numbers and bookmarks (book/scripts/build_pdf.py, CONTRIBUTING.md
+# with a cover, contents, page numbers and bookmarks (tools/build_pdf.py, CONTRIBUTING.md
 # "PDF"). The HTML book is built first only when there is none: `make book` never needs the PDF.
 pdf: setup browser
-	$(BIN)/python book/scripts/build_pdf.py
+	$(BIN)/python tools/build_pdf.py
 
 # The PDF built and read back (tests/test_pdf.py; `make test` skips those tests without a PDF).
 test-pdf: pdf
 	$(PYTEST) tests/test_pdf.py
 
-# The learner's own copy of the chapters, work/ (ignored by git; book/scripts/learner_lab.py):
+# The learner's own copy of the chapters, work/ (ignored by git; lab/learner_lab.py):
 # made once, never overwritten, so `git pull` never meets the learner's answers.
 lab: setup
-	$(LEARNER_ENV) $(BIN)/python book/scripts/learner_lab.py lab
+	$(LEARNER_ENV) $(BIN)/python lab/learner_lab.py lab
 
 # One chapter of work/ afresh from the repository (the learner's copy is kept beside it).
 refresh: setup
 	@test -n "$(CHAPTER)" || { echo "章を指定してください: make refresh CHAPTER=03"; exit 2; }
-	$(BIN)/python book/scripts/learner_lab.py refresh $(CHAPTER)
+	$(BIN)/python lab/learner_lab.py refresh $(CHAPTER)
 
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
+# The explorables' ES modules (and the book's shim that mounts them): ESLint and Prettier, pinned
+# in package-lock.json; `npx prettier --write` with the same files formats them.
+JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/explorables_shim.js
 lint: setup
-	$(BIN)/ruff check src tests notebooks book/scripts book/_ext
+	$(BIN)/ruff check src tests notebooks tools lab book/_ext
 	$(BIN)/lint-imports --no-cache
+	npx --no-install eslint --max-warnings 0 $(JS_SOURCES)
+	npx --no-install prettier --check --log-level warn $(JS_SOURCES) src/helpers/widgets/js/qkv.css
 
 sync: setup
-	$(BIN)/python book/scripts/execute_notebooks.py
+	$(BIN)/python tools/execute_notebooks.py
 
 execute: sync
 
@@ -124,7 +133,7 @@ grade: setup
 # Finds the Chrome/Chromium the browser tests drive, or installs one (saying so first when that
 # changes the system), or stops with one line that says what to run. Choose one: QKV_CHROMIUM=path.
 browser: setup
-	@$(BIN)/python tests/chromium.py
+	@$(BIN)/python tools/chromium.py
 
 # The book build runs inside the session (tests/test_book_build.py), beside the other tests.
 # The ten slowest tests are listed at the end: the budget is 4 minutes on two cores.
@@ -137,17 +146,33 @@ test: setup lint browser
 test-wheel: setup
 	$(PYTEST) -q $(WHEEL_TEST)
 
+# Every test file alone, each in its own pytest process, one after another: none may pass only
+# because another file imported something first (pytest fails at collection on an empty
+# parametrisation: pyproject.toml). The book's build first, since tests/test_book.py reads the
+# book it built. A second run of the whole suite on one core: far past make test's budget, so
+# .ci/run calls it; the wheel's test is alone already (make test-wheel).
+ALONE_FIRST := tests/test_book_build.py
+test-alone: setup browser
+	@failed=; for f in $(ALONE_FIRST) $(filter-out $(ALONE_FIRST) $(WHEEL_TEST),$(sort $(wildcard tests/test_*.py tests/unit/test_*.py))); do \
+		echo "== $$f"; $(PYTEST) -q $$f || failed="$$failed $$f"; done; \
+	test -z "$$failed" || { echo "一つだけで実行すると失敗したテストファイル:$$failed"; exit 1; }
+
 # The author's loop: no book, no browser, no classroom; nbval only for the chapters changed since
-# main (book/scripts/changed_chapters.py; every chapter when src/helpers/ changed).
+# main (tools/changed_chapters.py; every chapter when src/helpers/ changed).
 check: setup lint
-	@chapters="$$($(BIN)/python book/scripts/changed_chapters.py)"; \
+	@chapters="$$($(BIN)/python tools/changed_chapters.py)"; \
 	echo "== nbval で実行し直す章: $${chapters:-(なし)}"; \
 	$(PYTEST) $(PARALLEL) tests $(SLOW_TESTS) $$chapters $(NBVAL)
 
 # Chapters against bare kernels, the book's build, and every explorable's key press → painted
-# frame in JupyterLab and the book (tests/frame_bench.py). QUICK=1: the chapters only.
+# frame in JupyterLab and the book (tests/support/frame_bench.py). QUICK=1: the chapters only.
 bench: vendor browser
-	$(JUPYTER_ENV) $(BYTECODE) $(BIN)/python tests/bench.py $(if $(QUICK),--quick)
+	$(JUPYTER_ENV) $(SUPPORT_PATH) $(BYTECODE) $(BIN)/python tests/support/bench.py $(if $(QUICK),--quick)
+
+# The built book on an emulated phone alone (tests/support/phone_bench.py); BEFORE=<an older
+# _build/html copied aside> measures both, page by page in turns, in one run.
+bench-phone: setup browser
+	$(SUPPORT_PATH) $(BIN)/python tests/support/bench.py --phone $(if $(BEFORE),--before $(BEFORE))
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom
@@ -188,4 +213,4 @@ test-hub: hub-env browser
 	$(HUB_BIN)/pytest tests/test_hub_e2e.py -p no:cacheprovider -v --durations=5
 
 classroom-bench: hub-env
-	$(HUB_BIN)/python tests/bench_classroom.py --students $(BENCH_STUDENTS) --chapter $(BENCH_CHAPTER)
+	$(SUPPORT_PATH) $(HUB_BIN)/python tests/support/bench_classroom.py --students $(BENCH_STUDENTS) --chapter $(BENCH_CHAPTER)

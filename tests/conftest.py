@@ -1,10 +1,8 @@
 import os
-import sys
-from pathlib import Path
 
-# The one list of chapters (book/chapters.yml) is read by book/scripts/chapters.py; every test
-# that runs over the chapters takes them from there: `import chapters`.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "scripts"))
+# pyproject.toml's pytest `pythonpath` puts tests/support/ (what tests share: `import reference`,
+# `import explorables`, ...), tools/ (`import chapters`, the one list of chapters; `import chromium`)
+# and lab/ (`import learner_lab`) on the path.
 
 # Never the static-book mode unless a test asks for it. (No MPLBACKEND here: nbval's kernels
 # inherit this environment, and with Agg forced they would show no inline figures at all.)

@@ -50,13 +50,8 @@ def build_the_book():
 
 
 def book_extension():
-    import sys
+    import qkv_book  # book/_ext/ (pytest's pythonpath)
 
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    try:
-        import qkv_book
-    finally:
-        sys.path.remove(str(ROOT / "book" / "_ext"))
     return qkv_book
 
 
@@ -144,7 +139,7 @@ def test_the_search_index_reuses_the_word_counts_splits():
 
 
 def test_the_figure_probe_names_a_text_cut_off_at_the_pictures_edge(tmp_path):
-    """book/scripts/figure_text_probe.py, as the chapters' kernels run it: a text beyond the edge
+    """book/_ext/qkv_book/figure_text_probe.py, as the chapters' kernels run it: a text beyond the edge
     is logged with the picture's key (figures.check_inside then fails the build), one inside is not."""
     import json
     import os
@@ -154,7 +149,7 @@ def test_the_figure_probe_names_a_text_cut_off_at_the_pictures_edge(tmp_path):
     log = tmp_path / "figure-text.jsonl"
     draw = (
         "import runpy, matplotlib; matplotlib.use('Agg')\n"
-        f"runpy.run_path({str(ROOT / 'book' / 'scripts' / 'figure_text_probe.py')!r})\n"
+        f"runpy.run_path({str(ROOT / 'book' / '_ext' / 'qkv_book' / 'figure_text_probe.py')!r})\n"
         "import io, matplotlib.pyplot as plt\n"
         "for x in (0.5, 1.05):\n"
         "    fig = plt.figure(figsize=(3, 2)); fig.text(x, 0.5, 'はみ出し'); fig.text(0.1, 0.1, '中')\n"

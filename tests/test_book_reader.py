@@ -1,11 +1,11 @@
 """The built book as its readers meet it: on a phone, on paper, in Japanese throughout.
 
 Like tests/test_book.py (whose fixtures these tests share), this reads the already built book
-(`make book`) in headless Chrome/Chromium (tests/chromium.py) from disk, with every request outside the book blocked.
+(`make book`) in headless Chrome/Chromium (tools/chromium.py) from disk, with every request outside the book blocked.
 
 - A phone (390 px) and a tablet (800 px) open the table of contents and the page's headings.
 - On a phone no figure text is smaller than READABLE_PX CSS px. How it is measured: while the
-  book is built, book/scripts/figure_text_probe.py notes, for every picture the chapters draw, the
+  book is built, book/_ext/qkv_book/figure_text_probe.py notes, for every picture the chapters draw, the
   font size of its smallest text in the picture's own pixels (matplotlib knows it exactly); the
   PNG carries that number (text chunk `qkv-min-text-px`). On the page, that size times the shown
   width over the picture's natural width is the size the reader sees.
@@ -158,7 +158,7 @@ def check_figure_text_on_a_phone(page, doc: str) -> None:
             measured = im.text.get("qkv-min-text-px")
         where = fig["src"][:60]
         assert measured, (f"{doc}: 図 {where} に文字の大きさの記録(qkv-min-text-px)がありません。"
-                          "book/scripts/figure_text_probe.py が本の書き出しで動いたか確かめてください。")
+                          "book/_ext/qkv_book/figure_text_probe.py が本の書き出しで動いたか確かめてください。")
         css_px = float(measured) * fig["shown"] / fig["natural"]
         sizes.append(css_px)
         assert css_px >= READABLE_PX - 0.05, (

@@ -174,6 +174,15 @@ CASES = [
     *[("multi_head", checks.check_multi_head, n, from_table(checks.multi_head_variants, n))
       for n in names(checks.multi_head_variants, X5[:, :2], *(rng.normal(size=(2, 4)),) * 3,
                      rng.normal(size=(4, 2)), 2)],
+    *[("batch_attention", checks.check_batch_attention, n,
+       from_table(checks.batch_attention_variants, n, pair=True))
+      for n in names(checks.batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
+    *[("grad_W_K", checks.check_grad_W_K, n, from_table(checks.grad_W_K_variants, n))
+      for n in names(checks.grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
+    *[("cosine_table", checks.check_cosine_table, n, from_table(checks.cosine_table_variants, n))
+      for n in names(checks.cosine_table_variants, X5[:3], X5[2:])],
+    *[("padded_attention", checks.check_padded_attention, n,
+       from_table(checks.padding_variants, n, pair=True)) for n in names(checks.padding_variants, Q4, K4, V4, 2)],
 ]
 
 #: Answers written for the sizes the notebook shows: right there, wrong on the hidden sizes. None
@@ -199,7 +208,7 @@ def test_every_code_exercise_is_run_through_both():
     hidden = {name for name in checks.__all__ if name.startswith("check_")
               and "hidden" in inspect.signature(getattr(checks, name)).parameters}
     run = {check.__name__ for _, check, _, _ in CASES}
-    assert run == hidden and len(run) == 12
+    assert run == hidden and len(run) == 16
     for exercise in {e for e, *_ in CASES}:
         made = {n for e, _, n, _ in CASES if e == exercise}
         assert "right" in made and len(made) > 2, exercise

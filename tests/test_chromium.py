@@ -1,4 +1,4 @@
-"""tests/chromium.py: which browser the book tests drive, and what `make test` installs when none.
+"""tools/chromium.py: which browser the book tests drive, and what `make test` installs when none.
 
 Everything here runs against fake PATHs, fake folders and fake platforms: no browser is started,
 nothing is installed, and the machine's own browser (if any) is never seen.

@@ -1,6 +1,6 @@
 """The class hub end to end, on loopback: JupyterHub, nbgrader's exchange, real Unix accounts.
 
-One temporary class (tests/hub_harness.py: a teacher and three students with a unique name prefix,
+One temporary class (tests/support/hub_harness.py: a teacher and three students with a unique name prefix,
 an exchange, the recipe's hub with PAM login on a free 127.0.0.1 port) lives for this module:
 
 1. the teacher releases chapter 06 through the exchange (nbgrader's command line, as the teacher);
@@ -124,7 +124,7 @@ def released(cls):
 def browser_context():
     from playwright.sync_api import sync_playwright
 
-    executable = chromium.find().path  # tests/chromium.py: the one `make test-hub` set up
+    executable = chromium.find().path  # tools/chromium.py: the one `make test-hub` set up
 
     profile = tempfile.mkdtemp(prefix="qkv-hub-chromium-")  # a fresh profile, removed afterwards
     try:
@@ -397,6 +397,19 @@ def test_scores_right_mistake_blank(cls, graded):
     assert sum(scores[cls.s1].values()) == FULL_MARKS, scores
     assert scores[cls.s2] == {"ex06_attention_test": 0.0, "ex06_predict_test": 1.0}, scores
     assert sum(scores[cls.s3].values()) == 0.0, scores
+
+
+def test_autograde_on_the_hub_writes_the_class_report(cls, graded):
+    """The teacher's autograde through the exchange also writes the class report: student 2's
+    planted mistake counted by its id, no student named."""
+    import csv
+
+    with open(cls.course / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["chapter"] == CHAPTER]
+    no_sqrt = [r for r in rows if r["mistake"] == "no_sqrt"]
+    assert [(r["exercise"], r["students"]) for r in no_sqrt] == [("ex06_attention_test", "1")], rows
+    page = (cls.course / "reports" / "class_report.html").read_text("utf-8")
+    assert "ステップ 2" in page and not any(s in page for s in cls.students)
 
 
 def test_each_student_fetched_their_own_feedback(cls, graded, feedback_fetched):

@@ -1,4 +1,4 @@
-"""The book's Jupyter config (book/jupyter_config): the hook that keeps a shown widget's state."""
+"""The book's Jupyter config (lab/jupyter_config): the hook that keeps a shown widget's state."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from traitlets.config import Config
 
-CONFIG = Path(__file__).resolve().parents[1] / "book" / "jupyter_config" / "jupyter_server_config.py"
+CONFIG = Path(__file__).resolve().parents[1] / "lab" / "jupyter_config" / "jupyter_server_config.py"
 STATE = "application/vnd.jupyter.widget-state+json"
 VIEW = "application/vnd.jupyter.widget-view+json"
 

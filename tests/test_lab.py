@@ -1,8 +1,8 @@
 """JupyterLab as a learner meets it (`make lab`) and as a teacher does (`make lab-teacher`).
 
 A real JupyterLab runs on the learner's copy of the chapters, made as `make lab` makes it
-(book/scripts/learner_lab.py), or for the teacher on a copy of `notebooks/` (free port, token,
-timeout, always stopped; see `lab_server.py`); headless Chrome/Chromium (tests/chromium.py) opens
+(lab/learner_lab.py), or for the teacher on a copy of `notebooks/` (free port, token,
+timeout, always stopped; see `lab_server.py`); headless Chrome/Chromium (tools/chromium.py) opens
 a chapter in it.
 """
 
@@ -70,7 +70,7 @@ FIRST_PICTURE = 'class="qkv-first-picture"'
 
 
 def first_pictures(nb) -> list[str]:
-    """The saved first pictures of a chapter's explorables (book/scripts/explorable_pictures.py)."""
+    """The saved first pictures of a chapter's explorables (tools/explorable_pictures.py)."""
     return [out.data["text/html"] for cell in nb.cells for out in cell.get("outputs", [])
             if FIRST_PICTURE in out.get("data", {}).get("text/html", "")]
 
@@ -196,7 +196,7 @@ def _menu_paths() -> list[tuple[str, list[str]]]:
 
 def test_menu_names_quoted_are_the_language_packs():
     """The chapters name the menus as a learner sees them: JupyterLab in Japanese
-    (book/jupyter_config/lab_settings/overrides.json selects ja_JP). Each 「menu」→「item」 starts at
+    (lab/jupyter_config/lab_settings/overrides.json selects ja_JP). Each 「menu」→「item」 starts at
     a menu of the menu bar, in the language pack's words, and each item is one of the pack's."""
     pack = _language_pack()
     menus = {pack.get(f"menu\x04{label}", pack.get(label, [label]))[0] for label in _top_menus()}
@@ -213,7 +213,7 @@ def test_menu_names_quoted_are_the_language_packs():
 
     paths = _menu_paths()
     assert paths, "章がメニューの名前を一つも書いていません"
-    paths.append(("tests/lab_server.py", [lab_server.MENU_RUN, lab_server.RUN_ALL]))
+    paths.append(("tests/support/lab_server.py", [lab_server.MENU_RUN, lab_server.RUN_ALL]))
     for where, (menu, *items) in paths:
         assert menu in menus, f"{where}: 「{menu}」はメニューバーにありません({sorted(menus)})"
         for item in items:
@@ -256,43 +256,54 @@ def _menu_items(page, menu: str) -> list[str]:
     return items
 
 
-def test_learner_lab(browser, tmp_path):
-    work = lab_server.learner_copy(tmp_path)
-    mine = work / IN_COPY.format(CHAPTER)
+@pytest.fixture(scope="module")
+def learner(tmp_path_factory):
+    """One learner's copy and the JupyterLab `make lab` starts on it, shared by this file's
+    learner tests (a server start is several seconds): (lab, work)."""
+    work = lab_server.learner_copy(tmp_path_factory.mktemp("learner"))
     with lab_server.running(work) as lab:
-        page = _open(browser, lab, IN_COPY.format(CHAPTER))
-        # An explorable's cell shows its first picture before anything runs, never its text repr.
-        page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
-        outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
-        assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
-        saved = len(first_pictures(nbformat.read(mine, as_version=4)))
-        pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] .qkv-first-picture").count()
-        assert saved >= 1 and pictures == saved
-        # nbgrader's authoring UI is off for learners.
-        assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
-        # Japanese menus, and each 「menu」→「item」 the chapters name is there.
-        assert page.locator(".lm-MenuBar-itemLabel").all_inner_texts()[:5] == ["ファイル", "編集", "表示", "実行", "カーネル"]
-        for where, (menu, *items) in _menu_paths():
-            assert items[0] in _menu_items(page, menu), f"{where}: 「{menu}」→「{items[0]}」"
-        # No news prompt over the notebook (a first launch's "official Jupyter news?").
-        page.wait_for_timeout(3000)
-        toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
-        assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
-        # The file browser shows each chapter once: the copy holds no paired .md.
-        names = page.locator(".jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
-        assert sorted(names) == sorted(p.name for p in CHAPTERS), names
-        # Open, save: the learner's copy is saved as it was, and no .md appears beside it.
-        before = mine.read_bytes()
-        saved_at = mine.stat().st_mtime_ns
-        lab_server.focus_notebook(page)
-        page.keyboard.press("Control+s")
-        deadline = time.monotonic() + 60
-        while mine.stat().st_mtime_ns == saved_at and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert mine.stat().st_mtime_ns != saved_at, "保存されませんでした"
-        time.sleep(1)
-        assert nbformat.reads(mine.read_text(encoding="utf-8"), 4) == nbformat.reads(before.decode(), 4)
-        assert sorted(p.name for p in mine.parent.iterdir() if p.is_file()) == sorted(c.name for c in CHAPTERS)
+        yield lab, work
+
+
+def test_learner_lab(browser, learner):
+    lab, work = learner
+    mine = work / IN_COPY.format(CHAPTER)
+    page = _open(browser, lab, IN_COPY.format(CHAPTER))
+    # An explorable's cell shows its first picture before anything runs, never its text repr.
+    page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
+    outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
+    assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
+    saved = len(first_pictures(nbformat.read(mine, as_version=4)))
+    pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] .qkv-first-picture").count()
+    assert saved >= 1 and pictures == saved
+    # nbgrader's authoring UI is off for learners.
+    assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
+    # Japanese menus, and each 「menu」→「item」 the chapters name is there.
+    assert page.locator(".lm-MenuBar-itemLabel").all_inner_texts()[:5] == ["ファイル", "編集", "表示", "実行", "カーネル"]
+    for where, (menu, *items) in _menu_paths():
+        assert items[0] in _menu_items(page, menu), f"{where}: 「{menu}」→「{items[0]}」"
+    # No news prompt over the notebook (a first launch's "official Jupyter news?").
+    page.wait_for_timeout(3000)
+    toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
+    assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
+    # The file browser shows each chapter once: the copy holds no paired .md.
+    names = page.locator(".jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
+    assert sorted(names) == sorted(p.name for p in CHAPTERS), names
+    # Open, save: the learner's copy is saved as it was, and no .md appears beside it.
+    before = mine.read_bytes()
+    saved_at = mine.stat().st_mtime_ns
+    lab_server.focus_notebook(page)
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 60
+    while mine.stat().st_mtime_ns == saved_at and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert mine.stat().st_mtime_ns != saved_at, "保存されませんでした"
+    time.sleep(1)
+    assert nbformat.reads(mine.read_text(encoding="utf-8"), 4) == nbformat.reads(before.decode(), 4)
+    assert sorted(p.name for p in mine.parent.iterdir() if p.is_file()) == sorted(c.name for c in CHAPTERS)
+    page.goto("about:blank")
+    page.close()
+    lab_server.end_sessions(lab)
 
 
 #: Where a link of a rendered Markdown cell points, as Lab rewrites it: .../files/<path>?…#<anchor>
@@ -314,7 +325,7 @@ def scrolled_to(page, anchor: str, where: str) -> None:
         pytest.fail(f"{where}: 開いたページの #{anchor} が見えるところにありません")
 
 
-def test_every_link_of_every_chapter_opens_in_lab(browser, tmp_path):
+def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     """Every link of every chapter, clicked in the learner's JupyterLab, opens its page in a tab of
     Lab (the glossary scrolled to the term, another chapter as a notebook), and no request fails
     (the chapters linked to ../book/glossary.md outside the folder Lab served: a click did nothing).
@@ -323,51 +334,50 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, tmp_path):
     a chapter to each page is clicked (and must scroll to its term); that every term's anchor is
     on the glossary page is test_every_chapter_link_has_a_target_in_the_learners_copy's."""
     every_link = os.environ.get("QKV_EVERY_LINK") == "1"
-    work = lab_server.learner_copy(tmp_path)
+    lab, _ = learner
     failed = []
-    with lab_server.running(work) as lab:
-        followed = 0
-        for ipynb in CHAPTERS:
-            name = IN_COPY.format(ipynb.name)
-            page = _open(browser, lab, f"{name}?reset")
-            page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-            selector = ".jp-Notebook .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
-            links = page.locator(selector)
-            expected = len(_links(ipynb))
-            with contextlib.suppress(Exception):  # Markdown cells render after the notebook opens
-                page.wait_for_function("([s, n]) => document.querySelectorAll(s).length >= n",
-                                       arg=[selector, expected], timeout=30_000)
-            hrefs = links.evaluate_all("els => els.map(e => e.href)")
-            assert len(hrefs) == expected, f"{ipynb.name}: リンク {len(hrefs)} 個(原稿では {expected} 個)"
-            clicked = set()
-            for i, href in enumerate(hrefs):
-                found = LAB_LINK.search(href)
-                assert found, f"{ipynb.name}: {href} は Lab の中のファイルを指していません"
-                path, anchor = found.group(1), found.group(2)
-                if path in clicked and not every_link:
-                    continue
-                clicked.add(path)
-                # The active cell's toolbar floats over its top right corner, where a link can sit
-                # (chapter 07's gradient-descent link): make a neighbouring cell the active one.
-                cell = links.nth(i).evaluate(
-                    "a => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].indexOf(a.closest('.jp-Cell'))")
-                lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1)
-                links.nth(i).scroll_into_view_if_needed()
-                links.nth(i).click()
-                title = Path(path).name
-                current = ".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel"
-                try:
-                    page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
-                                           arg=[current, title], timeout=30_000)
-                except Exception:
-                    pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(current).all_inner_texts()})")
-                if anchor:
-                    scrolled_to(page, anchor, f"{ipynb.name}: {href}")
-                followed += 1
-                page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=ipynb.name).click()
-            page.goto("about:blank")
-            page.close()
-            lab_server.end_sessions(lab)
+    followed = 0
+    for ipynb in CHAPTERS:
+        name = IN_COPY.format(ipynb.name)
+        page = _open(browser, lab, f"{name}?reset")
+        page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        selector = ".jp-Notebook .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
+        links = page.locator(selector)
+        expected = len(_links(ipynb))
+        with contextlib.suppress(Exception):  # Markdown cells render after the notebook opens
+            page.wait_for_function("([s, n]) => document.querySelectorAll(s).length >= n",
+                                   arg=[selector, expected], timeout=30_000)
+        hrefs = links.evaluate_all("els => els.map(e => e.href)")
+        assert len(hrefs) == expected, f"{ipynb.name}: リンク {len(hrefs)} 個(原稿では {expected} 個)"
+        clicked = set()
+        for i, href in enumerate(hrefs):
+            found = LAB_LINK.search(href)
+            assert found, f"{ipynb.name}: {href} は Lab の中のファイルを指していません"
+            path, anchor = found.group(1), found.group(2)
+            if path in clicked and not every_link:
+                continue
+            clicked.add(path)
+            # The active cell's toolbar floats over its top right corner, where a link can sit
+            # (chapter 07's gradient-descent link): make a neighbouring cell the active one.
+            cell = links.nth(i).evaluate(
+                "a => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].indexOf(a.closest('.jp-Cell'))")
+            lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1)
+            links.nth(i).scroll_into_view_if_needed()
+            links.nth(i).click()
+            title = Path(path).name
+            current = ".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel"
+            try:
+                page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
+                                       arg=[current, title], timeout=30_000)
+            except Exception:
+                pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(current).all_inner_texts()})")
+            if anchor:
+                scrolled_to(page, anchor, f"{ipynb.name}: {href}")
+            followed += 1
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=ipynb.name).click()
+        page.goto("about:blank")
+        page.close()
+        lab_server.end_sessions(lab)
     assert followed >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
     assert not failed, failed
 
@@ -401,20 +411,13 @@ def _run_new_cell(page, code: str) -> str:
 LAB_EXPLORABLES = ["02_library_search.ipynb", "06_attention.ipynb"]
 
 
-@pytest.fixture(scope="module")
-def explorables_lab(tmp_path_factory):
-    """One learner's JupyterLab for the explorables' chapters (a server start is several seconds)."""
-    with lab_server.running(lab_server.learner_copy(tmp_path_factory.mktemp("explorables"))) as lab:
-        yield lab
-
-
 @pytest.mark.parametrize("name", LAB_EXPLORABLES)
-def test_explorables_in_a_real_lab(browser, explorables_lab, name):
+def test_explorables_in_a_real_lab(browser, learner, name):
     """Run All; every control of every explorable moves its picture to numpy's numbers (picture →
     Python: the kernel's traits follow); a trait set in a new cell moves the picture (Python →
     picture); saved and reopened with a new kernel, the explorables come back, and again after a
     save before any Run All (their state is not live then); no console error."""
-    lab = explorables_lab
+    lab, _ = learner
     page = _open(browser, lab, f"{IN_COPY.format(name)}?reset")  # ?reset: no other chapter restored beside it
     errors = []
     page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -430,6 +433,25 @@ def test_explorables_in_a_real_lab(browser, explorables_lab, name):
         ex = explorables.nth(i)
         check_numbers(ex, f"{name} の図 {i}")
         move_every_control(page, ex, f"{name} の図 {i}")
+    # A preset button sets its state here as in the book, and the numbers are numpy's for it.
+    first = explorables.nth(0)
+    preset = first.locator(".qkv-presets button").first
+    preset.click()
+    assert preset.get_attribute("aria-pressed") == "true"
+    check_numbers(first, f"{name}: 「{preset.inner_text()}」のあと")
+    # On a narrow window the controls stay in view while the panels scroll past (the output area
+    # must not scroll by itself, which would keep them from sticking).
+    bar = first.locator(".qkv-controls").first
+    if bar.is_visible() and "qkv-many" not in bar.get_attribute("class"):
+        page.set_viewport_size({"width": 520, "height": 640})
+        first.locator(".qkv-host").last.evaluate("h => h.scrollIntoView({block: 'end'})")
+        top, bar_box = first.bounding_box()["y"], bar.bounding_box()
+        scroller = page.locator(".jp-WindowedPanel-outer, .jp-Notebook").first.bounding_box()
+        chain = bar.evaluate("""b => { const out = []; for (let n = b.parentElement; n; n = n.parentElement) {
+          const s = getComputedStyle(n); if (s.overflowY !== 'visible' || s.position === 'sticky')
+          out.push([n.className.slice(0, 60), s.overflowY, Math.round(n.getBoundingClientRect().top)]); } return out; }""")
+        assert top < scroller["y"] and bar_box["y"] >= scroller["y"] - 1, chain[:4]
+        page.set_viewport_size({"width": 1280, "height": 900})
     # picture → Python: the kernel's explorers hold what the page shows
     last = explorables.nth(count - 1)
     state, _, _ = shown(last)

@@ -2,19 +2,21 @@
 
 The book `make test` builds (tests/test_book_build.py) has no setting, so no button: tests/test_book.py
 checks that no page links to a notebook service. Here the book is built once more, without
-executing the chapters (the buttons do not depend on their outputs), with a dummy repository
+executing the chapters and with their outputs cleared (the buttons do not depend on them), with a dummy repository
 address: every chapter's Colab, Binder and JupyterHub link must name the chapter's executed
 `.ipynb` in the repository (Colab cannot open the MyST `.md`), and no other page gets one.
 """
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import chapters
+import nbformat
 import pytest
 import yaml
 from test_book_build import book_extension
@@ -70,10 +72,27 @@ def notebook_path(url: str) -> str:
     return unquote(query["urlpath"][0]).removeprefix(f"lab/tree/{REPO}/")
 
 
+def sources_without_outputs(tmp: Path) -> Path:
+    """The book's sources and the chapters with their outputs cleared, laid out as in the
+    repository: the buttons depend on neither, and a build without the chapters' figures skips
+    their re-encoding and most of the search index (half the build's time)."""
+    src = tmp / "src"
+    shutil.copytree(ROOT / "book", src / "book", ignore=shutil.ignore_patterns("_build"))
+    (src / "notebooks").mkdir()
+    for chapter in chapters.chapters():
+        nb = nbformat.read(ROOT / "notebooks" / f"{chapter.slug}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(nb, src / "notebooks" / f"{chapter.slug}.ipynb")
+    return src
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    """The front page and the chapters, outputs as committed (not executed), with the setting."""
+    """The front page and the chapters, not executed (outputs cleared), with the setting."""
     tmp = tmp_path_factory.mktemp("launch")
+    src = sources_without_outputs(tmp)
     config = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
     config["execute"]["execute_notebooks"] = "off"
     config["sphinx"]["local_extensions"] = {"qkv_book": str(ROOT / "book" / "_ext")}
@@ -83,9 +102,9 @@ def built(tmp_path_factory) -> Path:
     (tmp / "_toc.yml").write_text(yaml.safe_dump(toc), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MAKE"))}
     env.update({launch_links.REPOSITORY_VAR: REPOSITORY, launch_links.HUB_VAR: HUB})
-    run = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT),
+    run = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(src),
                           "--config", str(tmp / "_config.yml"), "--toc", str(tmp / "_toc.yml"),
-                          "--path-output", str(tmp)], cwd=ROOT, env=env, capture_output=True, text=True)
+                          "--path-output", str(tmp)], cwd=src, env=env, capture_output=True, text=True)
     html = tmp / "_build" / "html"
     assert run.returncode == 0 and (html / "index.html").exists(), run.stdout[-3000:] + run.stderr[-3000:]
     return html

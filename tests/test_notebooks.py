@@ -379,7 +379,7 @@ def test_every_written_chapter_is_in_the_one_list_in_order():
 def test_the_toc_and_the_readme_follow_the_one_list():
     assert not chapters.stale(), (
         f"{[str(p.relative_to(ROOT)) for p in chapters.stale()]} が book/chapters.yml と合っていません:"
-        " python book/scripts/chapters.py で書き直してください")
+        " python tools/chapters.py で書き直してください")
 
 
 def test_notebooks_keep_no_widget_but_the_first_pictures():
@@ -399,7 +399,7 @@ def test_a_kernel_frees_a_cells_figures_once_shown_and_only_then_collects():
     full collection, cells later); a figure the next cell replaces (`fig = …` again) is gone
     before the new one is drawn; setup() run twice hooks in once and freezes what was loaded;
     the inline backend draws without a second, "tight" pass;
-    a cell that drew nothing pays no collection (tests/bench.py measures what this saves)."""
+    a cell that drew nothing pays no collection (tests/support/bench.py measures what this saves)."""
     import nbformat
     from nbclient import NotebookClient
 

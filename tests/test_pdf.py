@@ -1,4 +1,4 @@
-"""The PDF of the whole book (`make pdf`: book/scripts/build_pdf.py), read as a reader's PDF viewer reads it.
+"""The PDF of the whole book (`make pdf`: tools/build_pdf.py), read as a reader's PDF viewer reads it.
 
 `make test-pdf` builds it and runs these tests (.ci/run calls it); under `make test` they are
 skipped unless the PDF exists, since printing the whole book takes a minute or two of both cores.

@@ -33,6 +33,7 @@ def environment_requirements() -> dict[str, str]:
 
 def test_top_level_layout():
     for path in ("book", "notebooks", "src/helpers", "src/qkv_classroom", "environment.yml",
+                 "tools/chapters.py", "lab/learner_lab.py", "lab/jupyter_config", "tests/support",
                  "README.md", "CONTRIBUTING.md", "LICENSE", "pyproject.toml", "Makefile", ".ci/run"):
         assert (ROOT / path).exists(), path
 
@@ -69,6 +70,19 @@ def test_unit_tests_mirror_the_helpers():
         f"モジュールのテストは tests/unit/ に置きます(tests/ 直下はプロジェクト全体のテスト): {module_named}")
 
 
+def test_tests_and_what_they_share_are_apart():
+    """tests/ holds the whole-project tests (test_*.py), conftest.py and nbval's settings; the unit
+    tests are in unit/, everything the tests share (references, runners, harnesses, benches) in
+    support/, which holds no test."""
+    top = {p.name for p in (ROOT / "tests").iterdir() if p.name != "__pycache__"}
+    stray = {name for name in top if not name.startswith("test_")} - {
+        "conftest.py", "nbval_sanitize.cfg", "unit", "support"}
+    assert not stray, f"tests/ の直下に置けるのはテストだけです(共有するものは tests/support/ へ): {sorted(stray)}"
+    support = {p.name for p in (ROOT / "tests" / "support").glob("*.py")}
+    assert {"reference.py", "explorables.py", "lab_server.py"} <= support
+    assert not {name for name in support if name.startswith("test_")}, sorted(support)
+
+
 def test_unit_test_file_names_follow_the_rule():
     assert unit_test_file(HELPERS / "attention.py") == "test_attention.py"
     assert unit_test_file(HELPERS / "widgets" / "ch03_three_roles.py") == (
@@ -101,6 +115,15 @@ def test_ci_runs_the_readme_test_command():
     ci_cmds = [line.strip() for line in ci.splitlines()
                if line.strip() and not line.strip().startswith("#")]
     assert ci_cmds[-1] == test_cmds[0]
+
+
+def test_ci_runs_every_test_file_alone():
+    """No test file passes only because another ran first in the same process: CI runs each alone."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "\nmake test-alone\n" in ci
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile[makefile.index("\ntest-alone:"):].split("\n\n")[0]
+    assert "tests/test_*.py tests/unit/test_*.py" in target and "$(PYTEST) -q $$f" in target
 
 
 def test_node_dependencies_are_locked():
@@ -178,6 +201,10 @@ def test_the_package_builds_a_wheel_and_an_sdist_of_helpers_alone(tmp_path):
     required = {canonical(r.name) for r in requires if r.marker is None}  # not an extra's
     imported = third_party_imports(HELPERS)
     assert imported and imported <= required, f"wheel の依存に入っていない import: {imported - required}"
+    # and nothing more: what helpers never imports belongs to an extra (pillow: the book's), except
+    # the kernel the chapters run in and the widgets' front end in JupyterLab
+    unused = required - imported - {"ipykernel", "ipywidgets"}
+    assert not unused, f"helpers が import しない依存が wheel にあります: {sorted(unused)}"
     in_sdist = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"LICENSE", "pyproject.toml"} <= in_sdist
     assert {f"src/{n}" for n in needed} <= in_sdist, "sdist に入っていないファイル"

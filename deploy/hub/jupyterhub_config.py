@@ -42,7 +42,7 @@ c.ClassroomSpawner.runtime_root = env("QKV_HUB_RUNTIME", "/run/qkv-hub")
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 # Address space per process (server, each kernel). A student's server and kernel together peaked
-# at about 290 MiB resident while running a chapter (tests/bench_classroom.py, 30 at once); 2 GiB
+# at about 290 MiB resident while running a chapter (tests/support/bench_classroom.py, 30 at once); 2 GiB
 # per process leaves room for experiments and stops a runaway allocation with a MemoryError
 # instead of starving the machine.
 c.Spawner.mem_limit = env("QKV_HUB_MEM_LIMIT", "2G")

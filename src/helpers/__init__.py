@@ -36,7 +36,7 @@ from ._validate import HelpersError, HelpersVersionError
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
 #: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
-SUBMODULES = ("attention", "checks", "data", "geometry", "heads", "learning", "matmul",
+SUBMODULES = ("attention", "checks", "data", "descent", "geometry", "heads", "learning", "matmul",
               "plotting", "scaling", "widgets")
 
 __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention.__all__,

@@ -2,7 +2,7 @@
 
 JupyterHub's `LocalProcessSpawner` already runs a user's server with that user's uid, groups
 and home (so the file system keeps students apart); this adds what a class of 30 on one machine
-needed when measured (tests/bench_classroom.py):
+needed when measured (tests/support/bench_classroom.py):
 
 - the role: a member of the teachers' group gets the teacher's Jupyter config (formgrader on,
   the course folder); everyone else gets the students' (fetch, submit and feedback only);
@@ -34,9 +34,9 @@ from .config import COURSE_DIR_NAME, DEFAULT_EXCHANGE, ENV_COURSE_DIR, ENV_EXCHA
 
 #: deploy/hub/jupyter/<role>/ in the repository: the Jupyter config of each role.
 CONFIG_ROOT = Path(__file__).resolve().parents[2] / "deploy" / "hub" / "jupyter"
-#: book/jupyter_config: what every JupyterLab of the book shares (the explorables' saved state),
+#: lab/jupyter_config: what every JupyterLab of the book shares (the explorables' saved state),
 #: after the role's own config.
-BOOK_CONFIG = Path(__file__).resolve().parents[2] / "book" / "jupyter_config"
+LAB_CONFIG = Path(__file__).resolve().parents[2] / "lab" / "jupyter_config"
 
 
 def is_teacher(username: str, teachers_group: str) -> bool:
@@ -60,7 +60,7 @@ def role_environment(username: str, *, teachers_group: str, exchange_root: str,
     user = pwd.getpwnam(username)
     role = "teacher" if is_teacher(username, teachers_group) else "student"
     env = {
-        "JUPYTER_CONFIG_PATH": os.pathsep.join([str(Path(config_root) / role), str(BOOK_CONFIG)]),
+        "JUPYTER_CONFIG_PATH": os.pathsep.join([str(Path(config_root) / role), str(LAB_CONFIG)]),
         ENV_EXCHANGE: exchange_root,
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
     }

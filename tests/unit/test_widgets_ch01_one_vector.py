@@ -23,7 +23,7 @@ def explorer():
 
 
 def reference_numbers(me, others=OTHERS, emb=None):
-    """Dot products and cosines of `me` with `others`, in plain numpy (tests/reference.py)."""
+    """Dot products and cosines of `me` with `others`, in plain numpy (tests/support/reference.py)."""
     emb = emb or foods()
     rest = np.vstack([emb[w] for w in others])
     me = np.asarray(me, dtype=float)

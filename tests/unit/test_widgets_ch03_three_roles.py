@@ -9,7 +9,7 @@ from explorables import run_module
 
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import Party, party, party_attention
-from helpers.widgets import PartyExplorer, party_explorer
+from helpers.widgets import PartyExplorer, explorables, party_explorer
 from helpers.widgets._base import module_source
 
 
@@ -110,7 +110,7 @@ def test_the_browser_gets_the_party_as_plain_lists(explorer):
     assert (state["w_q"], state["w_k"], state["w_v"]) == (p.W_Q.tolist(), p.W_K.tolist(), p.W_V.tolist())
     assert state["axis_labels"] == list(p.axes)
     assert "export default" in state["_esm"] and "./qkv_" not in state["_esm"]
-    assert PartyExplorer.registry["ch03_three_roles"] is PartyExplorer
+    assert explorables()["ch03_three_roles"] is PartyExplorer
 
 
 def _pictures(states: list[dict]) -> list[dict]:

@@ -1,6 +1,6 @@
 """The figure-text probe: run in the kernels that execute the chapters, and its log of text sizes read.
 
-While the book is built, book/scripts/figure_text_probe.py runs in the chapters' kernels and notes
+While the book is built, book/_ext/qkv_book/figure_text_probe.py runs in the chapters' kernels and notes
 the smallest text of every picture they draw, keyed by its pixels (`pixel_key`); `figures` then
 gives each figure that size.
 """
@@ -14,19 +14,10 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from .figure_text_probe import pixel_key  # noqa: F401  (figures looks each PNG up by it)
+
 BOOK = Path(__file__).resolve().parents[2]
 FIGURE_TEXT_LOG = "figure-text.jsonl"  # under book/_build/: what the probe measured
-
-
-def pixel_key(rgba) -> str:
-    """The key book/scripts/figure_text_probe.py logs: size plus a hash of the RGBA pixels."""
-    import hashlib
-
-    import numpy as np
-
-    rgba = np.ascontiguousarray(np.asarray(rgba), dtype=np.uint8)
-    h, w = rgba.shape[:2]
-    return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
 
 
 def _log_entries(app: Sphinx) -> list[dict]:
@@ -52,7 +43,7 @@ def figure_texts_outside(app: Sphinx) -> dict[str, list[str]]:
 
 
 def install_figure_probe(app: Sphinx) -> None:
-    """Run book/scripts/figure_text_probe.py in the kernels that execute the chapters.
+    """Run book/_ext/qkv_book/figure_text_probe.py in the kernels that execute the chapters.
 
     The kernels inherit this process's environment: IPYTHONDIR points them at a profile under
     book/_build/ whose only startup file is the probe, and the probe logs to qkv_figure_text_log.
@@ -66,7 +57,7 @@ def install_figure_probe(app: Sphinx) -> None:
     ipython_dir = log.parent / "ipython"
     startup = ipython_dir / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(BOOK / "scripts" / "figure_text_probe.py", startup / "00-figure-text-probe.py")
+    shutil.copyfile(Path(__file__).with_name("figure_text_probe.py"), startup / "00-figure-text-probe.py")
     os.environ["IPYTHONDIR"] = str(ipython_dir)
     os.environ["QKV_FIGURE_TEXT_LOG"] = str(log)
 

@@ -2,7 +2,7 @@
 
 ```{shipped-assets}``` (used by book/licenses.md): a table of every third-party file the pages
 load, with version and licence, made from book/_vendor/VENDORED.json (written by
-book/scripts/vendor_assets.py) and the installed Python packages; their licence texts are copied
+tools/vendor_assets.py) and the installed Python packages; their licence texts are copied
 next to the pages, under _static/licenses/.
 """
 
@@ -47,7 +47,7 @@ PYTHON_ASSETS = [
 def read_vendored() -> list[dict]:
     if not VENDORED_JSON.exists():
         raise FileNotFoundError(
-            f"{VENDORED_JSON} がありません。先に `python book/scripts/vendor_assets.py` を"
+            f"{VENDORED_JSON} がありません。先に `python tools/vendor_assets.py` を"
             "実行してください(MathJax と日本語フォントを node_modules から本へコピーします)。"
         )
     return json.loads(VENDORED_JSON.read_text(encoding="utf-8"))
@@ -130,7 +130,7 @@ class ShippedAssets(SphinxDirective):
         header = ["パッケージ", "版", "ライセンス", "本の中での役割", "全文"]
         widths = [22, 10, 16, 40, 12]
         return [
-            nodes.rubric(text="npm から取り込んだもの(book/scripts/vendor_assets.py)"),
+            nodes.rubric(text="npm から取り込んだもの(tools/vendor_assets.py)"),
             _table(header, npm_rows, widths),
             nodes.rubric(text="Python のパッケージが書き出すもの(Sphinx と Jupyter Book の部品)"),
             _table(header, py_rows, widths),

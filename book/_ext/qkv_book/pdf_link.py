@@ -1,7 +1,7 @@
 """The front page's line about the PDF: a link to it when `make pdf` has made it, else how to make it.
 
 `make book` and `make pdf` stay independent: the PDF is printed from the built HTML
-(book/scripts/build_pdf.py), so the book cannot wait for it. book/index.md holds the line with
+(tools/build_pdf.py), so the book cannot wait for it. book/index.md holds the line with
 its text for a book built without a PDF (「make pdf で…できます」); when the PDF exists at build
 time, that text becomes a link to it with its size. A link that is only written when its file
 exists never dangles (tests/test_book.py resolves every link); the root page is read again on

@@ -244,3 +244,88 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         _base.fail_on_wrong_values(want, out, "出力", said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
                  "(頭が 2 つでも 3 つでも)。", quiet=hidden)
+
+
+#: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
+PADDING_HINTS = {
+    "no_mask": "空席の列にも重みが配られています。空席の見出しの列の得点に -inf を足して、重みが"
+               "ちょうど 0 になるようにしましょう(「全部が隠された行」の節)。",
+    "rows": "隠しているのが空席の行(問い)になっています。空席は「誰からも見られない」ようにするので、"
+            "隠すのは見出しの列です。",
+    "off_by_one": "隠す席が一つずれています。席の番号は 0 から数えるので、本物の語は 0 〜 n_real − 1 番め、"
+                  "空席は n_real 番めから後ろです。",
+    "causal": "因果マスク(対角より上)をかけています。この練習で隠すのは後ろの語ではなく、空席の列です。",
+    "zeroed_after": "ソフトマックスのあとで空席の重みを 0 にしています。これでは行の和が 1 になりません。"
+                    "マスクは得点に、ソフトマックスの前に足しましょう。",
+    "no_sqrt": CAUSAL_HINTS["no_sqrt"],
+    "swapped": CAUSAL_HINTS["swapped"],
+    "weights_as_output": CAUSAL_HINTS["weights_as_output"],
+    "bad_output": CAUSAL_HINTS["bad_output"],
+}
+
+
+def padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
+    """The weights of attention whose keys from `n_real` on are padding ("right"), and each mistake's."""
+    n_q, n_k = Q.shape[0], K.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+
+    def hide_columns(first: int) -> np.ndarray:
+        return np.broadcast_to(np.where(np.arange(n_k) < first, 0.0, -np.inf), (n_q, n_k))
+
+    Z = S + np.where(np.arange(n_q) < n_real, 0.0, -np.inf)[:, None]   # the padded rows hidden
+    with np.errstate(invalid="ignore"):                                  # a hidden row: 0 / 0
+        rows = np.exp(Z - Z.max(axis=1, keepdims=True))
+        rows = rows / rows.sum(axis=1, keepdims=True)
+    variants = {
+        "right": masked_softmax(S, hide_columns(n_real)),
+        "no_mask": masked_softmax(S),
+        "rows": rows,
+        "off_by_one": masked_softmax(S, hide_columns(n_real + 1)),
+        "causal": masked_softmax(S, causal_mask(n_q)) if n_q == n_k else masked_softmax(S),
+        "zeroed_after": masked_softmax(S) * (np.arange(n_k) < n_real),
+        "no_sqrt": masked_softmax(Q @ K.T, hide_columns(n_real)),
+    }
+    if n_real > 1:  # one seat fewer: with a single real word, every key would be hidden
+        variants["off_by_one:less"] = masked_softmax(S, hide_columns(n_real - 1))
+    return variants
+
+
+def _padding_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+    """Four seats with two words (the rest padding) and six with three; `hidden`: others."""
+    if hidden:
+        return _base.hidden_cases("padded_attention", ((7, 3), (7, 3), (7, 2), 5), ((3, 4), (3, 4), (3, 3), 1))
+    rng = np.random.default_rng(83)
+    return [(rng.normal(size=(n, 4)), rng.normal(size=(n, 4)), rng.normal(size=(n, 3)), n_real)
+            for n, n_real in ((4, 2), (6, 3))]
+
+
+@_base.exercise
+def check_padded_attention(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 08, 練習 3: `fn(Q, K, V, n_real)` hides the keys from `n_real` on (padding) and
+    returns `(output, weights)` of scaled dot-product attention."""
+    for Q, K, V, n_real in _padding_cases(hidden):
+        variants = padding_variants(Q, K, V, n_real)
+        call = f"padded_attention(Q, K, V, {n_real})"
+        result = _base.call_learner(fn, Q.copy(), K.copy(), V.copy(), n_real, what="padded_attention",
+                                    call=call, on_error=f"Q {Q.shape}, K {K.shape}, n_real = {n_real} の"
+                                    "ときの途中の形を print して確かめましょう。")
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            _base.fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+                       f"{type(result).__name__} が返ってきました。", mistake="not_a_pair")
+        out, w = (_base.as_float_array(r, "padded_attention") for r in result)
+        want_w = variants["right"]
+        if _base.same(out, want_w @ V) and _base.same(w, want_w):
+            continue
+        _base.check_attention_output(out, w, want_w @ V, want_w, V, PADDING_HINTS)
+        _base.fail_on_typical_mistake(w, variants, PADDING_HINTS)
+        if w.shape != want_w.shape:
+            _base.fail(f"weights の形は (問いの数, 席の数) = {want_w.shape} のはずが {w.shape} でした。",
+                       mistake="weights_shape")
+        if np.isnan(w).any():
+            _base.fail("重みに NaN が出ています。全部が -inf になった行がないか確かめましょう"
+                       "(「全部が隠された行」の節)。", mistake="nan")
+        if np.any(w[:, n_real:] != 0):
+            _base.fail(PADDING_HINTS["no_mask"], mistake="padding_seen")
+        _base.fail(f"{call} で、weights の 1 行めは {np.round(want_w[0], 3)} になるはずが "
+                   f"{np.round(w[0], 3)} でした。", mistake="wrong_weights")
+    _base.passed("空席の列の重みはちょうど 0 で、どの行も本物の語だけで和が 1 になりました。", quiet=hidden)

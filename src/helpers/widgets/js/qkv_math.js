@@ -1,6 +1,6 @@
 // The maths every explorable draws from, in plain JavaScript: the same formulas as the numpy in
 // src/helpers (attention.softmax, geometry.rotation_scale_matrix, geometry.question_vector, ...),
-// held to them by tests/test_explorables_math.py. Row vectors, as in the book: x @ W.
+// held to them by tests/test_explorables.py. Row vectors, as in the book: x @ W.
 // Vectors are arrays of numbers, matrices arrays of rows.
 
 export function dot(a, b) {

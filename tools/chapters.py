@@ -1,11 +1,11 @@
 """The one list of chapters (book/chapters.yml), read, and the files derived from it written.
 
-    python book/scripts/chapters.py           # rewrite book/_toc.yml's chapters and README's table
-    python book/scripts/chapters.py --check   # exit 1 (and say which) if either is out of step
+    python tools/chapters.py           # rewrite book/_toc.yml's chapters and README's table
+    python tools/chapters.py --check   # exit 1 (and say which) if either is out of step
 
 A chapter is its slug (notebooks/<slug>.md), its title (the notebook's first heading) and the
 section of the source article it covers. The tests read their chapter lists from here too
-(tests/chapters.py), so adding a chapter is one entry in book/chapters.yml and one run of this.
+(`import chapters`), so adding a chapter is one entry in book/chapters.yml and one run of this.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LIST = ROOT / "book" / "chapters.yml"
 TOC = ROOT / "book" / "_toc.yml"
 README = ROOT / "README.md"
@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
         out_of_step = stale()
         for path in out_of_step:
             print(f"{path.relative_to(ROOT)} が book/chapters.yml と合っていません。"
-                  "python book/scripts/chapters.py で書き直してください。")
+                  "python tools/chapters.py で書き直してください。")
         return 1 if out_of_step else 0
     for path, text in derived().items():
         if path.read_text(encoding="utf-8") != text:

@@ -1,6 +1,6 @@
 """A class of N students on this machine's hub, all at once: `make classroom-bench` (root, loopback).
 
-Each simulated student is a real Unix account (tests/hub_harness.py makes them, with a unique
+Each simulated student is a real Unix account (tests/support/hub_harness.py makes them, with a unique
 prefix, and removes them at the end). At the same moment every student asks the hub for a server,
 puts the chapter's notebook into their home, starts a kernel and runs every code cell in order,
 as "Run All" does, over the kernel's websocket. Reported:
@@ -30,10 +30,7 @@ from pathlib import Path
 
 import nbformat
 import psutil
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from hub_harness import ROOT, TempClass, readable_by_others, why_not_here  # noqa: E402
+from hub_harness import ROOT, TempClass, readable_by_others, why_not_here
 
 MiB = 1024 * 1024
 

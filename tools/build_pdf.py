@@ -1,9 +1,9 @@
 """One PDF of the whole book (`make pdf`): book/_build/pdf/qkv-book.pdf, offline, from the built HTML.
 
-    python book/scripts/build_pdf.py            # builds the HTML book first if it is missing
-    python book/scripts/build_pdf.py --out x.pdf
+    python tools/build_pdf.py            # builds the HTML book first if it is missing
+    python tools/build_pdf.py --out x.pdf
 
-The route (CONTRIBUTING.md, "PDF"): the Chromium the browser tests drive (tests/chromium.py)
+The route (CONTRIBUTING.md, "PDF"): the Chromium the browser tests drive (tools/chromium.py)
 prints every page of the book, in the order of book/_toc.yml, with the book's print CSS
 (book/_static/qkv.css, `@media print`) through Playwright's `page.pdf()` on A4; pypdf then merges
 them behind a cover and a table of contents with page numbers, numbers the pages, adds the
@@ -34,15 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import chapters  # tools/chapters.py, beside this file: the toc's pages in order
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
 OUT = ROOT / "book" / "_build" / "pdf" / "qkv-book.pdf"
 CONFIG = ROOT / "book" / "_config.yml"
-sys.path.insert(0, str(ROOT / "tests"))  # tests/chromium.py: the browser the tests drive
-
-import chapters  # noqa: E402  (book/scripts/chapters.py, beside this file: the toc's pages in order)
 
 #: The page box: A4 with margins wide enough for the page number below the text.
 MARGIN = {"top": "16mm", "bottom": "18mm", "left": "16mm", "right": "16mm"}

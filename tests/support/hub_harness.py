@@ -32,7 +32,7 @@ import websocket
 from qkv_hub import setup
 from qkv_hub.setup import Classroom
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:

@@ -2,7 +2,7 @@
 the saved notebooks.
 
 A notebook opened before any kernel has run has no widget to show. `make sync`
-(book/scripts/execute_notebooks.py) saves, in place of each explorable, its first picture, drawn
+(tools/execute_notebooks.py) saves, in place of each explorable, its first picture, drawn
 by the same module the browser runs, as images with a Japanese text that states its numbers. JupyterLab's sanitizer keeps an
 `<img>` with a data URL but strips inline SVG, and an image cannot read the page's CSS variables,
 so the colours are written in (the light theme's).

@@ -1,7 +1,7 @@
 """Key press → the next painted frame that shows the new picture, for every explorable, in a real
 JupyterLab and in the built book: one harness for both (`make bench` runs it).
 
-    python tests/frame_bench.py [--lab-only | --book-only]
+    python tests/support/frame_bench.py [--lab-only | --book-only]
 
 In the page, a capture listener notes when the key goes down on the explorable's first control (a
 slider: → and ←; radio buttons: → and ←; a checkbox: Space); the time ends when the picture's
@@ -26,7 +26,9 @@ from pathlib import Path
 import lab_server
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import widgets
+
+ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 PRESSES = 40
 TIMEOUT_S = 240
@@ -121,13 +123,8 @@ def _measure_page(page, count: int, reference: bool = False) -> list[list[float]
 
 
 def _chapters_with_explorables() -> list[str]:
-    names = []
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        if any('class="qkv-first-picture"' in o.get("data", {}).get("text/html", "")
-               for c in nb.cells for o in c.get("outputs", [])):
-            names.append(path.name)
-    return names
+    """Each chapter with an explorable, from helpers.widgets' one list (`chNN_<notebook>`)."""
+    return [f"{module.removeprefix('ch')}.ipynb" for module in widgets.explorables()]
 
 
 def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:

@@ -1,6 +1,6 @@
 """Print the chapter notebooks that `make check` re-executes with nbval: those changed since main.
 
-    python book/scripts/changed_chapters.py [BASE]
+    python tools/changed_chapters.py [BASE]
 
 A chapter counts as changed when its .md or .ipynb differs from where this branch left BASE
 (default: `main`, else `origin/main`), committed or not, or is new and not yet committed. A change
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = re.compile(r"^notebooks/([0-9][0-9]_[^/]+)\.(md|ipynb)$")
 EVERY_CHAPTER = ("src/helpers/",)
 

@@ -1,7 +1,7 @@
 """The learner's JupyterLab (`make lab`) on the learner's own copy of the chapters, in work/.
 
-    python book/scripts/learner_lab.py lab              # make what is missing in work/, open Lab
-    python book/scripts/learner_lab.py refresh 03       # chapter 03 afresh; the old copy kept
+    python lab/learner_lab.py lab              # make what is missing in work/, open Lab
+    python lab/learner_lab.py refresh 03       # chapter 03 afresh; the old copy kept
 
 work/ (ignored by git) holds what the learner types and saves, so `git pull` of a fixed chapter
 never meets the learner's answers. It mirrors the repository's layout, so a chapter's links work
@@ -23,15 +23,15 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "work"
 #: The pages beside the chapters that the chapters link to (../book/<name>).
 REFERENCE_PAGES = ("glossary.md", "notation.md")
-#: What `make lab` passes to JupyterLab besides the folder it serves (tests/lab_server.py too).
+#: What `make lab` passes to JupyterLab besides the folder it serves (tests/support/lab_server.py too).
 LAB_OPTIONS = ["--LabApp.default_url=/lab/tree/notebooks"]
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import chapters  # noqa: E402  (book/scripts/chapters.py, the one list of chapters)
+sys.path.insert(0, str(ROOT / "tools"))  # run as a script: the one list of chapters is there
+import chapters  # noqa: E402  (tools/chapters.py)
 
 
 def learner_notebook(path: Path):

@@ -1,10 +1,10 @@
 """Write each notebooks/NN_slug.md (MyST) to its paired .ipynb and execute it on a fresh kernel.
 
-    python book/scripts/execute_notebooks.py [notebooks/01_one_vector.md ...]
+    python tools/execute_notebooks.py [notebooks/01_one_vector.md ...]
 
 With no arguments, every chapter is done. The MyST file is the source; the .ipynb is rebuilt from
 it, so outputs always belong to today's code. An explorable's saved output is its first picture
-(drawn by its own module in Node, book/scripts/explorable_pictures.py), not the widget: a widget
+(drawn by its own module in Node, tools/explorable_pictures.py), not the widget: a widget
 whose model is gone shows JupyterLab's "Error displaying widget: model not found", and a notebook
 opened without running it has no model. Run in JupyterLab, the cell shows the live explorable,
 and the learner's configuration saves its state with the notebook, so it comes back when the
@@ -23,7 +23,7 @@ import jupytext
 from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def chapter_sources() -> list[Path]:
@@ -49,7 +49,7 @@ EMPTY_WIDGET_STATE = {WIDGET_STATE: {"state": {}, "version_major": 2, "version_m
 
 def first_pictures_for_widgets(nb) -> None:
     """Each explorable's output becomes its first picture, drawn from the state the run left
-    (book/scripts/explorable_pictures.py); the widget itself and its state are not kept."""
+    (tools/explorable_pictures.py); the widget itself and its state are not kept."""
     from explorable_pictures import first_pictures
 
     from helpers.widgets._base import module_source, stylesheet

@@ -9,7 +9,8 @@ of text (titles, tick labels, legends, the numbers in heatmap cells); when the p
 taken (`FigureCanvasAgg.buffer_rgba`, which the inline figures go through), it appends one line
 to the file named by QKV_FIGURE_TEXT_LOG: a hash of those pixels, the smallest size, and the
 texts that reach beyond the picture's edge (cut off in the PNG; the build fails on them). The book
-extension looks each PNG up by the same hash, so every figure in the built book carries the size
+extension looks each PNG up by the same hash (it imports `pixel_key` from here; imported as a
+module, this file changes nothing: it measures only when run as a startup file), so every figure in the built book carries the size
 of its smallest text, and tests/test_book_reader.py can check how large that text is on a phone.
 (The explorables draw SVG in the browser; the phone test measures their text there.)
 """
@@ -23,23 +24,25 @@ import math
 import os
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.text import Text
 
 _LOG = os.environ.get("QKV_FIGURE_TEXT_LOG")
 _ATTR = "_qkv_min_text_px"
 _OUTSIDE = "_qkv_texts_outside"
 
 
-def pixel_key(rgba: np.ndarray) -> str:
-    """The same key book/_ext/qkv_book/figure_probe.py computes from a decoded PNG."""
-    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+def pixel_key(rgba) -> str:
+    """A picture's key: its size plus a hash of its RGBA pixels (the kernel's buffer here, the
+    decoded PNG in book/_ext/qkv_book/figures.py)."""
+    rgba = np.ascontiguousarray(np.asarray(rgba), dtype=np.uint8)
     h, w = rgba.shape[:2]
     return f"{w}x{h}:" + hashlib.sha1(rgba.tobytes()).hexdigest()
 
 
-if _LOG:
+if _LOG and not __package__:  # run by IPython as a startup file, not imported by the extension
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
     _text_draw = Text.draw
     _figure_draw = Figure.draw
     _buffer_rgba = FigureCanvasAgg.buffer_rgba

@@ -8,7 +8,7 @@ The first of these that starts (`<browser> --version` succeeds) is used:
    older Ubuntu), `google-chrome`, `google-chrome-stable`.
 4. macOS applications: Google Chrome, then Chromium, in /Applications or ~/Applications.
 
-`python tests/chromium.py` (the Makefile's `browser` step, run by `make test`) prints the one it
+`python tools/chromium.py` (the Makefile's `browser` step, run by `make test`) prints the one it
 found. When there is none it installs one the ordinary way for the platform, saying first when
 that changes the system rather than the user's own files:
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import chromium
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "book" / "jupyter_config"
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "lab" / "jupyter_config"
 #: The config the Makefile's `lab` target uses (nbgrader's authoring UI off) and `lab-teacher`.
 LEARNER_CONFIG_PATH = f"{CONFIG / 'learner'}{os.pathsep}{CONFIG}"
 TEACHER_CONFIG_PATH = str(CONFIG)
@@ -49,7 +49,6 @@ MENU_RUN, RUN_ALL = "実行", "すべてのセルを実行"
 
 def learner_copy(folder: Path) -> Path:
     """The learner's copy of the chapters in `folder`/work, made as `make lab` makes it."""
-    sys.path.insert(0, str(ROOT / "book" / "scripts"))
     import learner_lab
 
     work = folder / "work"
@@ -114,8 +113,7 @@ def running(root: Path, teacher: bool = False, timeout: float = 180.0, settings:
 
 
 def learner_options() -> list[str]:
-    """What `make lab` passes JupyterLab besides its folder (book/scripts/learner_lab.py)."""
-    sys.path.insert(0, str(ROOT / "book" / "scripts"))
+    """What `make lab` passes JupyterLab besides its folder (lab/learner_lab.py)."""
     import learner_lab
 
     return list(learner_lab.LAB_OPTIONS)
@@ -212,7 +210,7 @@ def _stop(proc: subprocess.Popen) -> None:
 @contextlib.contextmanager
 def browser():
     """Headless Chrome/Chromium through Playwright: the one `make test` found or installed
-    (tests/chromium.py; `QKV_CHROMIUM` chooses). Raises chromium.Missing when there is none."""
+    (tools/chromium.py; `QKV_CHROMIUM` chooses). Raises chromium.Missing when there is none."""
     from playwright.sync_api import sync_playwright
 
     executable = chromium.find().path
