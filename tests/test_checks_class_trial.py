@@ -4,7 +4,8 @@ through the visible check, the hidden test and the grade cell as nbgrader's auto
 
 Each attempt must get the right verdict on all three (a right one ✓ and full points, a wrong one
 ✗ and fewer points), with a one-line Japanese message (no English words besides code names, no
-traceback). `python tests/test_checks_class_trial.py` prints the counts by kind.
+traceback). `PYTHONPATH=tests/support python tests/test_checks_class_trial.py` prints the counts
+by kind.
 """
 
 from __future__ import annotations

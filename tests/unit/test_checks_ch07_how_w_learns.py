@@ -36,6 +36,8 @@ def test_check_gradient_step_names_an_in_place_update():
     (lambda W, X, dQ, lr: W - lr * dQ.T @ X, "transposed"),
     (lambda W, X, dQ, lr: -lr * X.T @ dQ, "step_only"),
     (lambda W, X, dQ, lr: X.T @ dQ, "step_only"),
+    (lambda W, X, dQ, lr: W - lr * X.T @ dQ / len(X), "averaged"),
+    (lambda W, X, dQ, lr: W.copy(), "unchanged"),
 ])
 def test_check_gradient_step_names_each_mistake(fn, hint):
     with pytest.raises(AssertionError) as err:

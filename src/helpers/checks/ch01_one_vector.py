@@ -135,7 +135,6 @@ def check_cosine_table(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != want.shape:
             _base.fail(f"A {A.shape}, B {B.shape} のとき、表の形は (A の行の数, B の行の数) = {want.shape} の"
                        f"はずが {got.shape} でした。", mistake="shape")
-        _base.fail(f"A {A.shape}, B {B.shape} のとき、表の 1 行めは {np.round(want[0], 3)} になるはずが "
-                   f"{np.round(got[0], 3)} でした。", mistake="wrong_values")
+        _base.fail_on_wrong_values(want, got, "表", said=f"A {A.shape}, B {B.shape} のとき、")
     _base.passed("どのマスも、二本の長さで割った内積になりました。表の形は (A の語の数, B の語の数) です。",
                  quiet=hidden)

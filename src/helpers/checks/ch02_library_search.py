@@ -32,6 +32,7 @@ SOFT_LOOKUP_HINTS = {
                          "見直しましょう。",
     "sqrt": "得点を √d_k で割っています。それは第 6 章のアテンションで出てくる工夫で、"
             "この練習の手順にはありません。",
+    "mean": "どの本も同じ重み(中身の平均)になっています。得点が重みに効いていません。手順 2 を見直しましょう。",
     "argmax": "いちばん得点の高い本の中身だけを返しています。それは前の節の「いちばん合う見出し」"
               "の検索です。「3. やわらかい検索」の節を見直しましょう。",
 }
@@ -100,6 +101,7 @@ def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
         "times_temperature": softmax(s * temperature) @ V,
         "sqrt": softmax(s / np.sqrt(K.shape[1]), temperature=temperature) @ V,
         "argmax": V[int(np.argmax(s))],
+        "mean": V.mean(axis=0, keepdims=True),
     }
 
 
