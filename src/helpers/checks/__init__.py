@@ -37,7 +37,14 @@ from .ch04_three_matrices import (
     check_question_matrix,
     check_three_faces,
 )
-from .ch05_all_matmul import check_fused_qkv, check_matmul_cell, check_order_prediction
+from .ch05_all_matmul import (
+    IN_TWO_HINTS,
+    check_fused_qkv,
+    check_matmul_cell,
+    check_matmul_in_two,
+    check_order_prediction,
+    in_two_variants,
+)
 from .ch06_attention import (
     ATTENTION_HINTS,
     BATCH_HINTS,
@@ -76,6 +83,7 @@ __all__ = [
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
     "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
+    "IN_TWO_HINTS", "in_two_variants", "check_matmul_in_two",
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
     "BATCH_HINTS", "batch_attention_variants", "check_batch_attention",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
