@@ -27,9 +27,12 @@ from .ch02_library_search import (
 )
 from .ch03_three_roles import (
     PARTY_HINTS,
+    RECEIVED_HINTS,
     check_party_symmetry_prediction,
     check_party_weights,
+    check_received,
     party_weight_variants,
+    received_variants,
 )
 from .ch04_three_matrices import (
     QUESTION_MATRIX,
@@ -81,6 +84,7 @@ __all__ = [
     "COSINE_TABLE_HINTS", "cosine_table_variants", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
+    "RECEIVED_HINTS", "received_variants", "check_received",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
     "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
     "IN_TWO_HINTS", "in_two_variants", "check_matmul_in_two",
