@@ -36,9 +36,12 @@ from .ch03_three_roles import (
 )
 from .ch04_three_matrices import (
     QUESTION_MATRIX,
+    UNDO_HINTS,
     check_q_shape_prediction,
     check_question_matrix,
     check_three_faces,
+    check_undo_W,
+    undo_variants,
 )
 from .ch05_all_matmul import (
     IN_TWO_HINTS,
@@ -86,6 +89,7 @@ __all__ = [
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
     "RECEIVED_HINTS", "received_variants", "check_received",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
+    "UNDO_HINTS", "undo_variants", "check_undo_W",
     "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
     "IN_TWO_HINTS", "in_two_variants", "check_matmul_in_two",
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
