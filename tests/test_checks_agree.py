@@ -179,6 +179,12 @@ CASES = [
       for n in names(checks.batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
     *[("grad_W_K", checks.check_grad_W_K, n, from_table(checks.grad_W_K_variants, n))
       for n in names(checks.grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
+    *[("undo_W", checks.check_undo_W, n, from_table(checks.undo_variants, n))
+      for n in names(checks.undo_variants, X5[:1], np.eye(2) + 0.3)],
+    *[("received", checks.check_received, n, from_table(checks.received_variants, n))
+      for n in names(checks.received_variants, Q4, K4)],
+    *[("matmul_in_two", checks.check_matmul_in_two, n, from_table(checks.in_two_variants, n))
+      for n in names(checks.in_two_variants, X5[:, :2], W5[:2], 1)],
     *[("cosine_table", checks.check_cosine_table, n, from_table(checks.cosine_table_variants, n))
       for n in names(checks.cosine_table_variants, X5[:3], X5[2:])],
     *[("padded_attention", checks.check_padded_attention, n,
@@ -208,7 +214,7 @@ def test_every_code_exercise_is_run_through_both():
     hidden = {name for name in checks.__all__ if name.startswith("check_")
               and "hidden" in inspect.signature(getattr(checks, name)).parameters}
     run = {check.__name__ for _, check, _, _ in CASES}
-    assert run == hidden and len(run) == 16
+    assert run == hidden and len(run) == 19
     for exercise in {e for e, *_ in CASES}:
         made = {n for e, _, n, _ in CASES if e == exercise}
         assert "right" in made and len(made) > 2, exercise

@@ -63,7 +63,9 @@ NO_SQRT = dict(RIGHT, **{"def my_attention(": (
     "    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
     "    weights = e / e.sum(axis=-1, keepdims=True)\n"
     "    return weights @ V, weights\n")})
-FULL_MARKS = 4.0  # ex06_attention_test (3) + ex06_predict_test (1)
+#: What the students answer: ex06_attention_test (3) + ex06_predict_test (1); 練習 3
+#: (ex06_batch_attention_test, 2) is left as released, so the chapter's full marks are 6.
+ANSWERED, FULL_MARKS = 4.0, 6.0
 
 _reason = why_not_here()
 if _reason is None and readable_by_others(Path(sys.executable)) is not None:
@@ -394,8 +396,9 @@ def test_planted_submission_is_not_collected_and_not_deleted(cls, graded):
 
 def test_scores_right_mistake_blank(cls, graded):
     scores = graded["scores"]
-    assert sum(scores[cls.s1].values()) == FULL_MARKS, scores
-    assert scores[cls.s2] == {"ex06_attention_test": 0.0, "ex06_predict_test": 1.0}, scores
+    assert sum(scores[cls.s1].values()) == ANSWERED, scores
+    assert scores[cls.s2] == {"ex06_attention_test": 0.0, "ex06_predict_test": 1.0,
+                              "ex06_batch_attention_test": 0.0}, scores
     assert sum(scores[cls.s3].values()) == 0.0, scores
 
 
@@ -420,8 +423,8 @@ def test_each_student_fetched_their_own_feedback(cls, graded, feedback_fetched):
         assert cls.course.joinpath("feedback", student, CHAPTER, f"{CHAPTER}.html").read_text("utf-8") \
             == pages[0].read_text("utf-8"), student
     s1, s2, s3 = (text_of(feedback_fetched[s][0].read_text("utf-8")) for s in cls.students)
-    assert "Score: 4.0 / 4.0" in s1.replace("\n", " ") or "4.0 / 4.0" in s1
-    assert "1.0 / 4.0" in s2 and "0.0 / 4.0" in s3
+    assert "Score: 4.0 / 6.0" in s1.replace("\n", " ") or "4.0 / 6.0" in s1
+    assert "1.0 / 6.0" in s2 and "0.0 / 6.0" in s3
     hint = getattr(checks, "ATTENTION_HINTS", {}).get("no_sqrt")
     if hint:
         assert hint in s2

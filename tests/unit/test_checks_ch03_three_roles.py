@@ -222,3 +222,44 @@ def test_symmetry_hints_do_not_state_the_rule(answer):
         checks.check_party_symmetry_prediction(answer)
     for rule in ("どちらも q_i · q_j", "入れ替えても同じ", "結論は同じ"):
         assert rule not in str(info.value)
+
+
+
+# ------------------------------------ 練習 3: the attention each person receives from the others
+
+
+def received_right(Q, K):
+    S = Q @ K.T
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    return A.sum(axis=0) - np.diag(A)
+
+
+def received_loop(Q, K):
+    A = reference.softmax(Q @ K.T)
+    return np.array([sum(A[i, j] for i in range(len(A)) if i != j) for j in range(len(A))])
+
+
+@pytest.mark.parametrize("fn", [received_right, received_loop])
+def test_check_received_passes_right_answers(fn, capsys):
+    checks.check_received(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_received(fn, hidden=True)
+
+
+def _masked_first(Q, K):
+    S = Q @ K.T + np.where(np.eye(len(Q), dtype=bool), -np.inf, 0.0)
+    return reference.softmax(S).sum(axis=0)
+
+
+@pytest.mark.parametrize("mistake, fn", [
+    ("with_self", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=0)),
+    ("row_sums", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=1) - np.diag(reference.softmax(Q @ K.T))),
+    ("scores", lambda Q, K: (Q @ K.T).sum(axis=0) - np.diag(Q @ K.T)),
+    ("masked_before", _masked_first),
+])
+def test_check_received_names_each_mistake(mistake, fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_received(fn)
+    assert info.value.mistake == mistake
+    assert checks.RECEIVED_HINTS[mistake] in str(info.value)

@@ -125,3 +125,27 @@ def test_w_mine_fallback_does_not_spell_out_the_matrix():
     message = str(info.value)
     assert "のはずが" in message or "になるはずが" in message
     assert "0·甘さ" not in message and "0.5·甘さ" not in message and "並べて" not in message
+
+
+# ------------------------------------------------ 練習 4: undo W_Q (x from its question q)
+
+
+@pytest.mark.parametrize("fn", [lambda q, W: q @ np.linalg.inv(W),
+                                lambda q, W: np.linalg.solve(W.T, q.T).T])
+def test_check_undo_W_passes_right_answers(fn, capsys):
+    checks.check_undo_W(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_undo_W(fn, hidden=True)
+
+
+@pytest.mark.parametrize("mistake, fn", [
+    ("forward", lambda q, W: q @ W),
+    ("transpose", lambda q, W: q @ W.T),
+    ("transposed_inverse", lambda q, W: (np.linalg.inv(W) @ q.T).T),
+    ("column", lambda q, W: np.linalg.inv(W) @ q.T),
+])
+def test_check_undo_W_names_each_mistake(mistake, fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_undo_W(fn)
+    assert info.value.mistake == mistake
+    assert checks.UNDO_HINTS[mistake] in str(info.value)

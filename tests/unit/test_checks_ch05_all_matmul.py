@@ -203,3 +203,41 @@ def test_fused_qkv_praises_one_product_only_when_it_saw_one(capsys):
     checks.check_fused_qkv(by_broadcasting)
     out = capsys.readouterr().out
     assert out.startswith("✓") and "一回の掛け算" not in out
+
+
+# ------------------------------------------- 練習 4: a product from the shared axis cut in two
+
+
+def in_two_right(X, W, k):
+    return X[:, :k] @ W[:k, :] + X[:, k:] @ W[k:, :]
+
+
+def in_two_by_sums(X, W, k):
+    """Right another way: each half as a sum of outer products (column of X times row of W)."""
+    return sum(np.outer(X[:, t], W[t]) for t in range(k)) + sum(np.outer(X[:, t], W[t]) for t in range(k, len(W)))
+
+
+@pytest.mark.parametrize("fn", [in_two_right, in_two_by_sums])
+def test_check_matmul_in_two_passes_right_answers(fn, capsys):
+    checks.check_matmul_in_two(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_matmul_in_two(fn, hidden=True)
+
+
+@pytest.mark.parametrize("mistake, fn", [
+    ("hstack", lambda X, W, k: np.hstack([X[:, :k] @ W[:k], X[:, k:] @ W[k:]])),
+    ("one_half", lambda X, W, k: X[:, :k] @ W[:k]),
+    ("one_half", lambda X, W, k: X[:, k:] @ W[k:]),
+    ("product", lambda X, W, k: (X[:, :k] @ W[:k]) * (X[:, k:] @ W[k:])),
+    ("whole_product", lambda X, W, k: X @ W),
+])
+def test_check_matmul_in_two_names_each_mistake(mistake, fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_matmul_in_two(fn)
+    assert info.value.mistake == mistake
+    assert checks.IN_TWO_HINTS[mistake] in str(info.value)
+
+
+def test_check_matmul_in_two_says_where_a_wrong_cut_crashes():
+    with pytest.raises(CheckFailed, match="二つの部分の形"):
+        checks.check_matmul_in_two(lambda X, W, k: X[:k] @ W[:k] + X[k:] @ W[k:])

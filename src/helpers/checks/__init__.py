@@ -27,17 +27,30 @@ from .ch02_library_search import (
 )
 from .ch03_three_roles import (
     PARTY_HINTS,
+    RECEIVED_HINTS,
     check_party_symmetry_prediction,
     check_party_weights,
+    check_received,
     party_weight_variants,
+    received_variants,
 )
 from .ch04_three_matrices import (
     QUESTION_MATRIX,
+    UNDO_HINTS,
     check_q_shape_prediction,
     check_question_matrix,
     check_three_faces,
+    check_undo_W,
+    undo_variants,
 )
-from .ch05_all_matmul import check_fused_qkv, check_matmul_cell, check_order_prediction
+from .ch05_all_matmul import (
+    IN_TWO_HINTS,
+    check_fused_qkv,
+    check_matmul_cell,
+    check_matmul_in_two,
+    check_order_prediction,
+    in_two_variants,
+)
 from .ch06_attention import (
     ATTENTION_HINTS,
     BATCH_HINTS,
@@ -74,8 +87,11 @@ __all__ = [
     "COSINE_TABLE_HINTS", "cosine_table_variants", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
+    "RECEIVED_HINTS", "received_variants", "check_received",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
+    "UNDO_HINTS", "undo_variants", "check_undo_W",
     "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
+    "IN_TWO_HINTS", "in_two_variants", "check_matmul_in_two",
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
     "BATCH_HINTS", "batch_attention_variants", "check_batch_attention",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",

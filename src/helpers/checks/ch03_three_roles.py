@@ -186,3 +186,63 @@ def check_party_symmetry_prediction(answer) -> None:
         SYMMETRY_SYNONYMS,
     )
 
+
+
+
+#: Chapter 03, 練習 3: the hint for each typical mistake in `received_from_others(Q, K)`.
+RECEIVED_HINTS = {
+    "with_self": "自分から自分への重みも足しています。それは本文の「列の和」そのままです。表のどのマスが"
+                 "「自分が自分を見る」分かを考えて、それを除きましょう。",
+    "row_sums": "行の方向に足しています。受け取る注目は、探される人の列に集まります。",
+    "axis0_softmax": "ソフトマックスを列ごとにかけています。重みを配るのは探す人一人ひとりなので、"
+                     "ソフトマックスは行ごとです。",
+    "scores": "得点のまま足しています。先にソフトマックスで、一人ひとりの持ち分 1 を配る重みにしましょう。",
+    "masked_before": "自分のマスを隠してからソフトマックスをかけています。それでは、ほかの人への重みまで"
+                     "変わってしまいます。重みは本文のとおり自分も含めて配り、足すときに自分の分を除きます。",
+}
+
+
+def received_variants(Q, K) -> dict[str, np.ndarray]:
+    """How much attention each person receives from the others (column sums of the row-wise
+    weights without the diagonal, "right"), and each mistake's."""
+    S = Q @ K.T
+    A = softmax(S, axis=1)
+    mask = np.where(np.eye(len(S), dtype=bool), -np.inf, 0.0)
+    return {"right": A.sum(axis=0) - np.diag(A), "with_self": A.sum(axis=0),
+            "row_sums": A.sum(axis=1) - np.diag(A),
+            "axis0_softmax": softmax(S, axis=0).sum(axis=0) - np.diag(softmax(S, axis=0)),
+            "scores": S.sum(axis=0) - np.diag(S),
+            "masked_before": softmax(S + mask, axis=1).sum(axis=0)}
+
+
+def _received_cases(hidden: bool = False):
+    """The party, then four people with three-number faces; `hidden`: two the notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("received", ((6, 2), (6, 2)), ((3, 4), (3, 4)))
+    rng = np.random.default_rng(33)
+    p = party()
+    return [(p.Q, p.K), (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)))]
+
+
+@_base.exercise
+def check_received(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 03, 練習 3: `fn(Q, K)` returns, for each person, the attention received from the
+    others: the column sums of the row-wise softmax of Q Kᵀ, each without its diagonal entry."""
+    for Q, K in _received_cases(hidden):
+        got = _base.as_float_array(
+            _base.call_learner(fn, Q.copy(), K.copy(), what="received_from_others",
+                               call="received_from_others(Q, K)",
+                               on_error=f"Q {Q.shape}, K {K.shape} のとき、途中の形を print して確かめましょう。"),
+            "received_from_others")
+        variants = received_variants(Q, K)
+        want = variants["right"]
+        if _base.same(got, want):
+            continue
+        _base.fail_on_typical_mistake(got, variants, RECEIVED_HINTS)
+        if got.shape != want.shape:
+            _base.fail(f"Q {Q.shape}, K {K.shape} のとき、答えは一人に一つの数 {want.shape} のはずが "
+                       f"{got.shape} でした。", mistake="shape")
+        _base.fail(f"Q {Q.shape}, K {K.shape} のとき、{np.round(want, 3)} になるはずが {np.round(got, 3)} "
+                   "でした。", mistake="wrong_values")
+    _base.passed("行ごとに配った持ち分のうち、自分以外から届いた分だけを、列ごとに足し合わせました。",
+                 quiet=hidden)

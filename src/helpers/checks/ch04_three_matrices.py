@@ -165,3 +165,56 @@ def check_q_shape_prediction(answer) -> None:
         },
     )
 
+
+
+#: Chapter 04, 練習 4: the hint for each typical mistake in `x_from_q(q, W_Q)`.
+UNDO_HINTS = {
+    "forward": "もう一度 W_Q をかけています。それでは問いの姿からさらに先へ進むだけです。かけた変換を"
+               "元に戻す行列をかけましょう。",
+    "transpose": "W_Q の転置をかけています。転置は、回転のような特別な行列でなければ、変換を元に戻しません。"
+                 "逆行列を使いましょう。",
+    "transposed_inverse": "逆行列の転置をかけた形(縦ベクトルに左からかける流儀)になっています。この本は"
+                          "行ベクトルの流儀で q = x W_Q なので、逆行列も右からかけます。",
+    "column": "答えが縦一列(d × 1)になっています。この本では一語は横一列(1 × d)です。逆行列を左から"
+              "かけていませんか。",
+}
+
+
+def undo_variants(q, W) -> dict[str, np.ndarray]:
+    """The x with x W = q ("right"), and what each mistake gives (all 1 × d)."""
+    inverse = np.linalg.inv(W)
+    return {"right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
+            "transposed_inverse": q @ inverse.T}
+
+
+def _undo_cases(hidden: bool = False):
+    """Curry's question through the chapter's W_Q, and a random 2 × 2; `hidden`: 3 × 3."""
+    if hidden:
+        [(q, W)] = _base.hidden_cases("undo_W", ((1, 3), (3, 3)))
+        return [(q, W + 3 * np.eye(3))]  # well away from a matrix with no inverse
+    W_Q = np.array([[0.0, -0.5], [1.0, 0.0]])
+    rng = np.random.default_rng(44)
+    return [(foods()["カレー"] @ W_Q, W_Q), (rng.normal(size=(1, 2)), rng.normal(size=(2, 2)) + 2 * np.eye(2))]
+
+
+@_base.exercise
+def check_undo_W(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 04, 練習 4: `fn(q, W_Q)` returns the embedding x (1 × d_model) with x @ W_Q = q."""
+    for q, W in _undo_cases(hidden):
+        got = _base.as_float_array(
+            _base.call_learner(fn, q.copy(), W.copy(), what="x_from_q", call="x_from_q(q, W_Q)",
+                               on_error=f"q {q.shape}, W_Q {W.shape} のとき、途中の形を print して確かめましょう。"),
+            "x_from_q")
+        variants = undo_variants(q, W)
+        want = variants["right"]
+        if _base.same(got, want):
+            continue
+        if got.shape == want.T.shape and np.allclose(got.T, variants["transposed_inverse"]):
+            _base.fail(UNDO_HINTS["column"], mistake="column")
+        _base.fail_on_typical_mistake(got, variants, UNDO_HINTS)
+        if got.shape != want.shape:
+            _base.fail(f"x の形は 1 × d_model = {want.shape} のはずが {got.shape} でした。", mistake="shape")
+        _base.fail(f"q = {np.round(q, 3).tolist()}、W_Q = {np.round(W, 3).tolist()} のとき、x = "
+                   f"{np.round(want, 3).tolist()} になるはずが {np.round(got, 3).tolist()} でした(確かめ: "
+                   "x に W_Q をかけて q に戻るか)。", mistake="wrong_values")
+    _base.passed("x に W_Q をかけると、q に戻りました。逆行列は、かけた変換を元に戻す行列です。", quiet=hidden)

@@ -267,3 +267,60 @@ def check_order_prediction(answer) -> None:
         ORDER_SYNONYMS,
     )
 
+
+
+#: Chapter 05, 練習 4: the hint for each typical mistake in `matmul_in_two(X, W, k)`.
+IN_TWO_HINTS = {
+    "hstack": "二つの部分の積を横に並べています(答えの列が倍になっています)。一つのマスは、内積の足し算を"
+              "途中で二つに分けたものの和です。並べるのではなく、足しましょう。",
+    "one_half": "片方の部分の積しか使っていません。一つのマスの内積は、共通の軸の全部の項の和です。"
+                "残りの項の部分も足しましょう。",
+    "product": "二つの部分の積をマスごとに掛けています。内積は項の「和」なので、二つに分けた部分どうしも"
+               "足し合わせます。",
+    "whole_product": "値は合っていますが、X @ W を一度に計算しています。この練習は、共通の軸を k で二つに"
+                     "分け、短い二つの積から組み立てる練習です。",
+}
+
+
+def in_two_variants(X, W, k: int) -> dict[str, np.ndarray]:
+    """X @ W from the shared axis cut at k ("right"), and each mistake's result."""
+    first, second = X[:, :k] @ W[:k], X[:, k:] @ W[k:]
+    return {"right": first + second, "hstack": np.hstack([first, second]), "one_half": first,
+            "one_half:second": second, "product": first * second}
+
+
+def _in_two_cases(hidden: bool = False):
+    """A 3 × 4 by 4 × 2 product cut after 1 of the 4 shared entries, and 2 × 5 by 5 × 3 cut after 3;
+    `hidden`: two the notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("matmul_in_two", ((4, 6), (6, 2), 2), ((3, 3), (3, 4), 1))
+    rng = np.random.default_rng(54)
+    return [(rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), 1),
+            (rng.normal(size=(2, 5)), rng.normal(size=(5, 3)), 3)]
+
+
+@_base.exercise
+def check_matmul_in_two(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 05, 練習 4: `fn(X, W, k)` returns X @ W built from X[:, :k] @ W[:k] and the rest,
+    without the whole product."""
+    for X, W, k in _in_two_cases(hidden):
+        call = f"matmul_in_two(X, W, {k})"
+        _Watched.products = []
+        got = _base.as_float_array(
+            _base.call_learner(fn, _watched(X), W.copy(), k, what="matmul_in_two", call=call,
+                               on_error=f"X {X.shape}, W {W.shape}, k = {k} のとき、二つの部分の形を "
+                                        "print して確かめましょう。"),
+            "matmul_in_two")
+        variants = in_two_variants(X, W, k)
+        if _base.same(got, variants["right"]):
+            if any(len(p) == 2 and len(p[0]) == 2 and p[0][1] == X.shape[1] for p in _Watched.products):
+                _base.fail(IN_TWO_HINTS["whole_product"], 0.5, mistake="whole_product")
+            continue
+        _base.fail_on_typical_mistake(got, variants, IN_TWO_HINTS)
+        want = variants["right"]
+        if got.shape != want.shape:
+            _base.fail(f"X {X.shape}, W {W.shape} のとき、答えの形は {want.shape} のはずが {got.shape} "
+                       "でした。", mistake="shape")
+        _base.fail(f"X {X.shape}, W {W.shape}, k = {k} のとき、答えの 1 行めは {np.round(want[0], 3)} に"
+                   f"なるはずが {np.round(got[0], 3)} でした。", mistake="wrong_values")
+    _base.passed("共通の軸を二つに分けた二つの積の和が、X @ W と同じになりました。", quiet=hidden)
