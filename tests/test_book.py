@@ -457,9 +457,12 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     numpy's for it), marks the button pressed, and the live region then says the result, with
     symbols as words; 「最初に戻す」 puts back the state the page opened with."""
     page = page_of(pages, doc).page
+    opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
+                                                 html_path(doc).read_text(encoding="utf-8"))]
     for i, explorable in enumerate(explorables_on(page)):
         where = f"{doc} の図 {i}"
-        first = json.loads(explorable.get_attribute("data-qkv-state"))
+        now = json.loads(explorable.get_attribute("data-qkv-state"))
+        first = {t: opened[i][t] for t in now}  # the state the page opened with
         buttons = explorable.locator(".qkv-presets button")
         assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
         live = explorable.locator(".qkv-live")
@@ -502,6 +505,32 @@ def test_dragging_across_a_picture_selects_no_text(pages, doc):
             page.mouse.up()
             selected = page.evaluate("getSelection().toString()")
             assert selected == "", f"{doc} の図 {i} のパネル {k}: ドラッグで文字が選ばれました {selected!r}"
+
+
+def test_hovering_a_book_lights_it_in_every_panel_with_its_exact_values(pages):
+    """Chapter 02: the pointer on ケーキ's weight bar lights ケーキ's key arrow, score bar and
+    weight bar (the other books dimmed), and says its exact score and weight under the picture."""
+    page = page_of(pages, "notebooks/02_library_search").page
+    explorable = explorables_on(page)[0]
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    names = json.loads(explorable.get_attribute("data-qkv-data"))["names"]
+    i = names.index("ケーキ")
+    panels = explorable.locator(".qkv-panels svg")
+    bar = panels.nth(2).locator('[data-item="ケーキ"] rect').first
+    bar.scroll_into_view_if_needed()
+    bar.hover()
+    lit = explorable.locator(".qkv-panels .qkv-lit")
+    in_panels = lit.evaluate_all("ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')]"
+                                 ".indexOf(n.ownerSVGElement))")
+    assert sorted(set(in_panels)) == [0, 1, 2], in_panels
+    assert all(n.get_attribute("data-item") == "ケーキ" for n in lit.all())
+    hint = explorable.locator(".qkv-hint").inner_text()
+    said = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", hint.replace("q·k", ""))]
+    assert hint.startswith("ケーキ") and len(said) == 2, hint
+    assert said[0] == pytest.approx(numbers["scores"][i], rel=1e-5)
+    assert said[1] == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12)
+    page.mouse.move(0, 0)
+    assert explorable.locator(".qkv-panels .qkv-lit").count() == 0 and not explorable.locator(".qkv-hint").inner_text()
 
 
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):

@@ -50,7 +50,20 @@ export function svg(width, height, body, { cls = "", label = "" } = {}) {
   return `<svg class="qkv-panel ${cls}" viewBox="0 0 ${width} ${height}" style="--qkv-w:${width}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"${name}>${body}</svg>`;
 }
 
-// A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined.
+// What links the marks of one item (a word, a book) across panels: a group named by the item,
+// with its exact value, which the widget runtime lights up and says on hover (qkv_widget.js).
+export function item(name, body, value = "") {
+  const said = value === "" ? "" : ` data-value="${esc(value)}"`;
+  return `<g data-item="${esc(name)}"${said}>${body}</g>`;
+}
+
+// A number to the last digit that matters (hovering an item shows it): 6 significant digits.
+export function exact(v) {
+  return Number.isFinite(v) ? String(Number(v.toPrecision(6))) : fmt(v);
+}
+
+// A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined;
+// each bar is an `item` named by its label.
 export function bars({
   labels,
   values,
@@ -77,15 +90,17 @@ export function bars({
     const w = step * 0.7;
     const yv = y(v);
     const outline = i === highlight ? ' style="stroke:var(--qkv-fg)" stroke-width="2.5"' : "";
-    body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.abs(zero - yv)}" style="fill:${color}"/>`;
+    let bar = "";
+    bar += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.abs(zero - yv)}" style="fill:${color}"/>`;
     if (outline)
-      body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
+      bar += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
     const above = v >= 0;
-    body += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
+    bar += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
     const long = labels.some((l) => textWidth(l) > step * 1.1);
-    body += long
+    bar += long
       ? text(x + w / 2, bottom + 6, label, { anchor: "end", base: "central", rotate: -40 })
       : text(x + w / 2, bottom + 14, label);
+    body += item(label, bar, `${title} ${exact(values[i])}`);
   });
   return svg(width, height, body);
 }
@@ -253,7 +268,7 @@ export function arrow(
       cls: "qkv-halo",
     });
   }
-  return body;
+  return label ? item(label, body) : body;
 }
 
 // The step between axis ticks: the smallest of 1, 2 or 5 × 10^k that cuts `span` into at most
