@@ -27,6 +27,14 @@ export function fmt(v, digits = 2) {
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 }
 
+// A palette colour made readable as text: half of it mixed with the theme's text colour, so it
+// darkens on a light page and lightens on a dark one (≥ 4.5:1 against the page in both; the
+// colour itself, as a mark, keeps ≥ 3:1). The theme's own colours and a cell's ink stay as given.
+const PLAIN = /^(var\(--qkv-(fg|muted|bg)\)|#000000|#ffffff)$/i;
+export function ink(color) {
+  return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 50%, var(--qkv-fg))`;
+}
+
 export function text(
   x,
   y,
@@ -42,7 +50,7 @@ export function text(
   } = {},
 ) {
   const turn = rotate ? ` transform="rotate(${rotate} ${x} ${y})"` : "";
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${fill}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${ink(fill)}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
 }
 
 export function svg(width, height, body, { cls = "", label = "" } = {}) {
@@ -144,8 +152,13 @@ export function colormap(name, t) {
   const a = rgb(stops[i]);
   const b = rgb(stops[i + 1]);
   const c = a.map((v, k) => Math.round(v + (b[k] - v) * (u - i)));
-  const light = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 150;
-  return { fill: `rgb(${c.join(",")})`, ink: light ? "#111111" : "#ffffff" };
+  // Black or white, whichever stands out more (WCAG contrast): one of them is ≥ 4.58:1 on any cell.
+  const linear = c.map((v) =>
+    v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4,
+  );
+  const lum = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
+  const dark = (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05);
+  return { fill: `rgb(${c.join(",")})`, ink: dark ? "#000000" : "#ffffff" };
 }
 
 // A labelled heatmap: rows = who looks (問い), columns = who is looked at (見出し), a number in
