@@ -487,9 +487,12 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     numpy's for it), marks the button pressed, and the live region then says the result, with
     symbols as words; 「最初に戻す」 puts back the state the page opened with."""
     page = page_of(pages, doc).page
+    opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
+                                                 html_path(doc).read_text(encoding="utf-8"))]
     for i, explorable in enumerate(explorables_on(page)):
         where = f"{doc} の図 {i}"
-        first = json.loads(explorable.get_attribute("data-qkv-state"))
+        now = json.loads(explorable.get_attribute("data-qkv-state"))
+        first = {t: opened[i][t] for t in now}  # the state the page opened with
         buttons = explorable.locator(".qkv-presets button")
         assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
         live = explorable.locator(".qkv-live")
@@ -532,6 +535,79 @@ def test_dragging_across_a_picture_selects_no_text(pages, doc):
             page.mouse.up()
             selected = page.evaluate("getSelection().toString()")
             assert selected == "", f"{doc} の図 {i} のパネル {k}: ドラッグで文字が選ばれました {selected!r}"
+
+
+def test_hovering_a_book_lights_it_in_every_panel_with_its_exact_values(pages):
+    """Chapter 02: the pointer on ケーキ's weight bar lights ケーキ's key arrow, score bar and
+    weight bar (the other books dimmed), and says its exact score and weight under the picture."""
+    page = page_of(pages, "notebooks/02_library_search").page
+    explorable = explorables_on(page)[0]
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    names = json.loads(explorable.get_attribute("data-qkv-data"))["names"]
+    i = names.index("ケーキ")
+    panels = explorable.locator(".qkv-panels svg")
+    bar = panels.nth(2).locator('[data-item="ケーキ"] rect').first
+    bar.scroll_into_view_if_needed()
+    bar.hover()
+    lit = explorable.locator(".qkv-panels .qkv-lit")
+    in_panels = lit.evaluate_all("ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')]"
+                                 ".indexOf(n.ownerSVGElement))")
+    assert sorted(set(in_panels)) == [0, 1, 2], in_panels
+    assert all(n.get_attribute("data-item") == "ケーキ" for n in lit.all())
+    hint = explorable.locator(".qkv-hint").inner_text()
+    said = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", hint.replace("q·k", ""))]
+    assert hint.startswith("ケーキ") and len(said) == 2, hint
+    assert said[0] == pytest.approx(numbers["scores"][i], rel=1e-5)
+    assert said[1] == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12)
+    page.mouse.move(0, 0)
+    assert explorable.locator(".qkv-panels .qkv-lit").count() == 0 and not explorable.locator(".qkv-hint").inner_text()
+
+
+#: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
+#: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
+TEXT_CONTRAST = r"""mode => {
+  document.documentElement.dataset.theme = mode;
+  const canvas = document.createElement("canvas").getContext("2d");
+  const rgb = (css) => {  // any CSS colour (rgb(), color(srgb …), a name) as 0…255 channels
+    canvas.fillStyle = "#000"; canvas.fillStyle = css;
+    canvas.clearRect(0, 0, 1, 1); canvas.fillRect(0, 0, 1, 1);
+    return [...canvas.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+  };
+  const lum = (c) => c.map((v) => (v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const low = [];
+  for (const ex of document.querySelectorAll(".qkv-ex")) {
+    ex.scrollIntoView({ block: "center" });
+    const page = rgb(getComputedStyle(ex).backgroundColor);
+    for (const t of ex.querySelectorAll(".qkv-panels svg text")) {
+      const box = t.getBoundingClientRect();
+      if (!box.width || box.bottom < 0 || box.top > innerHeight) continue;
+      const under = document.elementsFromPoint(box.x + box.width / 2, box.y + box.height / 2)
+        .find((e) => e !== t && e.closest("svg") === t.closest("svg") && ["rect", "path", "polygon", "circle"].includes(e.tagName)
+          && getComputedStyle(e).fill !== "none" && !e.getAttribute("fill")?.startsWith("url")
+          && parseFloat(getComputedStyle(e).fillOpacity) === 1 && getComputedStyle(e).fill !== "transparent");
+      const back = under ? rgb(getComputedStyle(under).fill) : page;
+      const r = ratio(rgb(getComputedStyle(t).fill), back);
+      if (r < 4.5) low.push(`${t.textContent} ${r.toFixed(2)}`);
+    }
+  }
+  document.documentElement.dataset.theme = "light";
+  return low;
+}"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_every_text_of_every_explorable_reads_at_4_5_to_1_in_light_and_dark(pages, doc):
+    """Titles in the palette's colours, labels, numbers on heatmap cells: each against what lies
+    under it, in the theme's light and dark modes (the orange label was 2.25:1, white numbers on
+    mid-blue cells 2.7:1, Q-blue text on a dark page 3.6:1)."""
+    page = page_of(pages, doc).page
+    if not explorables_on(page):
+        pytest.skip(f"{doc} には図がありません")
+    for mode in ("light", "dark"):
+        low = page.evaluate(TEXT_CONTRAST, mode)
+        assert not low, f"{doc} ({mode}): コントラスト 4.5 未満の文字 {low[:8]}"
 
 
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):

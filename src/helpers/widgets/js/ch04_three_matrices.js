@@ -9,6 +9,7 @@ import {
   arrow,
   esc,
   fmt,
+  ink,
   plane,
   planeAxes,
   svg,
@@ -67,7 +68,7 @@ function subscripted(
       sub ? `<tspan dy="4" font-size="${FONT - 2}">${esc(s)}</tspan>` : `<tspan>${esc(s)}</tspan>`,
     )
     .join("");
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central" style="fill:${fill}" font-weight="${weight}">${body}</text>`;
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central" style="fill:${ink(fill)}" font-weight="${weight}">${body}</text>`;
 }
 
 // One marker shape per word, as the old figure's matplotlib markers: o s ^ D P v X h.

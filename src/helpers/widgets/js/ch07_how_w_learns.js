@@ -9,6 +9,7 @@ import {
   esc,
   fmt,
   heatmap,
+  ink,
   svg,
   text,
   tickStep,
@@ -123,7 +124,7 @@ function lossPanel(data, n) {
 // "W" with its role as a subscript, in the role's colour.
 function wTitle(x, y, name) {
   const role = ROLE[name];
-  return `<text x="${x}" y="${y}" font-size="${FONT + 2}" text-anchor="middle" dominant-baseline="central" style="fill:var(--qkv-${role})" font-weight="bold" font-style="italic">W<tspan font-size="${FONT}" dy="4">${esc(role.toUpperCase())}</tspan></text>`;
+  return `<text x="${x}" y="${y}" font-size="${FONT + 2}" text-anchor="middle" dominant-baseline="central" style="fill:${ink(`var(--qkv-${role})`)}" font-weight="bold" font-style="italic">W<tspan font-size="${FONT}" dy="4">${esc(role.toUpperCase())}</tspan></text>`;
 }
 
 // The three W side by side, one shared colour range (RdBu_r, symmetric about 0).

@@ -27,6 +27,14 @@ export function fmt(v, digits = 2) {
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 }
 
+// A palette colour made readable as text: half of it mixed with the theme's text colour, so it
+// darkens on a light page and lightens on a dark one (≥ 4.5:1 against the page in both; the
+// colour itself, as a mark, keeps ≥ 3:1). The theme's own colours and a cell's ink stay as given.
+const PLAIN = /^(var\(--qkv-(fg|muted|bg)\)|#000000|#ffffff)$/i;
+export function ink(color) {
+  return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 50%, var(--qkv-fg))`;
+}
+
 export function text(
   x,
   y,
@@ -42,7 +50,7 @@ export function text(
   } = {},
 ) {
   const turn = rotate ? ` transform="rotate(${rotate} ${x} ${y})"` : "";
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${fill}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${ink(fill)}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
 }
 
 export function svg(width, height, body, { cls = "", label = "" } = {}) {
@@ -50,7 +58,20 @@ export function svg(width, height, body, { cls = "", label = "" } = {}) {
   return `<svg class="qkv-panel ${cls}" viewBox="0 0 ${width} ${height}" style="--qkv-w:${width}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"${name}>${body}</svg>`;
 }
 
-// A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined.
+// What links the marks of one item (a word, a book) across panels: a group named by the item,
+// with its exact value, which the widget runtime lights up and says on hover (qkv_widget.js).
+export function item(name, body, value = "") {
+  const said = value === "" ? "" : ` data-value="${esc(value)}"`;
+  return `<g data-item="${esc(name)}"${said}>${body}</g>`;
+}
+
+// A number to the last digit that matters (hovering an item shows it): 6 significant digits.
+export function exact(v) {
+  return Number.isFinite(v) ? String(Number(v.toPrecision(6))) : fmt(v);
+}
+
+// A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined;
+// each bar is an `item` named by its label.
 export function bars({
   labels,
   values,
@@ -77,15 +98,17 @@ export function bars({
     const w = step * 0.7;
     const yv = y(v);
     const outline = i === highlight ? ' style="stroke:var(--qkv-fg)" stroke-width="2.5"' : "";
-    body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.abs(zero - yv)}" style="fill:${color}"/>`;
+    let bar = "";
+    bar += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.abs(zero - yv)}" style="fill:${color}"/>`;
     if (outline)
-      body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
+      bar += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
     const above = v >= 0;
-    body += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
+    bar += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
     const long = labels.some((l) => textWidth(l) > step * 1.1);
-    body += long
+    bar += long
       ? text(x + w / 2, bottom + 6, label, { anchor: "end", base: "central", rotate: -40 })
       : text(x + w / 2, bottom + 14, label);
+    body += item(label, bar, `${title} ${exact(values[i])}`);
   });
   return svg(width, height, body);
 }
@@ -129,8 +152,13 @@ export function colormap(name, t) {
   const a = rgb(stops[i]);
   const b = rgb(stops[i + 1]);
   const c = a.map((v, k) => Math.round(v + (b[k] - v) * (u - i)));
-  const light = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 150;
-  return { fill: `rgb(${c.join(",")})`, ink: light ? "#111111" : "#ffffff" };
+  // Black or white, whichever stands out more (WCAG contrast): one of them is ≥ 4.58:1 on any cell.
+  const linear = c.map((v) =>
+    v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4,
+  );
+  const lum = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
+  const dark = (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05);
+  return { fill: `rgb(${c.join(",")})`, ink: dark ? "#000000" : "#ffffff" };
 }
 
 // A labelled heatmap: rows = who looks (問い), columns = who is looked at (見出し), a number in
@@ -253,7 +281,7 @@ export function arrow(
       cls: "qkv-halo",
     });
   }
-  return body;
+  return label ? item(label, body) : body;
 }
 
 // The step between axis ticks: the smallest of 1, 2 or 5 × 10^k that cuts `span` into at most

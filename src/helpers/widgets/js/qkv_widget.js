@@ -173,6 +173,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   // A group, not an image: panels may carry their own controls. Its name states the numbers.
   const picture = el("div", "qkv-panels", { role: "group" });
   const readout = el("p", "qkv-readout");
+  const hint = el("p", "qkv-hint"); // for the eye: a screen reader hears the live region
   const live = el("p", "qkv-live", { "aria-live": "polite", role: "status" });
   const traits = controls.map((c) => c.trait);
   let said = "";
@@ -203,7 +204,25 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   });
   const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
   presetBar.append(...buttons);
-  root.replaceChildren(presetBar, bar, picture, readout, live);
+  root.replaceChildren(presetBar, bar, picture, hint, readout, live);
+  // Linked highlighting: hovering an item (a word, a book: qkv_draw's `item`) lights it in every
+  // panel, dims the rest and says its exact values under the picture.
+  let lit = null;
+  const light = (name) => {
+    lit = name;
+    picture.classList.toggle("qkv-linking", name !== null);
+    for (const node of picture.querySelectorAll(".qkv-lit")) node.classList.remove("qkv-lit");
+    const marks =
+      name === null ? [] : picture.querySelectorAll(`[data-item="${CSS.escape(name)}"]`);
+    for (const node of marks) node.classList.add("qkv-lit");
+    const values = [...marks].map((node) => node.dataset.value).filter(Boolean);
+    hint.textContent = name === null ? "" : [name, ...values].join("、");
+  };
+  picture.addEventListener("pointerover", (event) => {
+    const name = event.target.closest?.("[data-item]")?.dataset.item ?? null;
+    if (name !== lit) light(name);
+  });
+  picture.addEventListener("pointerleave", () => lit !== null && light(null));
   // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
   // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
   // their presses and keys to themselves.
@@ -271,6 +290,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     if (picture.getAttribute("aria-label") !== alt) picture.setAttribute("aria-label", alt);
     if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
     said = spoken(pic.announce ?? pic.readout ?? "");
+    if (lit !== null) light(lit); // a redraw drew the items anew
     choices.forEach(({ state }, i) => {
       const on = String(Object.entries(state).every(([t, v]) => values[t] === v));
       if (buttons[i].getAttribute("aria-pressed") !== on)
