@@ -963,18 +963,13 @@ def test_class_report_sets_flagged_submissions_apart(course):
     assert counted == len(graded)
 
 
-def test_class_report_is_anonymous_unless_asked(course, tmp_path):
+def test_class_report_is_anonymous_unless_asked(course):
     page = (course.root / "reports" / "class_report.html").read_text("utf-8")
     text = visible_text(page)
     assert "ex06_attention_test" in text and "白紙" in text and "記録の偽造" in text
     for student in ("all_right", "forge_call", "patch_numpy", "untouched", "hardcoder"):
         assert student not in page, student
-    root = tmp_path / "course"
-    shutil.copytree(course.root, root)
-    assert classroom.main(["report", "--root", str(root), "--names"]) == 0
-    named = (root / "reports" / "class_report.html").read_text("utf-8")
-    assert "all_right" not in named  # no mistake: named nowhere
-    assert "forge_call" in named and "c1、c2、c3" in named
+    # with --names: see test_class_report_of_a_partial_class (one chapter: fewer charts to draw)
 
 
 def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
@@ -1014,7 +1009,8 @@ def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
 
 
 def test_class_report_of_a_partial_class(course, tmp_path):
-    """Only one chapter handed in and graded so far: the report is that chapter's, same counts."""
+    """Only one chapter handed in and graded so far: the report is that chapter's, same counts
+    (here made with --names, which names who made each mistake)."""
     root = tmp_path / "course"
     shutil.copytree(course.root, root)
     for step in ("submitted", "autograded", "feedback"):
@@ -1027,10 +1023,13 @@ def test_class_report_of_a_partial_class(course, tmp_path):
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    assert classroom.main(["report", "--root", str(root)]) == 0
+    assert classroom.main(["report", "--root", str(root), "--names"]) == 0
     with open(root / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
         partial = list(csv.DictReader(f))
     assert {r["chapter"] for r in partial} == {CLASS_CHAPTER}
-    assert partial == class_rows(course)
+    named = [{k: v for k, v in r.items() if k != "names"} for r in partial]
+    assert named == class_rows(course)  # the same rows as the whole class's report, with names
     page = (root / "reports" / "class_report.html").read_text("utf-8")
     assert f"<h2>{CLASS_CHAPTER}</h2>" in page and PROBE not in page
+    assert "all_right" not in page  # no mistake, not flagged: named nowhere
+    assert "forge_call" in page and "c1、c2、c3" in page  # --names: who made which mistake
