@@ -932,15 +932,22 @@ def test_class_report_links_each_mistake_to_the_section_its_hint_names(course, t
     assert row["section"] == "ステップ 2:行ごとのソフトマックス"
     page = "book/_build/html/notebooks/06_attention.html"
     assert os.path.normpath(course.root / "reports" / row["link"].partition("#")[0]) == str(ROOT / page)
-    # With a built book, the link ends at the section's anchor (the page's sections, in order).
+    # With a built book, the link ends at the section's anchor: the page's section of that heading
+    # (its maths as Sphinx writes it; the book also has sections the classroom copy has not).
     headings = class_report._headings(course.source(chapter_named("06")))
     fake = tmp_path / "notebooks" / f"{chapter_named('06')}.html"
     fake.parent.mkdir()
-    fake.write_text("".join(f'<section id="s{i}"><h2>{t}</h2></section>' for i, (t, _) in enumerate(headings)))
+    math = r'<span class="math">\(\1\)</span>'  # $\sqrt{d_k}$ as Sphinx writes it
+    sections = [f'<section id="s{i}">\n<h2>{re.sub(r"[$](.*?)[$]", math, t)}'
+                f'<a class="headerlink" href="#s{i}">#</a></h2></section>' for i, (t, _) in enumerate(headings)]
+    fake.write_text('<section id="reader"><h2>読者だけの節</h2></section>' + "".join(sections), "utf-8")
     exercises, _, _ = class_report.tally(course.root, book=tmp_path)
     ex06 = next(e for e in exercises if e.chapter == CLASS_CHAPTER and e.grade_id == "ex06_attention_test")
     step = next(i for i, (t, _) in enumerate(headings) if t.startswith("ステップ 2"))
     assert ex06.mistakes["no_sqrt", ""].section[1].endswith(f"06_attention.html#s{step}")
+    why = next(i for i, (t, _) in enumerate(headings) if t.startswith("なぜ"))  # a heading with maths
+    guide = class_report._Book(course.root, course.root / "reports", tmp_path)
+    assert guide.section("ex06_attention_test", checks.ATTENTION_HINTS["by_d"])[1].endswith(f"#s{why}")
 
 
 def test_class_report_sets_flagged_submissions_apart(course):
