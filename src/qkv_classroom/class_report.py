@@ -95,11 +95,13 @@ def _headings(nb) -> list[tuple[str, int]]:
             for line in cell.source.splitlines() if re.match(r"#{1,6} ", line)]
 
 
-def _anchors(page: Path) -> list[str]:
-    """The ids of the built page's sections, in document order (as many as its headings)."""
+def _anchors(page: Path) -> dict[str, str]:
+    """{a heading's text (`_norm`): its section's id} on the built book's page (none unbuilt)."""
     if not page.exists():
-        return []
-    return re.findall(r'<section[^>]*\bid="([^"]+)"', page.read_text(encoding="utf-8"))
+        return {}
+    found = re.findall(r'<section[^>]*\bid="([^"]+)"[^>]*>\s*<h[1-6][^>]*>(.*?)</h[1-6]>',
+                       page.read_text(encoding="utf-8"), flags=re.S)
+    return {_norm(html.unescape(re.sub(r"<[^>]+>", "", title))): id_ for id_, title in reversed(found)}
 
 
 class _Book:
@@ -116,13 +118,15 @@ class _Book:
             slug = slugs[0] if slugs else ""
             headings = _headings(nb) if nb is not None else []
             ids = _anchors(self.book / "notebooks" / f"{slug}.html")
-            self._chapters[number] = (slug, headings, ids if len(ids) == len(headings) else [])
+            self._chapters[number] = (slug, headings, ids)
         return self._chapters[number]
 
-    def link(self, slug: str, headings: list, ids: list, index: int) -> tuple[str, str]:
+    def link(self, slug: str, headings: list, ids: dict, index: int) -> tuple[str, str]:
+        """(the heading, a relative link to its page, to the section where the book is built)."""
         page = os.path.relpath(self.book / "notebooks" / f"{slug}.html", self.folder)
-        anchor = f"#{ids[index]}" if ids else ""
-        return headings[index][0], page.replace(os.sep, "/") + anchor
+        title = headings[index][0]
+        anchor = f"#{ids[_norm(title)]}" if _norm(title) in ids else ""
+        return title, page.replace(os.sep, "/") + anchor
 
     def section(self, grade_id: str, hint: str = "") -> tuple[str, str] | None:
         """The section a hint names (「…」 or ステップ N), else the exercise's own section."""
