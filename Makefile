@@ -32,7 +32,7 @@ SLOW_TESTS := --ignore=$(WHEEL_TEST) --ignore=tests/test_book_build.py --ignore=
 	--ignore=tests/test_launch_links.py --ignore=tests/test_book_reader.py --ignore=tests/test_lab.py --ignore=tests/test_classroom.py
 
 .PHONY: setup book book-build pdf test-pdf vendor browser lab refresh lab-teacher test check lint sync execute assignments \
-	grade bench clean help hub-env hub test-hub test-links test-wheel test-alone classroom-bench
+	grade bench bench-phone clean help hub-env hub test-hub test-links test-wheel test-alone classroom-bench
 
 help:
 	@echo "make book         教科書を HTML に書き出す($(BOOK_HTML)/index.html)"
@@ -44,8 +44,9 @@ help:
 	@echo "make lab-teacher  nbgrader の作成・採点画面つきの JupyterLab(先生向け)"
 	@echo "make sync         .md から .ipynb を作り直して実行する(著者向け)"
 	@echo "make assignments  授業用の配布版を classroom/ に作る"
-	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバックと成績 CSV を作る"
-	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)の計測(QUICK=1 で章だけ)"
+	@echo "make grade        classroom/submitted/ の提出物を採点し、フィードバック・成績 CSV・クラスの採点レポートを作る"
+	@echo "make bench        実行時間・メモリ・本の書き出し・図の応答(JupyterLab と本)・スマートフォンでの表示の計測(QUICK=1 で章だけ)"
+	@echo "make bench-phone  書き出した本をスマートフォン相当の回線と CPU で開く計測だけ(BEFORE=古い html で比較)"
 	@echo "make hub          授業用の JupyterHub をこのマシンに用意して起動する(root、127.0.0.1:8000)"
 	@echo "make test-pdf     PDF を作り、PDF そのものを検査する(章の順、しおり、フォント、図、リンク)"
 	@echo "make test-links   章のリンクを JupyterLab で一つ残らずクリック(約 4 分)"
@@ -109,9 +110,14 @@ refresh: setup
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
+# The explorables' ES modules (and the book's shim that mounts them): ESLint and Prettier, pinned
+# in package-lock.json; `npx prettier --write` with the same files formats them.
+JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/explorables_shim.js
 lint: setup
 	$(BIN)/ruff check src tests notebooks tools lab book/_ext
 	$(BIN)/lint-imports --no-cache
+	npx --no-install eslint --max-warnings 0 $(JS_SOURCES)
+	npx --no-install prettier --check --log-level warn $(JS_SOURCES) src/helpers/widgets/js/qkv.css
 
 sync: setup
 	$(BIN)/python tools/execute_notebooks.py
@@ -162,6 +168,11 @@ check: setup lint
 # frame in JupyterLab and the book (tests/support/frame_bench.py). QUICK=1: the chapters only.
 bench: vendor browser
 	$(JUPYTER_ENV) $(SUPPORT_PATH) $(BYTECODE) $(BIN)/python tests/support/bench.py $(if $(QUICK),--quick)
+
+# The built book on an emulated phone alone (tests/support/phone_bench.py); BEFORE=<an older
+# _build/html copied aside> measures both, page by page in turns, in one run.
+bench-phone: setup browser
+	$(SUPPORT_PATH) $(BIN)/python tests/support/bench.py --phone $(if $(BEFORE),--before $(BEFORE))
 
 clean:
 	rm -rf $(BOOK_HTML) book/_build/.doctrees book/_build/jupyter_execute book/_vendor classroom

@@ -1,19 +1,17 @@
 """Every learner-facing function answers a bad input with the package's Japanese message.
 
-Hypothesis calls each public function (and the public methods of the objects learners build)
-with arguments drawn from a pool of good, bad and edge values. Whatever happens, the call
-either returns or raises one of the package's own errors (`HelpersError`, `HelpersTypeError`,
-`HelpersKeyError`), which IPython shows as one Japanese line: never a raw numpy or Python error.
-
-The maths and data layers (chapter 08's heads included) and the checks' exported `*_variants`
-are driven here; plotting's and widgets' building blocks (which take matplotlib axes) are not, but
-a scan of the source checks that every error the package raises on purpose, there too, is one of
-its own. A call that returns must not warn (numpy's overflow or ComplexWarning: a silent cut) nor
-return NaN or +inf. Beside the random draws, `test_every_argument_answers_each_bad_kind` sends
-each argument of each of these functions, with the others good, every kind of bad value the
-review of issue 25 found (complex, True/False or 1/0 masks, ragged lists, numbers near float's
-limit, sizes far too large, counts that are text or floats) and reads the message: one Japanese
-line that names the argument.
+Hypothesis calls each public function (maths, data, figures and explorables' factories alike,
+and the public methods of the objects learners build) with arguments drawn from a pool of good,
+bad and edge values. Whatever happens, the call either returns or raises one of the package's
+own errors (`HelpersError`, `HelpersTypeError`, `HelpersKeyError`), which IPython shows as one
+Japanese line: never a raw numpy, matplotlib or Python error. A call that returns must not warn
+(numpy's overflow or ComplexWarning: a silent cut; a matplotlib warning) nor return NaN or +inf.
+Every one of them declares its arguments at the one boundary, `@_validate.public`, and a scan of
+the source checks that every error the package raises on purpose is one of its own. Beside the
+random draws, `test_every_argument_answers_each_bad_kind` sends each argument of each maths
+function, with the others good, every kind of bad value the review of issue 25 found (complex,
+True/False or 1/0 masks, ragged lists, numbers near float's limit, sizes far too large, counts
+that are text or floats) and reads the message: one Japanese line that names the argument.
 """
 
 from __future__ import annotations
@@ -28,16 +26,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import helpers
-from helpers import checks, data, geometry, heads, learning, matmul, scaling
+from helpers import checks, data, descent, geometry, heads, learning, matmul, scaling
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError, _finite
 
 OURS = (HelpersError, HelpersTypeError, HelpersKeyError)
 
 _TASK = learning.palate_task()
-_W = learning.initial_weights(np.random.default_rng(0))
-_HISTORY = learning.train(_TASK, _W, lr=0.5, steps=3)
+_PARAMS = learning.initial_weights(np.random.default_rng(0))
+_HISTORY = learning.train(_TASK, _PARAMS, lr=0.5, steps=3)
 _HEADS_TASK = heads.two_lookups_task()
-_HEADS_W = heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
+_HEADS_PARAMS = heads.initial_heads(np.random.default_rng(0), h=2, d_k=2)
 
 
 def _pool() -> list:
@@ -51,13 +49,13 @@ def _pool() -> list:
         np.ones((2, 2, 2)), np.array([[np.nan, 1.0]]), np.array([[-np.inf, 0.0]]),
         np.full((2, 2), 1e200), np.arange(4), np.array(["a", "b"]),
         (2, 2), (1, 2), (0, 3), ("ケーキ", "カレー"), ["W_V"], {"a": 1},
-        dict(_W), {**_W, "W_Q": np.ones((3, 2))}, {**_W, "W_V": np.ones((2, 3))},
-        {**_W, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
+        dict(_PARAMS), {**_PARAMS, "W_Q": np.ones((3, 2))}, {**_PARAMS, "W_V": np.ones((2, 3))},
+        {**_PARAMS, "W_K": np.ones((2, 3))}, _TASK, _HISTORY, rng, np.random.default_rng,
         data.foods(), data.party(), data.library_catalog(), data.phrase(),
         lambda W: float(np.sum(W)), print,
         np.ones((2, 2)) + 1j, np.ones((2, 2), dtype=bool), np.eye(2, dtype=int), [[0.0], [0.0, 0.0]],
         np.full((2, 2), 1e308), heads.causal_mask(2), np.ones((2, 2, 4)), 2.0, "2", 10**9,
-        _HEADS_TASK, dict(_HEADS_W), {**_HEADS_W, "W_O": np.ones((3, 4))},
+        _HEADS_TASK, dict(_HEADS_PARAMS), {**_HEADS_PARAMS, "W_O": np.ones((3, 4))},
     ]
 
 
@@ -87,15 +85,9 @@ def _methods():
     )]
 
 
-def _call(func, args: list, kwargs: dict, strict: bool = True) -> None:
-    """Call; our own error passes. `strict` (the maths): and its message is one Japanese line, and
-    what returns is finite and came without a warning."""
-    if not strict:
-        try:
-            func(*args, **kwargs)
-        except OURS:
-            pass
-        return
+def _call(func, args: list, kwargs: dict) -> None:
+    """Call; our own error passes when its message is one Japanese line, and what returns is
+    finite and came without a warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's overflow or ComplexWarning: an answer nobody reads
         try:
@@ -128,7 +120,7 @@ def _arguments(func):
     return required, optional
 
 
-def _check(func, draw, strict: bool = True) -> None:
+def _check(func, draw) -> None:
     required, optional = _arguments(func)
     values = st.sampled_from(POOL)
     args = [draw(values) for p in required if p.kind != p.KEYWORD_ONLY]
@@ -136,7 +128,7 @@ def _check(func, draw, strict: bool = True) -> None:
     for p in optional:
         if draw(st.booleans()):
             kwargs[p.name] = draw(values)
-    _call(func, args, kwargs, strict)
+    _call(func, args, kwargs)
 
 
 def _settings(examples: int):
@@ -150,7 +142,7 @@ def _variants():
 
 
 @pytest.mark.parametrize(
-    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, learning, heads)
+    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, descent, learning, heads)
     + _variants())
 @_settings(60)
 @given(data=st.data())
@@ -167,8 +159,7 @@ def test_public_methods_answer_in_japanese(method, data):
 
 def test_no_module_raises_a_bare_python_error():
     """Everything helpers raises on purpose is one of its own errors (one Japanese line in
-    IPython, no traceback), so the parts hypothesis does not drive (plotting, widgets) keep to it
-    too. The one exception: a package's `__getattr__` (helpers, helpers.widgets) must raise
+    IPython, no traceback), the building blocks hypothesis does not drive too. The one exception: a package's `__getattr__` (helpers, helpers.widgets) must raise
     AttributeError (PEP 562)."""
     import ast
     import builtins
@@ -207,6 +198,16 @@ def _drawing_functions():
     return found
 
 
+def test_every_public_function_declares_its_arguments_at_the_one_boundary():
+    """One way to check what a learner passes: maths, figures and explorables' factories are all
+    `@_validate.public`, with no check of their own at the top of the body."""
+    funcs = [p.values[0] for p in _public_functions(
+        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _drawing_functions()]
+    plain = sorted(f.__name__ for f in funcs if inspect.isfunction(f)
+                   and inspect.signature(f).parameters and not getattr(f, "at_the_boundary", False))
+    assert plain == [], f"declare their arguments with @public: {plain}"
+
+
 @pytest.mark.parametrize("func", _drawing_functions())
 @_settings(12)  # each call may build a figure: fewer examples, the same pool
 @given(data=st.data())
@@ -214,7 +215,7 @@ def test_plots_and_widgets_answer_in_japanese(func, data):
     import matplotlib.pyplot as plt
 
     try:
-        _check(func, data.draw, strict=False)  # figures and widgets: not this issue's boundary
+        _check(func, data.draw)
     finally:
         plt.close("all")
 
@@ -227,13 +228,13 @@ def _good_calls() -> dict:
     """A good call of every public maths function and exported variants (fresh each time)."""
     rng = np.random.default_rng
     X = rng(1).normal(size=(3, 2))
-    W = learning.initial_weights(rng(0))
-    HW = heads.initial_heads(rng(0), h=2, d_k=2)
-    faces = {"W_Q": W["W_Q"], "W_K": W["W_K"], "W_V": W["W_V"]}
+    params = learning.initial_weights(rng(0))
+    heads_params = heads.initial_heads(rng(0), h=2, d_k=2)
+    faces = {"W_Q": params["W_Q"], "W_K": params["W_K"], "W_V": params["W_V"]}
     fused = {"W_Q": np.ones((2, 4)), "W_K": np.ones((2, 4)), "W_V": np.ones((2, 4))}
     return {
         helpers.attention.softmax: dict(scores=X, axis=-1, temperature=1.0),
-        helpers.attention.project: dict(x=X, W=W["W_Q"], name="W_Q"),
+        helpers.attention.project: dict(x=X, W=params["W_Q"], name="W_Q"),
         helpers.attention.qkv: dict(X=X, **faces),
         helpers.attention.attention_scores: dict(Q=X, K=X, scale=True),
         helpers.attention.scaled_dot_product_attention: dict(Q=X, K=X, V=X, scale=True, temperature=1.0),
@@ -250,27 +251,27 @@ def _good_calls() -> dict:
         learning.palate_task: dict(embedding=data.Embedding(("甘", "辛"), np.array([[2.0, 0.1], [0.2, 1.5]]))),
         learning.find_partner: dict(X=X, i=0),
         learning.initial_weights: dict(rng=rng(0), d_model=2, d_k=2, scale=0.3),
-        learning.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
-        learning.backward: dict(X=X, fwd=learning.forward(X, **faces), d_output=np.ones((3, 2))),
-        learning.loss_and_gradients: dict(task=_TASK, W=W),
-        learning.accuracy: dict(task=_TASK, W=W),
-        learning.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=W["W_Q"], eps=1e-5),
-        learning.relative_error: dict(a=X, b=X),
-        learning.train: dict(task=_TASK, W=W, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
-        learning.weight_split: dict(task=_TASK, W=W),
-        learning.best_value_matrix: dict(task=_TASK, W_Q=W["W_Q"], W_K=W["W_K"]),
+        descent.forward: dict(X=X, **faces, mask=heads.causal_mask(3)),
+        descent.backward: dict(X=X, fwd=descent.forward(X, **faces), d_output=np.ones((3, 2))),
+        learning.loss_and_gradients: dict(task=_TASK, params=params),
+        learning.accuracy: dict(task=_TASK, params=params),
+        descent.numerical_gradient: dict(f=lambda M: float(np.sum(M**2)), W=params["W_Q"], eps=1e-5),
+        descent.relative_error: dict(a=X, b=X),
+        learning.train: dict(task=_TASK, params=params, lr=0.5, steps=3, save_at=[0], blowup=1e6, frozen=()),
+        learning.weight_split: dict(task=_TASK, params=params),
+        learning.best_value_matrix: dict(task=_TASK, W_Q=params["W_Q"], W_K=params["W_K"]),
         learning.start_weights: dict(rng=rng(0), kind="この章の出発点", scale=0.3),
         learning.survey_starts: dict(task=_TASK, rng=rng(0), n=2, lr=0.5, steps=3,
                                      kinds=["この章の出発点"], scale=0.3),
         heads.causal_mask: dict(n=3),
-        heads.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
+        helpers.attention.masked_softmax: dict(scores=np.zeros((3, 3)), mask=heads.causal_mask(3)),
         heads.split_heads: dict(M=np.ones((3, 4)), h=2),
         heads.merge_heads: dict(H=np.ones((2, 3, 2))),
-        heads.multi_head_attention: dict(X=X, W_Q=HW["W_Q"], W_K=HW["W_K"], W_V=HW["W_V"],
+        heads.multi_head_attention: dict(X=X, W_Q=heads_params["W_Q"], W_K=heads_params["W_K"], W_V=heads_params["W_V"],
                                          W_O=np.ones((4, 2)), mask=heads.causal_mask(3)),
         heads.initial_heads: dict(rng=rng(0), h=2, d_k=2, d_model=2, d_out=4, scale=0.3),
-        heads.loss_and_gradients: dict(task=_HEADS_TASK, W=HW),
-        heads.train_heads: dict(task=_HEADS_TASK, W=HW, lr=0.1, steps=3, save_at=(0,)),
+        heads.lookups_loss_and_gradients: dict(task=_HEADS_TASK, params=heads_params),
+        heads.train_heads: dict(task=_HEADS_TASK, params=heads_params, lr=0.1, steps=3, save_at=(0,)),
         checks.soft_lookup_variants: dict(q=X[:1], K=X, V=X, temperature=1.0),
         checks.party_weight_variants: dict(Q=X, K=X),
         checks.attention_variants: dict(Q=X, K=X, V=X),
@@ -332,10 +333,10 @@ def test_every_argument_answers_each_bad_kind(func, name, kind, refuse):
 
 
 def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
-    huge = {name: M * 1e200 for name, M in _HEADS_W.items()}
+    huge = {name: M * 1e200 for name, M in _HEADS_PARAMS.items()}
     with pytest.raises(HelpersError, match="W の最初の値"):
         heads.train_heads(_HEADS_TASK, huge, lr=0.1, steps=3)
-    history = learning.train(_TASK, {name: M * 1e200 for name, M in _W.items()}, lr=0.5, steps=3)
+    history = learning.train(_TASK, {name: M * 1e200 for name, M in _PARAMS.items()}, lr=0.5, steps=3)
     with pytest.raises(HelpersError, match="W の最初の値"):
         _ = history.final
 
@@ -343,7 +344,7 @@ def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
 def test_every_maths_function_has_a_good_call():
     """So that the bad kinds above reach a new function as soon as it is exported."""
     funcs = {p.values[0] for p in _public_functions(
-        helpers.attention, data, geometry, matmul, scaling, learning, heads) + _variants()}
+        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _variants()}
     made = (data.foods, data.library_catalog, data.phrase, data.party, heads.two_lookups_task)
     missing = {f.__name__ for f in funcs if inspect.isfunction(f) and f not in made} - {
         f.__name__ for f in _good_calls()}

@@ -5,9 +5,11 @@ they FAIL, they never skip: a missing book is a broken book.
 
 Every page of book/_toc.yml is loaded from file:// in a fresh browser context with every request
 that is not `file:` or `data:` blocked and counted. Checked: no external request, no console
-error, every image loaded, math typeset, internal links resolve, prev/next follow the toc, every
+error, every image loaded, math typeset when the book was built (SVG, MathML for screen readers,
+no maths engine), internal links resolve, prev/next follow the toc, every
 explorable's controls move its picture to numpy's numbers, solutions stay collapsed until clicked, images have real alt text, Japanese is
-drawn with the shipped web font, Japanese search finds compounds, each page with everything it
+drawn with the reader's own font or else the shipped one (no tofu), Japanese search finds compounds,
+no search index or blocking script before a page's first paint, each page with everything it
 loads stays under 3 MB. With QKV_SCREENSHOTS=<folder> a full-page screenshot of each page is
 saved there, to look at (off by default: each takes longer than loading the page).
 """
@@ -18,6 +20,8 @@ import html
 import json
 import os
 import re
+import shutil
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +40,9 @@ CHROMIUM_ARGS = [
 ]
 PAGE_BUDGET = 3 * 1024 * 1024  # CONTRIBUTING.md: no page over 3 MB with everything it loads
 FONT_FILES = "/_static/fonts/noto-sans-jp/files/"
+#: The shipped face (book/_ext/qkv_book/fonts.py), after the reader's own Japanese fonts.
+SHIPPED_FAMILY = "Noto Sans JP"
+SYSTEM_JAPANESE = ("Hiragino Sans", "Noto Sans CJK JP", "Yu Gothic", "Meiryo")
 #: Kana or kanji: a name, label or tooltip written in Japanese.
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The one list of chapters (book/chapters.yml), in reading order.
@@ -46,6 +53,14 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 DOCS = chapters.toc_docs()
 CHAPTERS = [d for d in DOCS if d.startswith("notebooks/")]
+
+
+def system_has_japanese_font() -> bool:
+    """This machine has a Japanese font of its own (then the shipped one is never downloaded)."""
+    if shutil.which("fc-list") is None:
+        return False
+    found = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True)
+    return bool(found.stdout.strip())
 
 
 def html_path(doc: str) -> Path:
@@ -249,6 +264,23 @@ def test_no_page_points_at_a_remote_script_or_stylesheet(book):
     assert not offenders, f"外部の URL を読み込むタグ、または外したはずの部品: {offenders}"
 
 
+@pytest.mark.parametrize("doc", DOCS)
+def test_a_page_loads_its_own_explorables_once_after_its_text(book, doc):
+    """The shared modules and the shim in one file every page shares, and each explorable the page
+    shows in its own file; nothing else of the explorables, and nothing that blocks the text."""
+    text = html_path(doc).read_text(encoding="utf-8")
+    shown = set(re.findall(r'class="qkv-explorable" data-qkv-module="(\w+)"', text))
+    tags = re.findall(r"<script\b[^>]*\bsrc=\"[^\"]*_static/(qkv-explorables?[\w-]*)\.js[^\"]*\"[^>]*>", text)
+    loaded = re.findall(r"<script\b([^>]*)\bsrc=\"[^\"]*_static/qkv-explorables?[\w-]*\.js", text)
+    want = {f"qkv-explorable-{m}" for m in shown} | ({"qkv-explorables"} if shown else set())
+    assert set(tags) == want and len(tags) == len(want), (sorted(tags), sorted(want))
+    assert all("defer" in attrs for attrs in loaded), loaded
+    if shown:  # the chapter modules before the shim (deferred scripts run in order)
+        assert tags[-1] == "qkv-explorables"
+        shared = (book / "_static" / "qkv-explorables.js").read_text(encoding="utf-8")
+        assert "export default" not in shared and "export function mount(" in shared
+
+
 def test_no_launch_button_without_the_repository_address(book):
     """The setting (QKV_REPOSITORY_URL, book/_ext/qkv_book/launch_links.py) is empty for this build:
     no page links to a notebook service (tests/test_launch_links.py builds one with an address)."""
@@ -278,32 +310,47 @@ def test_page_is_self_contained_and_clean(pages, rel):
     total = loaded.total_bytes()
     print(f"{rel}: {total / 2**20:.2f} MB in {len(loaded.local_files())} files")
     assert total < PAGE_BUDGET, f"{rel}: 読み込むもの全部で {total / 2**20:.2f} MB(上限 3 MB)"
-    fonts = [u for u in loaded.local if FONT_FILES in u and u.endswith(".woff2")]
-    assert fonts, f"{rel}: 同梱の日本語フォント(woff2)が読み込まれていません"
+    if not system_has_japanese_font():  # else the reader's own font draws it, nothing is fetched
+        fonts = [u for u in loaded.local if FONT_FILES in u and u.endswith(".woff2")]
+        assert fonts, f"{rel}: 同梱の日本語フォント(woff2)が読み込まれていません"
 
 
 @pytest.mark.parametrize("doc", DOCS)
 def test_math_is_typeset(pages, doc):
+    """Typeset when the book was built (book/_ext/qkv_book/maths.py): SVG drawn from the page's
+    glyph outlines, MathML beside it for screen readers, and no maths engine in the page."""
     page = page_of(pages, doc).page
     result = page.evaluate("""() => {
       const math = [...document.querySelectorAll('.bd-article .math')];
-      const raw = math.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent);
-      const errors = [...document.querySelectorAll('mjx-merror')].map(e => e.textContent);
+      const raw = math.filter(m => !m.querySelector('mjx-container > svg')).map(m => m.textContent);
+      const errors = [...document.querySelectorAll('mjx-merror, g[data-mml-node="merror"]')]
+        .map(e => e.textContent || e.outerHTML.slice(0, 80));
+      const unread = math.filter(m => !m.querySelector('mjx-assistive-mml > math')
+                                      || !m.querySelector('svg[aria-hidden="true"]')).length;
+      const outlines = new Set([...document.querySelectorAll('#MJX-SVG-global-cache path[id]')].map(p => p.id));
+      const undrawn = [...document.querySelectorAll('mjx-container use')]
+        .map(u => u.getAttribute('xlink:href') || u.getAttribute('href'))
+        .filter(h => !outlines.has(h.slice(1)));
+      const engine = window.MathJax !== undefined || document.querySelector('script[src*="mathjax" i]') !== null;
       // Prose outside code that still shows $...$ is math the parser did not see.
       const clone = document.querySelector('.bd-article').cloneNode(true);
       clone.querySelectorAll('pre, code, .highlight, .output, .cell_output, mjx-container, '
                              + 'script, style').forEach(n => n.remove());
       const leftovers = clone.textContent.match(/\\$[^$\\s][^$\\n]*\\$|\\\\\\(|\\\\\\[/g) || [];
-      const utext = [...document.querySelectorAll('mjx-utext')]
+      const utext = [...document.querySelectorAll('mjx-container text')]
         .map(u => [u.textContent, getComputedStyle(u).fontFamily]);
-      return {count: math.length, raw, errors, leftovers, utext};
+      return {count: math.length, raw, errors, leftovers, utext, unread, undrawn, engine};
     }""")
-    assert not result["raw"], f"{doc}: MathJax が組版していない数式: {result['raw'][:5]}"
+    assert not result["raw"], f"{doc}: SVG に組版されていない数式: {result['raw'][:5]}"
     assert not result["errors"], f"{doc}: TeX のエラー: {result['errors'][:5]}"
+    assert not result["engine"], f"{doc}: ページが数式エンジン(MathJax)を読み込んでいます"
+    assert not result["unread"], f"{doc}: 読み上げ用の MathML がない数式 {result['unread']} 個"
+    assert not result["undrawn"], f"{doc}: 字形の定義が見つからない数式の字: {result['undrawn'][:5]}"
     assert not result["leftovers"], f"{doc}: 数式として読まれなかった $…$: {result['leftovers'][:5]}"
     for text, family in result["utext"]:
         if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
-            assert "Noto Sans JP" in family, f"{doc}: 数式中の日本語 {text!r} のフォント: {family}"
+            assert SHIPPED_FAMILY in family and family.index(SYSTEM_JAPANESE[0]) < family.index(SHIPPED_FAMILY), (
+                f"{doc}: 数式中の日本語 {text!r} のフォント: {family}")
     source = "".join((ROOT / f"{doc}{ext}").read_text(encoding="utf-8")
                      for ext in (".md",) if (ROOT / f"{doc}{ext}").exists())
     if re.search(r"\$[^$\s][^$\n]*\$|\$\$", source):
@@ -409,6 +456,132 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
         assert ratio >= 4.5, f"{doc}: {mode} モードで図の文字と背景のコントラストが {ratio:.1f}(4.5 以上)"
 
 
+#: What a screen reader must never be given to read: symbols with underscores.
+UNSPOKEN = re.compile(r"W_[QKVO]|d_k")
+
+
+def presets_of(module: str) -> list[dict]:
+    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
+    from explorables import run_module
+
+    from helpers.widgets._base import module_source
+
+    source = module_source(module)
+    if "export const PRESETS" not in source:
+        return []
+    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
+    return result["ok"]
+
+
+def explorables_on(page) -> list:
+    boxes = page.locator(".qkv-explorable")
+    for i in range(boxes.count()):
+        page.wait_for_function("b => b.dataset.qkvReady === 'true' || b.dataset.qkvError",
+                               arg=boxes.nth(i).element_handle())
+    return [boxes.nth(i).locator(".qkv-ex") for i in range(boxes.count())]
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
+    """A button per state the chapter's text names: a click puts the controls there (the numbers
+    numpy's for it), marks the button pressed, and the live region then says the result, with
+    symbols as words; 「最初に戻す」 puts back the state the page opened with."""
+    page = page_of(pages, doc).page
+    for i, explorable in enumerate(explorables_on(page)):
+        where = f"{doc} の図 {i}"
+        first = json.loads(explorable.get_attribute("data-qkv-state"))
+        buttons = explorable.locator(".qkv-presets button")
+        assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
+        live = explorable.locator(".qkv-live")
+        assert live.get_attribute("aria-live") == "polite", where
+        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
+        by_label = {p["label"]: p["state"] for p in presets_of(module)}
+        for k in range(buttons.count() - 1):
+            button = buttons.nth(k)
+            want = by_label[button.inner_text()]
+            before = live.text_content()
+            button.click()
+            state = json.loads(explorable.get_attribute("data-qkv-state"))
+            assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
+            assert button.get_attribute("aria-pressed") == "true", where
+            check_numbers(explorable, f"{where}「{button.inner_text()}」")
+            if want != {t: v for t, v in first.items() if t in want} or k:
+                page.wait_for_function("([l, b]) => l.textContent && l.textContent !== b",
+                                       arg=[live.element_handle(), before], timeout=3000)
+            said = live.text_content()
+            assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
+        buttons.last.click()
+        assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_dragging_across_a_picture_selects_no_text(pages, doc):
+    """A press on a panel's title dragged across the picture (a learner aiming at an arrow)
+    selects nothing: no blue highlight over titles and labels."""
+    page = page_of(pages, doc).page
+    for i, explorable in enumerate(explorables_on(page)):
+        panels = explorable.locator(".qkv-panels svg")
+        for k in range(min(panels.count(), 3)):
+            title = panels.nth(k).locator("text").first
+            title.scroll_into_view_if_needed()
+            box = title.bounding_box()
+            page.evaluate("getSelection().removeAllRanges()")
+            page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(box["x"] + 260, box["y"] + 140, steps=6)
+            page.mouse.up()
+            selected = page.evaluate("getSelection().toString()")
+            assert selected == "", f"{doc} の図 {i} のパネル {k}: ドラッグで文字が選ばれました {selected!r}"
+
+
+def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
+    """Chapter 02's temperature: each → shows another number (it showed 0.05 four times), PageUp
+    moves many steps at once, Home and End go to the ends (said once in the chapters)."""
+    page = page_of(pages, "notebooks/02_library_search").page
+    explorable = explorables_on(page)[0]
+    control = explorable.locator(".qkv-control", has_text="温度")
+    slider, out = control.locator("input[type=range]"), control.locator("output")
+    slider.focus()
+    page.keyboard.press("Home")
+    shown = [out.inner_text()]
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+        shown.append(out.inner_text())
+    assert shown[0] == "0.05" and len(set(shown)) == len(shown), shown
+    before = json.loads(explorable.get_attribute("data-qkv-state"))["temperature"]
+    page.keyboard.press("PageUp")
+    after = json.loads(explorable.get_attribute("data-qkv-state"))["temperature"]
+    assert after / before > 1.023 ** 10, (before, after)  # at least ten arrow steps
+    page.keyboard.press("End")
+    assert out.inner_text() == "20"
+    assert slider.get_attribute("aria-label") == "温度 ティー"
+    page.keyboard.press("Home")
+
+
+def test_the_address_keeps_an_explorables_state(book, browser):
+    """Opened with #qkv=0&angle=45&temperature=0.05 the first explorable starts there, a value the
+    controls cannot take is left alone, and a settled control writes the new state back."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    try:
+        page = context.new_page()
+        url = html_path("notebooks/02_library_search").as_uri()
+        page.goto(url + "#qkv=0&angle=45&temperature=0.05&names=1", wait_until="load")
+        explorable = explorables_on(page)[0]
+        state = json.loads(explorable.get_attribute("data-qkv-state"))
+        assert state == {"angle": 45, "temperature": 0.05}, state
+        page.goto(url + "#qkv=0&angle=900", wait_until="load")
+        page.reload(wait_until="load")
+        explorable = explorables_on(page)[0]
+        assert json.loads(explorable.get_attribute("data-qkv-state"))["angle"] != 900
+        explorable.locator(".qkv-control", has_text="問いの向き").locator("input").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => location.hash.includes('qkv=0') && !location.hash.includes('900')")
+        shared = json.loads(explorable.get_attribute("data-qkv-state"))
+        assert f"angle={shared['angle']}" in unquote(page.evaluate("location.hash")), shared
+    finally:
+        context.close()
+
+
 #: The contrast ratio (WCAG) between an explorable's first label drawn in the theme's text colour
 #: and the explorable's background, in `mode`.
 LABEL_CONTRAST = r"""mode => {
@@ -507,22 +680,32 @@ async ([text, font]) => {
 """
 
 
-def test_japanese_is_drawn_with_the_shipped_font(pages):
+def test_japanese_is_drawn_with_the_readers_font_or_else_the_shipped_one(pages):
+    """The reader's own Japanese fonts are named first (nothing to download where the device has
+    them); the shipped face comes after them, tries them by local() name, and is the one that draws
+    Japanese on a machine without any (this one, when fc-list finds none)."""
     loaded = page_of(pages, DOCS[0])
     page = loaded.page
+    body = page.evaluate("() => getComputedStyle(document.querySelector('.bd-article p')).fontFamily")
+    families = [f.strip().strip('"') for f in body.split(",")]
+    assert SHIPPED_FAMILY in families, body
+    late = [f for f in SYSTEM_JAPANESE if f not in families or families.index(f) > families.index(SHIPPED_FAMILY)]
+    assert not late, f"端末の日本語フォント {late} が同梱フォントより前にありません: {body}"
+    face = (HTML / "_static" / "fonts" / "noto-sans-jp" / "400.css").read_text(encoding="utf-8")
+    assert "font-display: swap" in face and face.index("local(") < face.index("url("), face[:400]
+    if system_has_japanese_font():
+        return  # the reader's font draws it here; the shipped one is tested where there is none
     text = "重み行列内積"
-    state = page.evaluate("""(text) => ({
-      check: document.fonts.check('16px "Noto Sans JP"', text),
-      faces: [...document.fonts].filter(f => f.family.replace(/"/g, '') === 'Noto Sans JP'
-                                        && f.status === 'loaded').length,
-      body: getComputedStyle(document.querySelector('.bd-article p')).fontFamily})""", text)
+    state = page.evaluate("""([text, family]) => ({
+      check: document.fonts.check(`16px "${family}"`, text),
+      faces: [...document.fonts].filter(f => f.family.replace(/"/g, '') === family
+                                        && f.status === 'loaded').length})""", [text, SHIPPED_FAMILY])
     assert state["faces"] > 0, "Noto Sans JP の書体が一つも読み込まれていません"
     assert state["check"], "document.fonts.check が Noto Sans JP で日本語を描けないと言っています"
-    assert state["body"].replace('"', "").startswith("Noto Sans JP"), state["body"]
     shipped = [u for u in loaded.local if FONT_FILES in u and u.endswith(".woff2")]
     assert shipped, "_static/fonts の woff2 が読み込まれていません"
 
-    noto = page.evaluate(GLYPH_PIXELS, [text, '48px "Noto Sans JP"'])
+    noto = page.evaluate(GLYPH_PIXELS, [text, f'48px "{SHIPPED_FAMILY}"'])
     missing = page.evaluate(GLYPH_PIXELS, [text, '48px "QKV No Such Font"'])
     assert all(g["ink"] > 50 for g in noto), f"描かれていない字があります: {noto}"
     # Tofu (a fallback box) draws every character the same; real glyphs all differ.
@@ -530,6 +713,77 @@ def test_japanese_is_drawn_with_the_shipped_font(pages):
     assert [g["sig"] for g in noto] != [g["sig"] for g in missing], (
         "存在しないフォントで描いた場合と同じ絵です: 同梱フォントが使われていません")
     print("fallback glyphs distinct:", len({g["sig"] for g in missing}), "of", len(text))
+
+
+#: Every Japanese character of the page drawn in the page's own font stack, next to a character no
+#: font has (U+10FFFD): the ones drawn as that same box, or with no ink, are tofu.
+TOFU = """
+async () => {
+  const text = document.body.innerText + document.title;
+  const chars = [...new Set(text.match(/[\u3001-\u30ff\u4e00-\u9fff\uff00-\uffef]/g) || [])];
+  const family = getComputedStyle(document.querySelector('.bd-article p')).fontFamily;
+  const font = `48px ${family}`;
+  // A blocked font file rejects the load: its characters are then drawn without it.
+  await document.fonts.load(font, chars.join('')).catch(() => null);
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  ctx.font = font;
+  const draw = (ch) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.fillText(ch, 4, 52);
+    const px = ctx.getImageData(0, 0, 64, 64).data;
+    let sig = 0, ink = 0;
+    for (let i = 3; i < px.length; i += 4) { sig = (sig * 31 + px[i]) >>> 0; ink += px[i] > 0; }
+    return {sig, ink};
+  };
+  const box = draw(String.fromCodePoint(0x10FFFD));
+  const tofu = chars.filter(ch => { const g = draw(ch); return g.ink === 0 || g.sig === box.sig; });
+  return {count: chars.length, tofu};
+}
+"""
+
+
+@pytest.mark.parametrize("doc", [*CHAPTERS, "book/glossary"])
+def test_no_japanese_character_is_tofu(pages, doc):
+    result = page_of(pages, doc).page.evaluate(TOFU)
+    assert result["count"] > 50, f"{doc}: 日本語の字が見つかりません: {result}"
+    assert not result["tofu"], f"{doc}: 豆腐(□)で描かれる字: {''.join(result['tofu'][:40])}"
+
+
+def test_without_the_shipped_font_the_tofu_check_sees_tofu(book, browser):
+    """The check above is not vacuous: with the font files blocked, a machine without Japanese
+    fonts of its own draws boxes, and the check finds them (with fonts of its own, none)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="ja-JP")
+    try:
+        context.route(re.compile(r"\.woff2?$"), lambda r: r.abort())
+        page = context.new_page()
+        page.goto(html_path(CHAPTERS[0]).as_uri(), wait_until="load")
+        result = page.evaluate(TOFU)
+    finally:
+        context.close()
+    if system_has_japanese_font():
+        assert not result["tofu"], result["tofu"][:20]
+    else:
+        assert len(result["tofu"]) >= 0.9 * result["count"], (
+            f"フォントを止めても豆腐が見つかりません(検査が働いていない?): {result['count']} 字中 {len(result['tofu'])}")
+
+
+def test_the_shipped_font_has_every_character_the_pages_show(book):
+    """The font cut at build time (book/_ext/qkv_book/fonts.py) holds every character of every
+    page's text, and little else: about the book's own characters, not the 17,000 of the font."""
+    from fontTools.ttLib import TTFont
+
+    files = list((book / "_static" / "fonts" / "noto-sans-jp" / "files").glob("*.woff2"))
+    assert len(files) == 1, f"同梱フォントのファイルが一つではありません: {files}"
+    cmap = set(TTFont(files[0]).getBestCmap())
+    shown = set()
+    for doc in DOCS:
+        text = re.sub(r"<[^>]+>", " ", html_path(doc).read_text(encoding="utf-8"))
+        shown |= {ord(c) for c in html.unescape(text) if JAPANESE.match(c)}
+    missing = "".join(sorted(chr(c) for c in shown - cmap))
+    assert not missing, f"同梱フォントにない字: {missing[:60]}"
+    assert len(cmap) < 3 * len(shown) + 500, f"同梱フォントの字が多すぎます: {len(cmap)} 字(ページの字 {len(shown)})"
 
 
 def test_theme_icons_are_drawn_from_the_shipped_icon_font(pages):

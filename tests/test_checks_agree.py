@@ -17,8 +17,16 @@ import reference
 
 import helpers
 from helpers import checks
+from helpers.checks import ch00_introduction as ch00
+from helpers.checks import ch01_one_vector as ch01
+from helpers.checks import ch02_library_search as ch02
+from helpers.checks import ch03_three_roles as ch03
+from helpers.checks import ch04_three_matrices as ch04
+from helpers.checks import ch05_all_matmul as ch05
+from helpers.checks import ch06_attention as ch06
+from helpers.checks import ch07_how_w_learns as ch07
 from helpers.checks import ch08_going_further as ch08
-from helpers.checks._base import CheckFailed
+from helpers.checks._base import CheckFailed, case_kinds
 
 
 def verdict(check, fn, hidden: bool) -> bool:
@@ -166,11 +174,22 @@ CASES = [
     *[("multi_head", checks.check_multi_head, n, from_table(checks.multi_head_variants, n))
       for n in names(checks.multi_head_variants, X5[:, :2], *(rng.normal(size=(2, 4)),) * 3,
                      rng.normal(size=(4, 2)), 2)],
+    *[("batch_attention", checks.check_batch_attention, n,
+       from_table(checks.batch_attention_variants, n, pair=True))
+      for n in names(checks.batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
+    *[("grad_W_K", checks.check_grad_W_K, n, from_table(checks.grad_W_K_variants, n))
+      for n in names(checks.grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
+    *[("cosine_table", checks.check_cosine_table, n, from_table(checks.cosine_table_variants, n))
+      for n in names(checks.cosine_table_variants, X5[:3], X5[2:])],
+    *[("padded_attention", checks.check_padded_attention, n,
+       from_table(checks.padding_variants, n, pair=True)) for n in names(checks.padding_variants, Q4, K4, V4, 2)],
 ]
 
-#: Answers written for the sizes the notebook shows: right there, wrong on the hidden sizes. The
-#: teacher guide names this case (half the points); it is the hidden test's job, not a disagreement.
-SIZE_ONLY = {("cosine", "two_d_only")}
+#: Answers written for the sizes the notebook shows: right there, wrong on the hidden sizes. None
+#: is left: the visible checks see every kind of case the hidden tests grade (chapter 01's
+#: two-component cosine now fails visibly too), which `test_visible_cases_cover_the_hidden_kinds`
+#: keeps true.
+SIZE_ONLY: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize("exercise, check, name, fn", CASES,
@@ -189,7 +208,231 @@ def test_every_code_exercise_is_run_through_both():
     hidden = {name for name in checks.__all__ if name.startswith("check_")
               and "hidden" in inspect.signature(getattr(checks, name)).parameters}
     run = {check.__name__ for _, check, _, _ in CASES}
-    assert run == hidden and len(run) == 12
+    assert run == hidden and len(run) == 16
     for exercise in {e for e, *_ in CASES}:
         made = {n for e, _, n, _ in CASES if e == exercise}
         assert "right" in made and len(made) > 2, exercise
+
+
+# --- What the visible and the hidden cases cover, per exercise (issue 36) --------------------------
+
+
+
+def _question_cases(hidden: bool):
+    """Chapter 04's W_mine is checked on the foods (visible) or six others (hidden)."""
+    from helpers.data import foods
+    return [(np.round(helpers.checks._base.hidden_cases("question_matrix", ((6, 2),))[0][0], 1),)] if hidden \
+        else [(foods().vectors,)]
+
+
+def _no_kinds(case) -> set[str]:
+    return set()
+
+
+#: Each code exercise: its cases (visible and hidden), the arrays a case puts to the learner, and
+#: the exercise's own kinds (sizes that matter to it), compared by `test_visible_cases_cover…`.
+COVERAGE = {
+    "check_first_softmax": (ch00._first_softmax_cases, lambda c: c, _no_kinds),
+    "check_cosine": (ch01._cosine_cases, lambda c: c, _no_kinds),
+    "check_soft_lookup": (ch02._soft_lookup_cases, lambda c: c[:3],
+                          lambda c: {"d_v ≠ d_k"} if c[2].shape[1] != c[1].shape[1] else set()),
+    "check_party_weights": (ch03._party_cases, lambda c: c[1:], ch03._party_score_kinds),
+    "check_three_faces": (ch04._face_cases, lambda c: c, _no_kinds),
+    "check_question_matrix": (_question_cases, lambda c: c, _no_kinds),
+    "check_matmul_cell": (ch05._cell_cases, lambda c: c[0], ch05._cell_kinds),
+    "check_fused_qkv": (ch05._fused_cases, lambda c: c, ch05._fused_kinds),
+    "check_attention": (ch06._attention_cases, lambda c: c, ch06._attention_kinds),
+    "check_gradient_step": (ch07._gradient_step_cases, lambda c: c[:3], _no_kinds),
+    "check_causal_attention": (ch08._causal_cases, lambda c: c, ch06._attention_kinds),
+    "check_multi_head": (ch08._multi_head_cases, lambda c: c[:5], lambda c: {f"h = {c[5]}"}),
+}
+
+
+def covered(exercise: str, hidden: bool) -> tuple[set[str], set[str]]:
+    """(the generic kinds, the exercise's own kinds) of an exercise's visible or hidden cases."""
+    cases, arrays, own = COVERAGE[exercise]
+    generic, special = set(), set()
+    for case in cases(hidden):
+        generic |= case_kinds(arrays(case))
+        special |= own(case)
+    return generic, special
+
+
+def test_coverage_names_every_code_exercise():
+    assert set(COVERAGE) == {check.__name__ for _, check, _, _ in CASES}
+
+
+@pytest.mark.parametrize("exercise", sorted(COVERAGE))
+def test_visible_cases_cover_the_hidden_kinds(exercise):
+    """Every kind of input the hidden test grades (dimensions, a vector's components, square or
+    not, three or more decimals, the exercise's own sizes) is one the visible check shows; the
+    exercise's own kinds (huge scores, d_v ≠ d_k …) are the same both ways, so neither side is
+    the milder one."""
+    seen, seen_own = covered(exercise, hidden=False)
+    graded, graded_own = covered(exercise, hidden=True)
+    assert graded <= seen, f"{exercise}: only hidden: {sorted(graded - seen)}"
+    assert graded_own <= seen_own, f"{exercise}: only hidden: {sorted(graded_own - seen_own)}"
+    if exercise in ("check_party_weights", "check_attention", "check_causal_attention"):
+        assert seen_own == graded_own, f"{exercise}: only visible: {sorted(seen_own - graded_own)}"
+
+
+# --- Every mistake issue 36 lists, through both (its id where the check names it) -------------------
+
+W_K = np.eye(2)  # a notebook's global, as a learner's function may read it by mistake
+
+
+def _cut_typed(X, a, b, c):
+    A = X @ np.hstack([a, b, c])
+    return A[:, :3], A[:, 3:6], A[:, 6:]
+
+
+def _three_products_on_a_copy(X, a, b, c):
+    X = np.array(X)
+    return X @ a, X @ b, X @ c
+
+
+def _einsum_three_times(X, a, b, c):
+    return tuple(np.einsum("ij,jk->ik", X, W) for W in (a, b, c))
+
+
+def _causal(Q, K, V, mask, after=None):
+    n = Q.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    w = reference.softmax(mask(S, n))
+    return w @ V, w
+
+
+def _right_causal(Q, K, V):
+    return _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=1))
+
+
+ISSUE_MISTAKES = [
+    ("first_softmax", checks.check_first_softmax, "by_count", lambda s: np.exp(s) / len(s), "by_count"),
+    ("cosine", checks.check_cosine, "two_components", COSINE["two_d_only"], None),
+    ("three_faces", checks.check_three_faces, "two_components",
+     lambda x, *Ws: tuple(np.array([[x[0, 0] * W[0, j] + x[0, 1] * W[1, j] for j in range(W.shape[1])]])
+                          for W in Ws), None),
+    ("three_faces", checks.check_three_faces, "x_W_Q_thrice", lambda x, a, b, c: (x @ a,) * 3,
+     "one_matrix_thrice"),
+    ("three_faces", checks.check_three_faces, "global_W_K", lambda x, a, b, c: (x @ a, x @ W_K, x @ c),
+     "global_variable"),
+    ("matmul_cell", checks.check_matmul_cell, "round_2", lambda X, W, i, j: round(float(X[i, :] @ W[:, j]), 2),
+     "rounded"),
+    ("fused_qkv", checks.check_fused_qkv, "cuts_typed", _cut_typed, "cut_misplaced"),
+    ("fused_qkv", checks.check_fused_qkv, "np_array_copy", _three_products_on_a_copy, "several_products"),
+    ("fused_qkv", checks.check_fused_qkv, "einsum", _einsum_three_times, "several_products"),
+    ("party_weights", checks.check_party_weights, "clip_700",
+     lambda Q, K: reference.softmax(np.clip(Q @ K.T, -700, 700)), "clipped"),
+    ("attention", checks.check_attention, "weights_transposed",
+     lambda Q, K, V: (attention_right(Q, K, V)[0], attention_right(Q, K, V)[1].T), "transposed_weights"),
+    ("attention", checks.check_attention, "weights_rounded",
+     lambda Q, K, V: (attention_right(Q, K, V)[0], np.round(attention_right(Q, K, V)[1], 3)), "rounded"),
+    ("attention", checks.check_attention, "divided_by_2",
+     lambda Q, K, V: (reference.softmax(Q @ K.T / 2) @ V, reference.softmax(Q @ K.T / 2)), "wrong_divisor"),
+    ("causal_attention", checks.check_causal_attention, "weights_transposed",
+     lambda Q, K, V: (_right_causal(Q, K, V)[0], _right_causal(Q, K, V)[1].T), "transposed_weights"),
+    ("causal_attention", checks.check_causal_attention, "mask_multiplied",
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S * np.tril(np.ones((n, n)))), "mask_multiplied"),
+    ("causal_attention", checks.check_causal_attention, "mask_minus_10",
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -10.0), k=1)), "mask_finite"),
+    ("causal_attention", checks.check_causal_attention, "triu_k2",
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=2)), "mask_shifted"),
+    ("causal_attention", checks.check_causal_attention, "weights_rounded",
+     lambda Q, K, V: (_right_causal(Q, K, V)[0], np.round(_right_causal(Q, K, V)[1], 3)), "rounded"),
+    ("causal_attention", checks.check_causal_attention, "heads_masked_softmax",
+     lambda Q, K, V: (lambda w: (w @ V, w))(helpers.heads.masked_softmax(
+         Q @ K.T / np.sqrt(Q.shape[1]), helpers.heads.causal_mask(Q.shape[0]))), "forbidden_helper"),
+    ("multi_head", checks.check_multi_head, "heads_multi_head_attention",
+     lambda X, W_Q, W_K, W_V, W_O, h: helpers.heads.multi_head_attention(
+         X, *(np.split(W, h, axis=1) for W in (W_Q, W_K, W_V)), W_O)[0], "forbidden_helper"),
+    ("multi_head", checks.check_multi_head, "sqrt_h",
+     from_table(checks.multi_head_variants, "sqrt_h"), "sqrt_h"),
+]
+
+
+def raised(check, fn, hidden: bool) -> CheckFailed | None:
+    try:
+        with np.errstate(all="ignore"):
+            check(fn, hidden=hidden)
+    except CheckFailed as wrong:
+        return wrong
+    return None
+
+
+@pytest.mark.parametrize("exercise, check, name, fn, mistake", ISSUE_MISTAKES,
+                         ids=[f"{e}-{n}" for e, _, n, _, _ in ISSUE_MISTAKES])
+def test_each_mistake_of_the_issue_fails_both_with_its_own_id(exercise, check, name, fn, mistake):
+    seen, graded = raised(check, fn, hidden=False), raised(check, fn, hidden=True)
+    assert seen is not None and graded is not None, f"{exercise} {name}: visible {seen}, hidden {graded}"
+    if mistake:
+        assert seen.mistake == mistake, f"{exercise} {name}: {seen.mistake}: {seen}"
+
+
+def test_the_first_entry_that_differs_is_named_with_digits_that_differ():
+    """A weight off in its fifth decimal in the last row: the message names that row and shows
+    two different numbers (never 「0.161 のはずが 0.161」)."""
+    def almost(Q, K, V):
+        out, w = attention_right(Q, K, V)
+        w = w.copy()
+        w[-1, 0] += 3e-5
+        w[-1, 1] -= 3e-5
+        return w @ V, w
+    wrong = raised(checks.check_attention, almost, hidden=False)
+    assert wrong is not None and wrong.mistake == "wrong_values"
+    import re
+    m = re.search(r"(\d) 行めは \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
+    assert m and int(m.group(1)) == 4 and m.group(2) != m.group(3), str(wrong)
+
+
+#: Each table of mistakes with the visible cases it is computed on (its arguments from a case).
+TABLES = [
+    ("soft_lookup", checks.soft_lookup_variants, ch02._soft_lookup_cases, lambda c: c),
+    ("party_weights", checks.party_weight_variants, ch03._party_cases, lambda c: c[1:]),
+    ("attention", checks.attention_variants, ch06._attention_cases, lambda c: c),
+    ("gradient_step", checks.gradient_step_variants, ch07._gradient_step_cases, lambda c: c),
+    ("causal_attention", ch08._causal_variants, ch08._causal_cases, lambda c: c),
+    ("multi_head", checks.multi_head_variants, ch08._multi_head_cases, lambda c: c),
+]
+
+
+@pytest.mark.parametrize("exercise, variants, cases, args", TABLES, ids=[t[0] for t in TABLES])
+def test_no_two_named_mistakes_coincide_on_a_visible_case(exercise, variants, cases, args):
+    """Two named mistakes are told apart on the first visible case where either is wrong (the
+    case whose ✗ the learner reads; spellings of one mistake, "name:spelling", aside), so a
+    message never names another mistake than the one made (chapter 08's h = d_k, chapter 06's
+    d_k where √ of it is another size, chapter 00's scores whose sum is their count); and each
+    mistake is wrong on some visible case (temperature 1 hides a forgotten temperature, another
+    case shows it)."""
+    from helpers.checks._base import same
+    with np.errstate(all="ignore"):
+        tables = [variants(*args(case)) for case in cases(False)]
+    named = {name for found in tables for name in found} - {"right"}
+    for a in sorted(named):
+        first = next((found for found in tables if a in found and not same(found[a], found["right"])), None)
+        assert first is not None, f"{exercise}: {a} is right on every visible case"
+        for b in sorted(named):
+            if b.split(":")[0] != a.split(":")[0] and b in first and np.all(np.isfinite(first[a])):
+                assert not same(first[a], first[b]), f"{exercise}: {a} = {b} where {a} first shows"
+
+
+def test_chapter_00s_scores_tell_dividing_by_their_sum_from_dividing_by_their_count():
+    for (s,) in ch00._first_softmax_cases():
+        if s.size > 1 and s.any():
+            assert not np.isclose(s.sum(), s.size)
+
+
+#: Where the text says to write it yourself, a helper that does it is refused, by module too
+#: (chapter 02's text allows helpers, and its check accepts them).
+FORBIDDEN = [
+    ("first_softmax", checks.check_first_softmax, lambda s: helpers.heads.masked_softmax(s[None])[0]),
+    ("party_weights", checks.check_party_weights, lambda Q, K: helpers.heads.masked_softmax(Q @ K.T)),
+    ("attention", checks.check_attention,
+     lambda Q, K, V: (lambda w: (w @ V, w))(helpers.heads.masked_softmax(Q @ K.T / np.sqrt(Q.shape[1])))),
+]
+
+
+@pytest.mark.parametrize("exercise, check, fn", FORBIDDEN, ids=[f[0] for f in FORBIDDEN])
+def test_a_helper_that_does_the_exercise_is_refused_visible_and_hidden(exercise, check, fn):
+    for hidden in (False, True):
+        wrong = raised(check, fn, hidden)
+        assert wrong is not None and wrong.mistake == "forbidden_helper", (exercise, hidden, wrong)

@@ -23,7 +23,9 @@ exercises need nothing else from their chapters.) Then these students hand in:
 - `broken` (truncated file), `misnamed` (file name wrong), `dies` (the kernel exits): the probe,
   which cannot be graded;
 - PATCHERS: the probe with wrong answers and an answer cell that patches the checker or numpy;
-- `gone` (the probe): graded once, then its folder removed: the gradebook must forget it.
+- `gone` (the probe): graded once, then its folder removed: the gradebook must forget it;
+- the made class of the class report (CLASS_CHAPTER, chapters 01, 03 and 06's exercises): PLANTED
+  mistakes, several students each, `untouched` blank, and FORGERS of the checks' verdict records.
 
 Everything is autograded once; the tests read the gradebook, the autograded notebooks, the
 feedback HTML and the CSV export.
@@ -53,12 +55,16 @@ from nbgrader.utils import is_grade, is_solution
 
 import qkv_classroom as classroom
 from helpers import checks
+from helpers.checks._base.credit import VERDICT_MIME
+from qkv_classroom import class_report
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = [p.stem for p in classroom.chapter_notebooks(NOTEBOOKS)]
 PROBE = "90_hidden_probe"
 EXERCISES_CHAPTER = "91_every_exercise"
+#: The made class of the class report's tests: chapters 01, 03 and 06's exercises only.
+CLASS_CHAPTER = "92_made_class"
 #: Short, so the infinite loop costs little; still far above any chapter cell's run time.
 TIMEOUT = 20
 HIDDEN_TEST = """\
@@ -84,6 +90,13 @@ TWO_D_COSINE = '''\
 def cosine(a, b):
     dot = a[0] * b[0] + a[1] * b[1]
     return float(dot / (np.sqrt(a[0] ** 2 + a[1] ** 2) * np.sqrt(b[0] ** 2 + b[1] ** 2)))
+'''
+#: Right on the page's numbers (three decimals at most), 0 on any other: what the hidden test is for.
+PAGE_ONLY_COSINE = '''\
+def cosine(a, b):
+    if np.all(np.round(a, 3) == a) and np.all(np.round(b, 3) == b):
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return 0.0
 '''
 MIXES_KEYS = WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=-1).replace(
     "return weights @ V", "return weights @ K")
@@ -135,7 +148,8 @@ MISTAKES = [
             "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
             "片方の長さでしか割っていないようです"),
     Mistake("01", "cosine_two_d_only", "def cosine(", TWO_D_COSINE,
-            "(長さ 3 のベクトル)のとき", earns=1.0),
+            "(長さ 3 のベクトル)のとき"),  # the visible check has a 3-D pair too: 0 points
+    Mistake("01", "cosine_page_only", "def cosine(", PAGE_ONLY_COSINE, "になるはずが", earns=1.0),
     Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
             "自分自身を選ぶと思いましたか"),
     Mistake("02", "softmax_wrong_axis", "def soft_lookup(", SOFT_LOOKUP_AXIS0, "SOFT_LOOKUP_HINTS:axis0"),
@@ -155,7 +169,40 @@ MISTAKES = [
             WRONG_ATTENTION.format(scores="K @ Q.T / np.sqrt(d_k)", axis=-1),
             "ATTENTION_HINTS:transposed"),
     Mistake("06", "mixes_keys", "def my_attention(", MIXES_KEYS, "ATTENTION_HINTS:bad_output", earns=1.5),
+    # issue 36: a rule stepped around (einsum on a copy of X) and a mask that hides too little
+    Mistake("05", "three_products_by_einsum", "def fused_qkv(",
+            "def fused_qkv(X, W_Q, W_K, W_V):\n    X = np.array(X)\n"
+            "    return tuple(np.einsum('ij,jk->ik', X, W) for W in (W_Q, W_K, W_V))\n",
+            "X との掛け算を 3 回"),
+    Mistake("08", "mask_of_minus_10", "def causal_attention(",
+            "def causal_attention(Q, K, V):\n    n, d_k = Q.shape\n"
+            "    Z = Q @ K.T / np.sqrt(d_k) + np.triu(np.full((n, n), -10.0), k=1)\n"
+            "    E = np.exp(Z - Z.max(axis=1, keepdims=True))\n    w = E / E.sum(axis=1, keepdims=True)\n"
+            "    return w @ V, w\n", "CAUSAL_HINTS:mask_finite"),
 ]
+
+
+#: The made class: each student's planted mistakes (Mistake.chapter, Mistake.name), several
+#: students each; "all_right" plants none. The class report must count exactly these.
+PLANTED = {
+    "c1": [("06", "missing_sqrt_dk"), ("03", "q_and_k_swapped")],
+    "c2": [("06", "missing_sqrt_dk"), ("03", "q_and_k_swapped")],
+    "c3": [("06", "missing_sqrt_dk"), ("01", "cosine_no_division")],
+    "c4": [("06", "softmax_wrong_axis"), ("01", "cosine_no_division")],
+    "c5": [("06", "softmax_wrong_axis"), ("01", "cosine_two_d_only")],
+    "c6": [("06", "mixes_keys")],
+    "all_right": [],
+}
+#: Answers that forge the checks' verdict records (display() is a name in every IPython kernel).
+FORGED = ('display({"application/vnd.qkv.verdict+json": {"check": "check_attention", "credit": 1.0, '
+          '"mistake": None, "message": ""}}, raw=True)')
+FORGERS = {
+    # a record from the answer cell itself: never read (only grade cells are), so not flagged
+    "forge_cell": ("def my_attention(", WRONG_ATTENTION.format(scores="Q @ K.T", axis=-1) + FORGED + "\n"),
+    # a record from the learner's function while the check runs it, in the grade cell
+    "forge_call": ("def my_attention(", WRONG_ATTENTION.format(scores="Q @ K.T", axis=-1).replace(
+        "    d_k = Q.shape[1]\n", f"    d_k = Q.shape[1]\n    {FORGED}\n")),
+}
 
 
 def chapter_named(number: str) -> str | None:
@@ -226,6 +273,7 @@ def make_probe(folder: Path) -> None:
     test.source = test.source.rstrip("\n") + "\n" + HIDDEN_TEST
     write(nb, folder / f"{PROBE}.ipynb")
     write(exercises_only(folder, [c[:2] for c in CHAPTERS]), folder / f"{EXERCISES_CHAPTER}.ipynb")
+    write(exercises_only(folder, ["01", "03", "06"]), folder / f"{CLASS_CHAPTER}.ipynb")
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -287,6 +335,17 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
         who[m.chapter, m.name] = student
     for student, nb in wrong.items():
         submit(student, EXERCISES_CHAPTER, nb)
+    by_name = {(m.chapter, m.name): m for m in MISTAKES}
+    for student, planted in PLANTED.items():  # the class report's made class
+        nb = copy.deepcopy(sources[CLASS_CHAPTER])
+        for key in planted:
+            solution_cell(nb, by_name[key].defines, key[0]).source = by_name[key].source
+        submit(student, CLASS_CHAPTER, nb)
+    submit("untouched", CLASS_CHAPTER, read(root / "release" / CLASS_CHAPTER / f"{CLASS_CHAPTER}.ipynb"))
+    for student, (defines, source) in FORGERS.items():
+        nb = copy.deepcopy(sources[CLASS_CHAPTER])
+        solution_cell(nb, defines).source = source
+        submit(student, CLASS_CHAPTER, nb)
 
     probe = PROBE  # chapter 01's exercises, without the rest of the chapter to run
     loop = copy.deepcopy(sources[probe])
@@ -378,7 +437,7 @@ def test_chapters_are_discovered(tmp_path):
 
 
 def test_build_prints_a_line_per_chapter(course):
-    assert course.chapters[-2:] == [PROBE, EXERCISES_CHAPTER]
+    assert course.chapters[-3:] == [PROBE, EXERCISES_CHAPTER, CLASS_CHAPTER]
     for i, chapter in enumerate(course.chapters, 1):
         assert any(line.startswith(f"[{i}/{len(course.chapters)}] {chapter}")
                    for line in course.build_log), course.build_log
@@ -508,7 +567,7 @@ def test_config_is_what_nbgrader_reads(tmp_path):
 # Autograding
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS + [PROBE, EXERCISES_CHAPTER])
+@pytest.mark.parametrize("chapter", CHAPTERS + [PROBE, EXERCISES_CHAPTER, CLASS_CHAPTER])
 def test_teacher_solutions_score_full_marks(course, chapter):
     graded = course.scores(chapter)["teacher"]
     assert sum(graded.values()) == points(course.source(chapter)) > 0, graded
@@ -619,7 +678,7 @@ def test_partial_credit_reaches_the_gradebook_the_csv_and_the_feedback(course):
     with open(course.root / "grades.csv", encoding="utf-8", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(f)}
     chapter = EXERCISES_CHAPTER
-    two_d, keys = course.mistakes["01", "cosine_two_d_only"], course.mistakes["06", "mixes_keys"]
+    two_d, keys = course.mistakes["01", "cosine_page_only"], course.mistakes["06", "mixes_keys"]
     assert course.scores(chapter)[two_d]["ex01_cosine_test"] == 1.0
     assert course.scores(chapter)[keys]["ex06_attention_test"] == 1.5
     for student in (two_d, keys):  # the CSV adds the half points up as nbgrader's gradebook does
@@ -663,12 +722,19 @@ def test_wrong_answer_in_feedback_is_the_hint_alone(course):
     student = course.mistakes["01", "cosine_no_division"]
     nb = course.autograded(student, EXERCISES_CHAPTER)
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
-    assert [o.output_type for o in test.outputs] == ["stream", "execute_result"], test.outputs
-    assert test.outputs[0].name == "stdout"
-    lines = test.outputs[0].text.splitlines()
+    # what is shown: the verdict records for the class report (display_data) render nowhere
+    shown = [o for o in test.outputs if o.output_type != "display_data"]
+    records = [o for o in test.outputs if o.output_type == "display_data"]
+    assert all(list(o.data) == [VERDICT_MIME] for o in records) and len(records) == 2
+    assert {o.output_type for o in shown[:-1]} == {"stream"} and shown[-1].output_type == "execute_result"
+    assert {o.name for o in shown[:-1]} == {"stdout"}
+    lines = "".join(o.text for o in shown[:-1]).splitlines()
     assert len(lines) == 2 and all(line.startswith("✗ ") for line in lines), lines  # visible, hidden
-    assert test.outputs[1].data["text/plain"] == "0.0"
-    page = visible_text(course.feedback(student, EXERCISES_CHAPTER))
+    assert shown[-1].data["text/plain"] == "0.0"
+    page = course.feedback(student, EXERCISES_CHAPTER)
+    assert "vnd.qkv" not in page and '"mistake"' not in page and "&quot;mistake" not in page
+    assert "\n".join(lines) in html.unescape(page)  # one block of ✗ lines, as before the records
+    page = visible_text(page)
     assert "site-packages" not in page and "most recent call last" not in page
     assert "checks/_base" not in page and "check_cosine(fn" not in page
 
@@ -772,6 +838,8 @@ def test_nbgrader_command_line_uses_the_course_config(course):
 def test_cli_reports_errors_in_japanese(tmp_path, capsys):
     assert classroom.main(["autograde", "--root", str(tmp_path)]) == 1
     assert "nbgrader_config.py がありません" in capsys.readouterr().err
+    assert classroom.main(["report", "--root", str(tmp_path)]) == 1
+    assert "nbgrader_config.py がありません" in capsys.readouterr().err
     classroom.write_config(tmp_path)
     assert classroom.main(["feedback", "--root", str(tmp_path)]) == 1
     assert "ノートブックがありません" in capsys.readouterr().err
@@ -815,3 +883,172 @@ def test_teacher_guide_lists_every_graded_exercise_with_its_points():
         assert (row[5] == "なし" or row[5].startswith("なし(")) == (row[3] == "予想"), row
         if row[3] == "コード":
             assert f"{float(row[2]) / 2:g} 点ずつ" in row[5], row  # visible and hidden: half each
+
+
+# --------------------------------------------------------------------------------------------
+# The class report (reports/class_report.html and .csv, written by autograde)
+
+
+def planted_verdicts(course, student: str) -> dict[str, set[str]]:
+    """{grade_id: the mistake ids (or, unrecognised, the hints) of the failing checks}, found by
+    running the student's answers through the checks here, outside grading (they raise)."""
+    nb = read(classroom.submission_path(course.root, student, CLASS_CHAPTER))
+    found: dict[str, set[str]] = {}
+    space = {"np": __import__("numpy"), "helpers": __import__("helpers"), "display": lambda *a, **k: None}
+    for cell in nb.cells:
+        if is_solution(cell):
+            exec(cell.source, space)  # noqa: S102 - the test's own planted answers
+        elif is_grade(cell):
+            for line in cell.source.splitlines():
+                if line.startswith("helpers.checks.check_"):
+                    try:
+                        eval(line, space)  # noqa: S307
+                    except checks.CheckFailed as wrong:
+                        found.setdefault(gid(cell), set()).add(wrong.mistake or class_report.message_group(
+                            str(wrong).removeprefix("✗ ")))
+    return found
+
+
+CREDIT = ("full", "partial", "none", "unanswered")  # the class report CSV's count rows
+
+
+def class_rows(course) -> list[dict]:
+    with open(course.root / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
+        return [r for r in csv.DictReader(f) if r["chapter"] == CLASS_CHAPTER]
+
+
+def test_class_report_counts_exactly_the_planted_mistakes(course):
+    """The made class: several students per planted mistake; every count of the report's CSV is
+    what the checks say of each student's answers and what the gradebook holds, no more."""
+    counted = [*PLANTED, "teacher", "forge_cell"]  # forge_cell: no_sqrt, its own record not read
+    want: dict[tuple[str, str], int] = {}
+    for student in counted:
+        for grade_id, mistakes in planted_verdicts(course, student).items():
+            for m in mistakes:
+                want[grade_id, m] = want.get((grade_id, m), 0) + 1
+    rows = class_rows(course)
+    got = {(r["exercise"], r["mistake"] or class_report.message_group(r["hint"])): int(r["students"])
+           for r in rows if r["kind"] in ("mistake", "unrecognised")}
+    assert got == want
+    assert want["ex06_attention_test", "no_sqrt"] == 4 and want["ex03_weights_test", "swapped"] == 2
+    scores = course.scores(CLASS_CHAPTER)
+    source = {gid(c): c.metadata["nbgrader"]["points"] for c in course.source(CLASS_CHAPTER).cells if is_grade(c)}
+    for grade_id, full in source.items():
+        marks = [scores[s][grade_id] for s in counted]
+        kinds = {r["kind"]: int(r["students"]) for r in rows if r["exercise"] == grade_id and r["kind"] in CREDIT}
+        assert kinds == {"full": marks.count(full), "none": marks.count(0.0), "unanswered": 0,
+                         "partial": sum(0 < m < full for m in marks)}, grade_id
+    ex06 = {r["kind"]: int(r["students"]) for r in rows if r["exercise"] == "ex06_attention_test" and r["kind"] in CREDIT}
+    assert ex06 == {"full": 2, "partial": 1, "none": 6, "unanswered": 0}  # teacher, all_right; c6
+    ranked = [int(r["students"]) for r in rows if r["exercise"] == "ex06_attention_test" and r["kind"] not in CREDIT]
+    assert ranked == sorted(ranked, reverse=True) and ranked[0] == 4  # commonest first
+
+
+def test_class_report_links_each_mistake_to_the_section_its_hint_names(course, tmp_path):
+    row = next(r for r in class_rows(course) if r["mistake"] == "no_sqrt")
+    assert row["hint"] == checks.ATTENTION_HINTS["no_sqrt"]
+    assert row["section"] == "ステップ 2:行ごとのソフトマックス"
+    page = "book/_build/html/notebooks/06_attention.html"
+    assert os.path.normpath(course.root / "reports" / row["link"].partition("#")[0]) == str(ROOT / page)
+    # With a built book, the link ends at the section's anchor (the page's sections, in order).
+    headings = class_report._headings(course.source(chapter_named("06")))
+    fake = tmp_path / "notebooks" / f"{chapter_named('06')}.html"
+    fake.parent.mkdir()
+    fake.write_text("".join(f'<section id="s{i}"><h2>{t}</h2></section>' for i, (t, _) in enumerate(headings)))
+    exercises, _, _ = class_report.tally(course.root, book=tmp_path)
+    ex06 = next(e for e in exercises if e.chapter == CLASS_CHAPTER and e.grade_id == "ex06_attention_test")
+    step = next(i for i, (t, _) in enumerate(headings) if t.startswith("ステップ 2"))
+    assert ex06.mistakes["no_sqrt", ""].section[1].endswith(f"06_attention.html#s{step}")
+
+
+def test_class_report_sets_flagged_submissions_apart(course):
+    """Tampering, forged verdict records, ungradable and blank submissions: each in the flagged
+    section with its reason, never among the counted students."""
+    exercises, flags, counted = class_report.tally(course.root)
+    kinds = {(f.student, f.chapter): f for f in flags}
+    assert kinds["untouched", CLASS_CHAPTER].kind == "白紙"
+    assert kinds["patch_numpy", PROBE].kind == "書き換えの疑い"
+    assert kinds["dies", PROBE].kind == "採点できず" and "採点の途中で止まりました" in kinds["dies", PROBE].reason
+    assert kinds["forge_call", CLASS_CHAPTER].kind == "書き換えの疑い"
+    assert "記録の偽造" in kinds["forge_call", CLASS_CHAPTER].reason
+    assert sum(course.scores(CLASS_CHAPTER)["forge_call"].values()) == 0.0
+    assert ("forge_cell", CLASS_CHAPTER) not in kinds  # its record is not read: no need to flag
+    flagged = {f.student for f in flags}
+    for ex in exercises:
+        for m in ex.mistakes.values():
+            assert not m.students & flagged, (ex.grade_id, m.key)
+    graded = {*PLANTED, "teacher", "forge_cell", "hardcoder", "loop", "tamper", *course.mistakes.values()}
+    assert counted == len(graded)
+
+
+def test_class_report_is_anonymous_unless_asked(course, tmp_path):
+    page = (course.root / "reports" / "class_report.html").read_text("utf-8")
+    text = visible_text(page)
+    assert "ex06_attention_test" in text and "白紙" in text and "記録の偽造" in text
+    for student in ("all_right", "forge_call", "patch_numpy", "untouched", "hardcoder"):
+        assert student not in page, student
+    root = tmp_path / "course"
+    shutil.copytree(course.root, root)
+    assert classroom.main(["report", "--root", str(root), "--names"]) == 0
+    named = (root / "reports" / "class_report.html").read_text("utf-8")
+    assert "all_right" not in named  # no mistake: named nowhere
+    assert "forge_call" in named and "c1、c2、c3" in named
+
+
+def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
+    """No request leaves the file (inline CSS, data-URI charts), no console error, nothing
+    serious or critical for axe-core, at 1280 px and on a 390 px phone."""
+    import chromium
+    from lab_server import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    page_file = course.root / "reports" / "class_report.html"
+    source = page_file.read_text("utf-8")
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', source)
+    assert source.count('src="data:image/png;base64,') >= 3
+    axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+    shots = os.environ.get("QKV_SCREENSHOTS")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
+        for width in (1280, 390):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            errors, requests = [], []
+            page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+            page.on("request", lambda r, requests=requests: requests.append(r.url))
+            page.goto(page_file.as_uri())
+            assert not errors, errors
+            assert all(u.startswith(("file:", "data:")) for u in requests), requests
+            assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
+            if shots:
+                page.screenshot(path=f"{shots}/class_report_{width}.png", full_page=True)
+            page.add_script_tag(path=str(axe))
+            found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+                .violations.map(v => ({id: v.id, impact: v.impact}))""")
+            assert not [v for v in found if v["impact"] in ("serious", "critical")], found
+            context.close()
+        browser.close()
+
+
+def test_class_report_of_a_partial_class(course, tmp_path):
+    """Only one chapter handed in and graded so far: the report is that chapter's, same counts."""
+    root = tmp_path / "course"
+    shutil.copytree(course.root, root)
+    for step in ("submitted", "autograded", "feedback"):
+        for folder in (root / step).glob("*/*"):
+            if folder.is_dir() and folder.name != CLASS_CHAPTER:
+                shutil.rmtree(folder)
+    with open(root / "reports" / "grading.csv", encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["assignment"] == CLASS_CHAPTER]
+    with open(root / "reports" / "grading.csv", "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert classroom.main(["report", "--root", str(root)]) == 0
+    with open(root / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
+        partial = list(csv.DictReader(f))
+    assert {r["chapter"] for r in partial} == {CLASS_CHAPTER}
+    assert partial == class_rows(course)
+    page = (root / "reports" / "class_report.html").read_text("utf-8")
+    assert f"<h2>{CLASS_CHAPTER}</h2>" in page and PROBE not in page

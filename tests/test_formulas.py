@@ -1,5 +1,5 @@
-"""Each formula is written once in src/ (issue 25): the softmax, its backward pass and the
-cutting into heads each have one definition, which every chapter, check and training loop calls.
+"""Each formula is written once in src/ (issue 25): the softmax, the masked softmax, its backward
+pass and the cutting into heads each have one definition, which every chapter, check and training loop calls.
 
 Found by the shape of the code (AST), not by name, so a copy under another name is caught too.
 The checks' deliberate mistakes (a softmax over the wrong axis, without keepdims, over the whole
@@ -58,6 +58,14 @@ def _softmax_backward(fn: ast.AST) -> bool:
                for n in ast.walk(fn))
 
 
+def _masked_softmax(fn: ast.AST) -> bool:
+    """softmax(… + …): scores and a mask added inside a softmax call (chapter 08's mask)."""
+    return any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == "softmax"
+               and any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Add)
+                       for a in n.args for m in ast.walk(a))
+               for n in ast.walk(fn))
+
+
 def _head_cut(fn: ast.AST) -> bool:
     """A reshape followed at once by an axis swap: rows cut into heads (or heads put back)."""
     return any(_method(n, name) and _method(n.func.value, "reshape")
@@ -83,6 +91,10 @@ def test_one_softmax_backward():
     assert _definitions(_softmax_backward) == ["attention.py:softmax_backward"]
 
 
+def test_one_masked_softmax():
+    assert _definitions(_masked_softmax) == ["attention.py:masked_softmax"]
+
+
 def test_one_cut_into_heads():
     assert _definitions(_head_cut) == ["heads.py:split_heads"]
 
@@ -97,8 +109,12 @@ def test_the_detectors_find_the_copies_the_review_found():
         "    n, width = M.shape\n"
         "    return M.reshape(n, h, width // h).transpose(1, 0, 2)\n"
         "def _evaluate(A, dA):\n"
-        "    return A * (dA - np.sum(dA * A, axis=-1, keepdims=True))\n")
-    softmax, split, backward = (n for n in copy.body)
+        "    return A * (dA - np.sum(dA * A, axis=-1, keepdims=True))\n"
+        "def forward(X, W_Q, W_K, mask):\n"
+        "    scores = attention_scores(X @ W_Q, X @ W_K)\n"
+        "    return softmax(scores if mask is None else scores + mask)\n")
+    softmax, split, backward, masked = (n for n in copy.body)
+    assert _masked_softmax(masked) and not _masked_softmax(softmax)
     assert _stable_softmax(softmax) and not _stable_softmax(split)
     assert _head_cut(split) and not _head_cut(softmax)
     assert _softmax_backward(backward) and not _softmax_backward(softmax)

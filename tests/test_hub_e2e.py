@@ -399,6 +399,19 @@ def test_scores_right_mistake_blank(cls, graded):
     assert sum(scores[cls.s3].values()) == 0.0, scores
 
 
+def test_autograde_on_the_hub_writes_the_class_report(cls, graded):
+    """The teacher's autograde through the exchange also writes the class report: student 2's
+    planted mistake counted by its id, no student named."""
+    import csv
+
+    with open(cls.course / "reports" / "class_report.csv", encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["chapter"] == CHAPTER]
+    no_sqrt = [r for r in rows if r["mistake"] == "no_sqrt"]
+    assert [(r["exercise"], r["students"]) for r in no_sqrt] == [("ex06_attention_test", "1")], rows
+    page = (cls.course / "reports" / "class_report.html").read_text("utf-8")
+    assert "ステップ 2" in page and not any(s in page for s in cls.students)
+
+
 def test_each_student_fetched_their_own_feedback(cls, graded, feedback_fetched):
     from helpers import checks
 

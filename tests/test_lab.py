@@ -433,6 +433,25 @@ def test_explorables_in_a_real_lab(browser, learner, name):
         ex = explorables.nth(i)
         check_numbers(ex, f"{name} の図 {i}")
         move_every_control(page, ex, f"{name} の図 {i}")
+    # A preset button sets its state here as in the book, and the numbers are numpy's for it.
+    first = explorables.nth(0)
+    preset = first.locator(".qkv-presets button").first
+    preset.click()
+    assert preset.get_attribute("aria-pressed") == "true"
+    check_numbers(first, f"{name}: 「{preset.inner_text()}」のあと")
+    # On a narrow window the controls stay in view while the panels scroll past (the output area
+    # must not scroll by itself, which would keep them from sticking).
+    bar = first.locator(".qkv-controls").first
+    if bar.is_visible() and "qkv-many" not in bar.get_attribute("class"):
+        page.set_viewport_size({"width": 520, "height": 640})
+        first.locator(".qkv-host").last.evaluate("h => h.scrollIntoView({block: 'end'})")
+        top, bar_box = first.bounding_box()["y"], bar.bounding_box()
+        scroller = page.locator(".jp-WindowedPanel-outer, .jp-Notebook").first.bounding_box()
+        chain = bar.evaluate("""b => { const out = []; for (let n = b.parentElement; n; n = n.parentElement) {
+          const s = getComputedStyle(n); if (s.overflowY !== 'visible' || s.position === 'sticky')
+          out.push([n.className.slice(0, 60), s.overflowY, Math.round(n.getBoundingClientRect().top)]); } return out; }""")
+        assert top < scroller["y"] and bar_box["y"] >= scroller["y"] - 1, chain[:4]
+        page.set_viewport_size({"width": 1280, "height": 900})
     # picture → Python: the kernel's explorers hold what the page shows
     last = explorables.nth(count - 1)
     state, _, _ = shown(last)

@@ -85,16 +85,18 @@ def test_demonstrated_errors_are_japanese(pair):
             assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", errors[0].evalue), errors[0].evalue
 
 
-#: Every chapter's first code cell, after its own imports (numpy, timeit, ...): `import helpers`
-#: guarded so that a reader without the package reads one Japanese sentence saying what to run
-#: (IPython shows what `_render_traceback_` returns instead of a traceback), then the setup that
-#: names the oldest helpers the chapter runs with (an older one answers in one Japanese line).
+#: Every chapter's first code cell, after its standard-library imports (timeit, ...): `import
+#: numpy` and `import helpers` guarded so that a reader without either reads one Japanese sentence
+#: naming the missing package and saying what to run (IPython shows what `_render_traceback_`
+#: returns instead of a traceback), then the setup that names the oldest helpers the chapter runs
+#: with (an older one answers in one Japanese line).
 HELPERS_GUARD = re.compile(
     r"try:\n"
+    r"    import numpy as np\n"
     r"    import helpers\n"
     r"except ModuleNotFoundError as missing:\n"
     r"    # .+\n"
-    r"    missing\._render_traceback_ = lambda: \[\"(?P<message>[^\"\n]+)\"\]\n"
+    r"    missing\._render_traceback_ = lambda name=missing\.name: \[f\"\{name\}(?P<message>[^\"\n]+)\"\]\n"
     r"    raise\n"
     r"\n"
     r"rng = helpers\.setup\(needs=\"(?P<needs>[0-9.]+)\"\)\Z")
@@ -125,16 +127,21 @@ def test_every_chapter_guards_helpers_with_the_same_sentence():
 
 #: Run before a chapter's first cell in the same kernel: helpers cannot be imported, as in a fresh
 #: notebook service; then an installed helpers older than every chapter.
-HIDE_HELPERS = """
+HIDE = """
 import sys
 class NoHelpers:
+    hidden = {hidden!r}
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] == "helpers":
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        if name.split(".")[0] in self.hidden:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name.split(".")[0])
+sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != "NoHelpers"]
 sys.meta_path.insert(0, NoHelpers())
-for loaded in [n for n in sys.modules if n.split(".")[0] == "helpers"]:
+for loaded in [n for n in sys.modules if n.split(".")[0] in NoHelpers.hidden]:
     del sys.modules[loaded]
 """
+HIDE_HELPERS = HIDE.format(hidden={"helpers"})
+#: numpy missing too (a Jupyter installed alone): it must not have been imported in the kernel yet.
+HIDE_NUMPY = HIDE.format(hidden={"helpers", "numpy"})
 OLD_HELPERS = """
 sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != "NoHelpers"]
 import helpers
@@ -149,13 +156,19 @@ def test_the_first_cell_says_in_one_japanese_line_what_to_run_in_a_kernel():
     from nbclient import NotebookClient
 
     firsts = {md.stem: code_cells(jupytext.read(md))[0].source for md in SOURCES}
-    cells = []
+    cells = [HIDE_NUMPY, *firsts.values()]  # first, before anything imports numpy in this kernel
     for first in firsts.values():
         cells += [HIDE_HELPERS, first, OLD_HELPERS, first]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True).execute()
+    for name, cell in zip(firsts, nb.cells[1:len(firsts) + 1], strict=True):
+        [shown] = cell.outputs
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", "".join(shown.get("traceback", [])))
+        assert shown.output_type == "error" and len(shown.traceback) == 1, f"{name} (no numpy): {shown}"
+        assert "numpy パッケージが見つからない" in plain and "%pip install" in plain, f"{name} (no numpy): {plain}"
+    offset = len(firsts) + 1
     for i, name in enumerate(firsts):
-        for cell, case in ((nb.cells[4 * i + 1], "missing"), (nb.cells[4 * i + 3], "old")):
+        for cell, case in ((nb.cells[offset + 4 * i + 1], "missing"), (nb.cells[offset + 4 * i + 3], "old")):
             [shown] = cell.outputs  # one output: the error, nothing on stderr
             assert shown.output_type == "error", f"{name} ({case}): {shown}"
             [line] = shown.traceback

@@ -20,8 +20,9 @@ if (typeof Documentation !== "undefined") {
 }
 
 // sphinx-copybutton 0.5 has no Japanese messages: its buttons said "Copy" / "Copied!". Its
-// copybutton.js (loaded just before this file) keeps them in the globals `messages` and `locale`
-// and draws the buttons once the page is parsed, so adding Japanese here is enough.
+// copybutton.js (loaded just before this file) keeps them in the globals `messages` and `locale`.
+// Both scripts are deferred (book/_ext/qkv_book/page_script.py), so the buttons may already be
+// drawn in English: their tooltip and name are set again below; a click reads `locale`.
 if (typeof messages !== "undefined" && typeof locale !== "undefined" && !messages.ja) {
   messages.ja = {
     copy: "コピー",
@@ -34,6 +35,7 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
   // a Japanese aria-label wins over them, also after a click swaps the icon.
   document.addEventListener("DOMContentLoaded", () => {
     for (const button of document.querySelectorAll("button.copybtn")) {
+      button.setAttribute("data-tooltip", messages.ja.copy);
       button.setAttribute("aria-label", messages.ja.copy_to_clipboard);
       button.querySelectorAll("svg title").forEach((t) => (t.textContent = messages.ja.copy_to_clipboard));
     }
@@ -99,15 +101,7 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
   window.addEventListener("resize", updateAll);
   window.addEventListener("load", updateAll);
   document.addEventListener("DOMContentLoaded", () => {
-    updateAll();
-    // Display maths is typeset after the page has loaded.
-    const wait = setInterval(() => {
-      if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-        clearInterval(wait);
-        MathJax.startup.promise.then(updateAll);
-      }
-    }, 50);
-    setTimeout(() => clearInterval(wait), 10000);
+    updateAll();  // the maths are already SVG in the page (book/_ext/qkv_book/maths.py)
     // Images load after DOMContentLoaded; their width decides whether they overflow.
     document.querySelectorAll(".bd-article .qkv-scroll img").forEach((img) => {
       if (!img.complete) img.addEventListener("load", () => update(img.parentElement), { once: true });

@@ -3,14 +3,16 @@
 Every notebook starts with (tests/test_notebooks.py holds each chapter to it)::
 
     try:
+        import numpy as np
         import helpers
     except ModuleNotFoundError as missing:
-        missing._render_traceback_ = lambda: ["helpers パッケージが見つからないので、…"]
+        missing._render_traceback_ = lambda name=missing.name: [f"{name} パッケージが見つからないので、…"]
         raise
 
     rng = helpers.setup(needs="0.1.0")
 
-so a reader without the package sees one Japanese line saying what to install, and a reader
+so a reader without the package (or without numpy, e.g. after `pip install notebook` alone) sees
+one Japanese line saying what to install, and a reader
 with an older one (`needs` above `__version__`) one line saying what to upgrade.
 
 The layers (CONTRIBUTING.md has the rule): maths and data at the bottom (`attention`, `data`,
@@ -34,7 +36,7 @@ from ._validate import HelpersError, HelpersVersionError
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
 #: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
-SUBMODULES = ("attention", "checks", "data", "geometry", "heads", "learning", "matmul",
+SUBMODULES = ("attention", "checks", "data", "descent", "geometry", "heads", "learning", "matmul",
               "plotting", "scaling", "widgets")
 
 __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention.__all__,

@@ -33,6 +33,7 @@ __all__ = [
     "arg",
     "instance",
     "mask",
+    "mask_fits",
     "said",
 ]
 
@@ -94,8 +95,11 @@ def _object(words: str) -> str:
     return f"{words} を" if words[-1].isascii() else f"{words}を"
 
 
-def as_matrix(a, name: str) -> np.ndarray:
-    """Return `a` as a finite 2-D float array, or raise a Japanese ValueError/TypeError."""
+def as_matrix(a, name: str, optional: bool = False) -> np.ndarray | None:
+    """Return `a` as a finite 2-D float array, or raise a Japanese ValueError/TypeError; None
+    passes too when `optional`."""
+    if a is None and optional:
+        return None
     arr = as_array(a, name)
     if arr.ndim == 1:
         raise HelpersError(
@@ -175,6 +179,12 @@ def mask(value, name: str, optional: bool = False) -> np.ndarray | None:
     return arr
 
 
+def mask_fits(value: np.ndarray | None, n_q: int, n_k: int, of: str) -> None:
+    """A mask (or None) of shape (n_q, n_k); `of` says where that shape comes from."""
+    if value is not None and value.shape != (n_q, n_k):
+        raise HelpersError(f"mask は {of} shape ({n_q}, {n_k}) にしてください。shape {value.shape} が来ました。")
+
+
 def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str,
                         dim: str = "次元") -> None:
     """The rows of `a` and of `b` must have the same length `dim` (to take their dot products)."""
@@ -205,10 +215,14 @@ def matmul_operands(
     return a, b
 
 
-def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
-    """`value` as a plain int (bool refused), optionally within `lo` … `hi` inclusive."""
+def integer(value, name: str, lo: int | None = None, hi: int | None = None,
+            optional: bool = False) -> int | None:
+    """`value` as a plain int (bool refused), optionally within `lo` … `hi` inclusive; None
+    passes too when `optional`."""
+    if value is None and optional:
+        return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise HelpersTypeError(f"{name} は整数で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は整数で指定してください。{said(value)}({type(value).__name__})が来ました。")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         where = (f"{lo} から {hi} の範囲" if lo is not None and hi is not None
@@ -226,9 +240,6 @@ def said(value) -> str:
     return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
-_repr = said
-
-
 def _shown(value: int) -> str:
     """An int as a message shows it: in full up to 15 digits, else its size (Python refuses to
     print an int of more than 4,300 digits, and 400 digits say nothing)."""
@@ -241,15 +252,18 @@ def _shown(value: int) -> str:
 def flag(value, name: str) -> bool:
     """`value` as a plain bool (True/False): a switch such as `scale`."""
     if not isinstance(value, (bool, np.bool_)):
-        raise HelpersTypeError(f"{name} は True か False で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は True か False で指定してください。{said(value)}({type(value).__name__})が来ました。")
     return bool(value)
 
 
 def number(value, name: str, lo: float | None = None, hi: float | None = None,
-           positive: bool = False) -> float:
-    """`value` as a finite float (bool and strings refused), optionally within `lo` … `hi` or > 0."""
+           positive: bool = False, optional: bool = False) -> float | None:
+    """`value` as a finite float (bool and strings refused), optionally within `lo` … `hi` or > 0;
+    None passes too when `optional`."""
+    if value is None and optional:
+        return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise HelpersTypeError(f"{name} は数で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は数で指定してください。{said(value)}({type(value).__name__})が来ました。")
     try:
         value = float(value)
     except OverflowError:  # an int too large for a float (10**400)
@@ -271,7 +285,7 @@ def text(value, name: str, optional: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         allowed = "文字列か None" if optional else "文字列"
-        raise HelpersTypeError(f"{name} は{allowed}で指定してください。{_repr(value)}({type(value).__name__})が来ました。")
+        raise HelpersTypeError(f"{name} は{allowed}で指定してください。{said(value)}({type(value).__name__})が来ました。")
     return value
 
 
@@ -290,17 +304,20 @@ def texts(values, name: str, count: int | None = None, counted: str = FIGURE_COU
     values = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
     if not all(isinstance(v, (str, np.str_)) for v in values):
         odd = next(v for v in values if not isinstance(v, (str, np.str_)))
-        raise HelpersTypeError(f"{name} の要素はすべて文字列にしてください。{_repr(odd)} が入っています。")
+        raise HelpersTypeError(f"{name} の要素はすべて文字列にしてください。{said(odd)} が入っています。")
     if count is not None and len(values) != count:
         raise HelpersError(f"{name} は {count} 個にしてください({counted})。{len(values)} 個が来ました。")
     return [str(v) for v in values]
 
 
-def pair(values, name: str) -> tuple[float, float]:
-    """`values` as two finite numbers (lo, hi) with lo < hi: axis limits, a colour range."""
+def pair(values, name: str, optional: bool = False) -> tuple[float, float] | None:
+    """`values` as two finite numbers (lo, hi) with lo < hi: axis limits, a colour range; None
+    passes too when `optional`."""
+    if values is None and optional:
+        return None
     if isinstance(values, (str, bytes, dict, set)) or not isinstance(values, (list, tuple, np.ndarray)) \
             or len(values) != 2:
-        raise HelpersTypeError(f"{name} は (下限, 上限) の 2 つの数で指定してください。{_repr(values)} が来ました。")
+        raise HelpersTypeError(f"{name} は (下限, 上限) の 2 つの数で指定してください。{said(values)} が来ました。")
     lo, hi = (number(v, name) for v in values)
     if not lo < hi:
         raise HelpersError(f"{name} は下限 < 上限にしてください。({lo}, {hi}) が来ました。")
@@ -328,8 +345,8 @@ def arg(convert: Callable, label: str | None = None, **options) -> Callable:
     return spec
 
 
-def public(*relations: Callable, finite: bool = True, **specs: Callable):
-    """The one learner boundary, as a decorator over a plain numpy body.
+def public(*relations: Callable, finite: bool = True, draws: bool = False, **specs: Callable):
+    """The one learner boundary, as a decorator over a plain body: maths, figures and widgets.
 
     Each argument named in `specs` is converted by its spec (`arg(as_matrix)`, …); then each of
     `relations` sees all arguments (a dict it may update: shapes that must fit, sizes to guard).
@@ -338,6 +355,10 @@ def public(*relations: Callable, finite: bool = True, **specs: Callable):
     as inf or NaN. Inside another public function, the body runs as it is: its arguments were
     made by code already checked, and a message must name what the learner passed, not them.
     `finite=False` lets a result hold inf or NaN on purpose (a check's overflowing mistakes).
+
+    `draws=True` (a figure or an explorable's factory): the arguments are checked the same way,
+    then the body draws with matplotlib or builds a widget as plain code: matplotlib's own
+    arithmetic is not the learner's, and the maths the body calls checks its arguments again.
     """
     def wrap(body):
         signature = inspect.signature(body)
@@ -358,6 +379,8 @@ def public(*relations: Callable, finite: bool = True, **specs: Callable):
                 values[name] = spec(values[name], name)
             for relation in relations:
                 relation(values)
+            if draws:
+                return body(*bound.args, **bound.kwargs)
             token = _inside.set(True)
             try:
                 with np.errstate(over="raise", invalid="raise", divide="raise"):
@@ -370,6 +393,7 @@ def public(*relations: Callable, finite: bool = True, **specs: Callable):
                 raise HelpersError(_overflow(body.__name__, values))
             return result
 
+        call.at_the_boundary = True  # tests/test_api_errors.py: every public function is one of these
         return call
     return wrap
 

@@ -21,6 +21,8 @@ from ._validate import (
     flag,
     guard_size,
     integer,
+    mask,
+    mask_fits,
     matmul_operands,
     number,
     public,
@@ -30,6 +32,7 @@ from ._validate import (
 
 __all__ = [
     "softmax",
+    "masked_softmax",
     "project",
     "qkv",
     "attention_scores",
@@ -56,6 +59,18 @@ def _something_to_look_at(a: dict) -> None:
         raise HelpersError(
             "すべてが -inf(マスク)の行があります。どの相手にも重みを置けないので、softmax が決まりません。"
             "各行で少なくとも 1 つは -inf でない(見てよい)スコアを残してください。"
+        )
+
+
+def _rows_with_something_to_look_at(a: dict) -> None:
+    s = a["scores"]
+    mask_fits(a["mask"], *s.shape, of="scores と同じ")
+    visible = s + a["mask"] if a["mask"] is not None else s
+    empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
+    if empty.size:
+        raise HelpersError(
+            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
+            "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
         )
 
 
@@ -112,6 +127,17 @@ def softmax(scores, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
         z = (scores - scores.max(axis=axis, keepdims=True)) / temperature
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+@public(_rows_with_something_to_look_at, scores=arg(as_matrix), mask=arg(mask, optional=True))
+def masked_softmax(scores, mask=None) -> np.ndarray:
+    """Row-wise softmax of `scores + mask`; an entry of -inf gets weight exactly 0 (chapter 08).
+
+    A row whose entries are all -inf has nothing to look at: that is refused with a message,
+    because the arithmetic would give 0 / 0 = NaN. The one masked softmax: chapter 08's heads and
+    the forward pass of chapters 07 and 08 (stacks of score matrices inside) call it.
+    """
+    return softmax(scores if mask is None else scores + mask)
 
 
 def softmax_backward(weights: np.ndarray, d_weights: np.ndarray) -> np.ndarray:

@@ -15,9 +15,10 @@ extreme food of the other taste (chapter 07's 口直し). `train_heads` learns i
 descent with one or several heads; all menus are padded to four foods and the empty seats are
 hidden from every query with -inf (a padding mask), so one batched pass serves all menus.
 
-The attention, its backward pass and the training loop are chapter 07's (`learning.forward`,
-`backward`, `_descend`): this module adds only what several heads need, W_O and the cutting
-into heads. Learners' arguments are checked by `@public` (in `_validate`).
+The attention, its backward pass and the training loop are the shared engine's (`descent.forward`,
+`backward`, `descend`, chapter 07's too), the masked softmax the numerical core's
+(`attention.masked_softmax`, re-exported here for chapter 08): this module adds only what several
+heads need, W_O and the cutting into heads. Learners' arguments are checked by `@public` (in `_validate`).
 """
 
 from __future__ import annotations
@@ -38,21 +39,21 @@ from ._validate import (
     number,
     public,
 )
-from .attention import softmax
+from .attention import masked_softmax
 from .data import Embedding
-from .learning import (
+from .descent import (
     BLOWUP,
     LR,
     MAX_STEPS,  # noqa: F401  (heads.MAX_STEPS: train_heads has chapter 07's limit)
     RNG,
     STEPS,
-    _descend,
-    _diverged,
-    _saved_steps,
     backward,
+    descend,
+    divergence,
     forward,
-    palate_task,
+    saved_steps,
 )
+from .learning import palate_task
 
 __all__ = [
     "causal_mask",
@@ -64,7 +65,7 @@ __all__ = [
     "TwoLookupsTask",
     "two_lookups_task",
     "initial_heads",
-    "loss_and_gradients",
+    "lookups_loss_and_gradients",
     "HeadsHistory",
     "train_heads",
 ]
@@ -82,39 +83,6 @@ LOOKUPS = ("同じ味の一番", "反対の味の一番")
 def causal_mask(n) -> np.ndarray:
     """n × n: 0 on and below the diagonal (itself and earlier words), -inf above it (later ones)."""
     return np.triu(np.full((n, n), -np.inf), k=1)
-
-
-def _mask_fits(a: dict, n_q: int, n_k: int, of: str) -> None:
-    if a["mask"] is not None and a["mask"].shape != (n_q, n_k):
-        raise HelpersError(
-            f"mask は {of} shape ({n_q}, {n_k}) にしてください。shape {a['mask'].shape} が来ました。"
-        )
-
-
-def _rows_with_something_to_look_at(a: dict) -> None:
-    s = a["scores"]
-    _mask_fits(a, *s.shape, of="scores と同じ")
-    visible = s + a["mask"] if a["mask"] is not None else s
-    empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
-    if empty.size:
-        raise HelpersError(
-            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
-            "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
-        )
-
-
-#: The spec of a `mask` argument: None, or 0 (may look) and -inf (hidden) only.
-MASK = arg(mask, optional=True)
-
-
-@public(_rows_with_something_to_look_at, scores=arg(as_matrix), mask=MASK)
-def masked_softmax(scores, mask=None) -> np.ndarray:
-    """Row-wise softmax of `scores + mask`; an entry of -inf gets weight exactly 0.
-
-    A row whose entries are all -inf has nothing to look at: that is refused with a message,
-    because the arithmetic would give 0 / 0 = NaN.
-    """
-    return softmax(scores if mask is None else scores + mask)
 
 
 def _columns_per_head(a: dict) -> None:
@@ -167,13 +135,13 @@ def _heads_fit(a: dict) -> None:
     _validate.guard_size((h, n, max(n, W_Q.shape[2], d_v)), "頭ごとの重みと Q, K, V(頭の数 × 語の数 × …)",
                          by="X の語の数か W_Q, W_V の頭の数・列の数")
     _validate.guard_size((n, W_O.shape[1]), "出力(語の数 × d_out)", by="X の語の数か W_O の列の数")
-    _mask_fits(a, n, n, of="(X の語の数, 語の数) =")
+    _validate.mask_fits(a["mask"], n, n, of="(X の語の数, 語の数) =")
     if a["mask"] is not None:  # the scores are finite: a row is empty where the mask's row is
-        _rows_with_something_to_look_at({"scores": np.zeros((n, n)), "mask": a["mask"]})
+        masked_softmax(np.zeros((n, n)), a["mask"])
 
 
 @public(_heads_fit, X=arg(as_matrix), W_Q=arg(as_array), W_K=arg(as_array), W_V=arg(as_array),
-        W_O=arg(as_matrix), mask=MASK)
+        W_O=arg(as_matrix), mask=arg(mask, optional=True))
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Several heads with their own W, concatenated and mixed by W_O. Returns (output, weights).
 
@@ -260,55 +228,56 @@ def initial_heads(rng: np.random.Generator, h: int, d_k: int, d_model: int = 2,
             "W_O": rng.normal(0.0, scale, (h * d_k, d_out))}
 
 
-def _evaluate(task: TwoLookupsTask, P: dict[str, np.ndarray]):
+def _lookups_pass(task: TwoLookupsTask, params: dict[str, np.ndarray]):
     """All menus at once (m × h × n × d, X broadcast over the heads): the loss, its two halves
     (LOOKUPS), the gradients of the four W and the attention maps (m × h × n × n)."""
-    fwd = forward(task.X[:, None], P["W_Q"], P["W_K"], P["W_V"], task.key_mask)
+    fwd = forward(task.X[:, None], params["W_Q"], params["W_K"], params["W_V"], task.key_mask)
     C = merge_heads(fwd.output)                                   # m × n × h·d_v, heads side by side
-    D = (C @ P["W_O"] - task.targets) * task.seats[..., None]     # empty seats count for nothing
+    D = (C @ params["W_O"] - task.targets) * task.seats[..., None]     # empty seats count for nothing
     N = task.n_rows
     losses = np.array([np.sum(D[..., :2] ** 2), np.sum(D[..., 2:] ** 2)]) / N
     dY = 2 * D / N
     grads = {"W_O": np.einsum("mnc,mno->co", C, dY)}
-    d_heads = split_heads(dY @ P["W_O"].T, len(P["W_Q"]))         # back through the concatenation
+    d_heads = split_heads(dY @ params["W_O"].T, len(params["W_Q"]))         # back through the concatenation
     for name, g in backward(fwd.X, fwd, d_heads).items():
         grads[name] = g.sum(axis=0)                               # the menus share the heads' W
     return float(losses.sum()), losses, grads, fwd.weights
 
 
-def _params(a: dict) -> None:
-    """The four W, checked to fit the task and each other (as `initial_heads` makes them)."""
-    P = a["W"]
+def _params_fit(a: dict) -> None:
+    """`params`, the four W, checked to fit the task and each other (as `initial_heads` makes them)."""
+    params = a["params"]
     names = ("W_Q", "W_K", "W_V", "W_O")
-    if not isinstance(P, dict) or set(P) != set(names):
-        got = sorted(P, key=str) if isinstance(P, dict) else type(P).__name__
-        raise HelpersError(f"W は {list(names)} をキーにした辞書で渡してください。{got} が来ました。")
-    a["W"] = P = {name: as_array(P[name], name) for name in names}
+    if not isinstance(params, dict) or set(params) != set(names):
+        got = sorted(params, key=str) if isinstance(params, dict) else type(params).__name__
+        raise HelpersError(f"params は {list(names)} をキーにした辞書で渡してください。{got} が来ました。")
+    a["params"] = params = {name: as_array(params[name], f"params[{name!r}]") for name in names}
     task = a["task"]
     d_model, d_out = task.X.shape[-1], task.targets.shape[-1]
-    shapes = "、".join(f"{name} は shape {P[name].shape}" for name in names)
-    h = P["W_Q"].shape[0] if P["W_Q"].ndim == 3 else 0
-    fits = (all(P[name].ndim == 3 and P[name].shape[:2] == (h, d_model) for name in names[:3])
-            and P["W_Q"].shape == P["W_K"].shape and P["W_O"].ndim == 2
-            and P["W_O"].shape == (h * P["W_V"].shape[2], d_out))
+    shapes = "、".join(f"{name} は shape {params[name].shape}" for name in names)
+    h = params["W_Q"].shape[0] if params["W_Q"].ndim == 3 else 0
+    fits = (all(params[name].ndim == 3 and params[name].shape[:2] == (h, d_model) for name in names[:3])
+            and params["W_Q"].shape == params["W_K"].shape and params["W_O"].ndim == 2
+            and params["W_O"].shape == (h * params["W_V"].shape[2], d_out))
     if not fits:
         raise HelpersError(
-            f"W の形が合いません。W_Q, W_K は (頭の数 h, d_model = {d_model}, d_k)、W_V は "
+            f"params の W の形が合いません。W_Q, W_K は (頭の数 h, d_model = {d_model}, d_k)、W_V は "
             f"(h, {d_model}, d_v)、W_O は (h·d_v, {d_out}) にしてください"
             f"(initial_heads が作る形です)。{shapes} です。"
         )
-    _validate.guard_size((len(task.menus), h, 4, max(4, P["W_Q"].shape[2], P["W_V"].shape[2])),
-                         "メニューごと・頭ごとの Q, K, V", by="W の頭の数と列の数")
+    _validate.guard_size((len(task.menus), h, 4, max(4, params["W_Q"].shape[2], params["W_V"].shape[2])),
+                         "メニューごと・頭ごとの Q, K, V", by="params の頭の数と列の数")
 
 
 #: The spec of a `task` argument: what `two_lookups_task()` made.
-TASK = arg(instance, cls=TwoLookupsTask, made_by="two_lookups_task() の結果")
+LOOKUPS_TASK = arg(instance, cls=TwoLookupsTask, made_by="two_lookups_task() の結果")
 
 
-@public(_params, task=TASK)
-def loss_and_gradients(task: TwoLookupsTask, W) -> tuple[float, dict[str, np.ndarray]]:
-    """L = (1/N) Σ ‖output − target‖² over every (menu, food), and dL/dW for each of the four W."""
-    loss, _, grads, _ = _evaluate(task, W)
+@public(_params_fit, task=LOOKUPS_TASK)
+def lookups_loss_and_gradients(task: TwoLookupsTask, params) -> tuple[float, dict[str, np.ndarray]]:
+    """L = (1/N) Σ ‖output − target‖² over every (menu, food), and dL/dW for each of the four W
+    of `params` (chapter 07's task has its own: `learning.loss_and_gradients`)."""
+    loss, _, grads, _ = _lookups_pass(task, params)
     return loss, grads
 
 
@@ -316,7 +285,7 @@ def loss_and_gradients(task: TwoLookupsTask, W) -> tuple[float, dict[str, np.nda
 class HeadsHistory:
     """What `train_heads` saw. `losses[s]` is the loss before update s; `parts[s]` splits it into
     the two halves of the target (LOOKUPS); `maps[k]` is the full menu's h × 4 × 4 attention at
-    `saved[k]`; `W` is where training ended."""
+    `saved[k]`; `params` is where training ended."""
 
     h: int
     lr: float
@@ -324,32 +293,34 @@ class HeadsHistory:
     parts: np.ndarray
     saved: list[int] = field(default_factory=list)
     maps: list[np.ndarray] = field(default_factory=list)
-    W: dict[str, np.ndarray] = field(default_factory=dict)
+    params: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def final_map(self) -> np.ndarray:
         return self.maps[-1]
 
 
-@public(_params, _saved_steps, task=TASK, lr=LR, steps=STEPS)
-def train_heads(task: TwoLookupsTask, W, lr: float, steps: int,
+@public(_params_fit, saved_steps, task=LOOKUPS_TASK, lr=LR, steps=STEPS)
+def train_heads(task: TwoLookupsTask, params, lr: float, steps: int,
                 save_at=(0,)) -> HeadsHistory:
     """Plain gradient descent, W ← W − lr · dL/dW for all four W at once, `steps` times.
 
-    Chapter 07's loop (`learning._descend`) with one run; a loss that grows beyond 1e6 or stops
-    being a finite number stops training with a message.
+    `save_at`: the steps whose attention map is kept (`maps`, at `saved`; step `steps` always);
+    None means 12 steps spread evenly, as in chapter 07's `train`. The shared loop
+    (`descent.descend`) with one run; a loss that grows beyond 1e6 or stops being a finite
+    number stops training with a message.
     """
-    def evaluate(batch):  # the loop keeps runs first: this task trains one
-        loss, parts, grads, A = _evaluate(task, {name: M[0] for name, M in batch.items()})
+    def evaluate(batched):  # the loop keeps runs first: this task trains one
+        loss, parts, grads, A = _lookups_pass(task, {name: W[0] for name, W in batched.items()})
         return (np.array([loss]), {name: g[None] for name, g in grads.items()},
                 {"parts": parts[None]}, {"map": A[None, task.full]})
 
-    P = {name: M[None].copy() for name, M in W.items()}
-    (run,) = _descend(evaluate, P, lr, steps, save_at, BLOWUP)
+    batched = {name: W[None].copy() for name, W in params.items()}
+    (run,) = descend(evaluate, batched, lr, steps, save_at, BLOWUP)
     if run.diverged:
-        raise HelpersError(_diverged(len(run.losses), lr))
-    return HeadsHistory(P["W_Q"].shape[1], float(lr), run.losses,
+        raise HelpersError(divergence(len(run.losses), lr))
+    return HeadsHistory(batched["W_Q"].shape[1], float(lr), run.losses,
                         run.records["parts"],
                         [step for step, _, _ in run.saved],
                         [record["map"] for _, _, record in run.saved],
-                        {name: M[0] for name, M in P.items()})
+                        {name: W[0] for name, W in batched.items()})

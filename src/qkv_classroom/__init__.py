@@ -16,6 +16,7 @@ in the order a course goes through them:
 - `gradebook`: scores read, a submission forgotten or given no marks;
 - `grading`: `autograde`, each student × chapter alone, retried once, flagged on tampering;
 - `reports`: reports/ (grading.csv, summary.csv, report.md) from the outcomes;
+- `class_report`: reports/class_report.html and .csv, what the class got wrong and where to re-teach;
 - `feedback_pages`: `feedback`, the HTML pages without hidden test code;
 - `grades_csv`: `export`, nbgrader's CSV with each row's status and reason;
 - `cli`: the command line.
@@ -40,6 +41,7 @@ from .cells import (  # noqa: E402
     has_exercises,
     marked_regions,
 )
+from .class_report import write_class_report  # noqa: E402
 from .cli import main  # noqa: E402
 from .config import COURSE_ID, DEFAULT_TIMEOUT, write_config  # noqa: E402
 from .course_folder import ClassroomError  # noqa: E402
@@ -75,5 +77,6 @@ __all__ = [
     "scores",
     "student_source",
     "submission_path",
+    "write_class_report",
     "write_config",
 ]

@@ -9,6 +9,8 @@ from pathlib import Path
 from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
 
+from helpers.checks._base.credit import VERDICT_MIME
+
 from .cells import HIDDEN_TEST_MARKERS, marked_regions
 from .course_folder import ClassroomError, Log, run_step, short_reason
 from .submissions import chapters_with
@@ -53,10 +55,24 @@ class FeedbackWithoutHiddenTests(ClearHiddenTests):
 
     nbgrader puts the hidden tests back before grading and, by design, shows them in the feedback
     (jupyter/nbgrader#917). Here a test cell with hidden tests keeps only the last line of each
-    error (`AssertionError: ✗ hint`), so the hint stays and the test code goes.
+    error (`AssertionError: ✗ hint`), so the hint stays and the test code goes. The checks'
+    verdict records (for the class report; nothing renders them) are dropped and the ✗ lines
+    they separated joined again, so the page shows what a notebook without them would.
     """
 
     def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code":
+            kept = []
+            for output in cell.get("outputs", []):
+                if VERDICT_MIME in output.get("data", {}):
+                    continue
+                last = kept[-1] if kept else None
+                if (last is not None and output.get("output_type") == last.get("output_type") == "stream"
+                        and output.get("name") == last.get("name")):
+                    last["text"] += output["text"]
+                else:
+                    kept.append(output)
+            cell["outputs"] = kept
         if cell.cell_type == "code" and marked_regions(cell.source, HIDDEN_TEST_MARKERS):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":

@@ -2,7 +2,8 @@
 
 A submission that cannot be graded (unreadable, misnamed, a kernel that died, ...) gets 0 points
 and its reason; one whose answer cells rebind or patch what the test cells rely on
-(`tamper.scan_notebook`) gets 0 points and is flagged.
+(`tamper.scan_notebook`), or whose autograded notebook holds verdict records no check made
+(`tamper.forged_records`), gets 0 points and is flagged.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import nbformat
 from nbgrader.converters import Autograde
 
 from .cells import points
+from .class_report import write_class_report
 from .course_folder import ClassroomError, Log, run_step, short_reason
 from .gradebook import forget, forget_removed, no_marks, scores
 from .reports import Outcome, Status, write_reports
 from .submissions import chapters_with, students_of, submission_path, unreadable
-from .tamper import scan_notebook
+from .tamper import forged_records, scan_notebook
 
 
 def grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outcome:
@@ -41,9 +43,13 @@ def grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outco
         forget(root, chapter, student)
         return Outcome(student, chapter, Status.FAILED, 0.0, max_score, problem)
     findings = scan_notebook(nbformat.read(path, 4))
+    graded = root / "autograded" / student / chapter / f"{chapter}.ipynb"
+    if not findings and graded.exists():
+        findings = forged_records(nbformat.read(graded, 4))
     if findings:
         no_marks(root, chapter, student)
-        why = "; ".join(f"セル {f.cell}({f.grade_id}){f.line} 行め: {f.why}" for f in findings)
+        why = "; ".join(f"セル {f.cell}({f.grade_id}){f' {f.line} 行め' if f.line else ''}: {f.why}"
+                        for f in findings)
         return Outcome(student, chapter, Status.FLAGGED, 0.0, max_score, why)
     got = scores(root, chapter).get(student, {})
     return Outcome(student, chapter, Status.GRADED, sum(got.values()), max_score)
@@ -51,14 +57,16 @@ def grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outco
 
 
 def autograde(root: str | Path = "classroom", chapters: Iterable[str] | None = None, *,
-              only: Iterable[str] | None = None, jobs: int = 1, log: Log = print) -> list[Outcome]:
+              only: Iterable[str] | None = None, jobs: int = 1, names: bool = False,
+              log: Log = print) -> list[Outcome]:
     """Autograde every submission in `submitted/` (or only the given chapters), one student ×
     chapter at a time, so that one that cannot be graded never stops the others.
 
     A submission that cannot be graded (unreadable, misnamed, a kernel that died, ...) gets 0
     points and its reason; one whose answer cells rebind or patch what the test cells rely on
     (`tamper.scan_notebook`) gets 0 points and is flagged. Submissions whose folder was removed
-    from `submitted/` are removed from the gradebook. Writes `reports/` (see `reports.write_reports`).
+    from `submitted/` are removed from the gradebook. Writes `reports/` (see `reports.write_reports`)
+    and the class report (`class_report`, students named only with `names`).
     `only` limits grading to these students (the others' grades are kept as they are); `jobs`
     chapters are graded at the same time, in separate processes (e.g. 2 on a two-core machine).
     """
@@ -100,6 +108,7 @@ def autograde(root: str | Path = "classroom", chapters: Iterable[str] | None = N
     folder = write_reports(root, outcomes, todo)
     log(f"採点の一覧を {folder / 'grading.csv'}、学生ごとのまとめを {folder / 'summary.csv'}、"
         f"レポートを {folder / 'report.md'} に書きました。")
+    write_class_report(root, names=names, log=log)
     return outcomes
 
 

@@ -13,14 +13,24 @@ name bound from it), binding one of those names to something else, `setattr`/`de
 `builtins`, `__builtins__` or `get_ipython()`, IPython magics or shell escapes, and reaching the
 grade cells' partial-credit record (`helpers.checks.score`, `_records`, `_base`): calling `score`
 or filling its record from an answer cell. Ordinary answers never need any of these.
+
+The checks' verdict records (`helpers.checks._base.credit.VERDICT_MIME`, read by the class
+report) are trusted only where a check makes them: in a grade cell (whose source nbgrader has put
+back to the teacher's), at most as many per check as the cell calls it, and adding up to the score
+the cell output. A record anywhere else is never read; one too many in a grade cell (a learner's
+function that displays one while a check runs it), or records that disagree with the score, flag
+the submission (`forged_records`, run on the autograded notebook).
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
-from nbgrader.utils import is_solution
+from nbgrader.utils import is_grade, is_solution
+
+from helpers.checks._base.credit import VERDICT_MIME
 
 #: Module names the test cells rely on; binding a name to one of them makes the name protected.
 PROTECTED_MODULES = ("helpers", "numpy", "IPython", "builtins", "sys", "importlib", "math")
@@ -209,4 +219,58 @@ def scan_notebook(nb) -> list[Finding]:
             continue
         for line, why in _scan(cell.source, protected):
             findings.append(Finding(index, cell.metadata.nbgrader.get("grade_id", "?"), line, why))
+    return findings
+
+
+def verdicts(cell) -> list[dict]:
+    """The verdict records among a cell's outputs, in order."""
+    return [out["data"][VERDICT_MIME] for out in cell.get("outputs", [])
+            if out.get("output_type") == "display_data" and VERDICT_MIME in out.get("data", {})]
+
+
+def _checks_called(source: str) -> Counter:
+    """How many times a grade cell's source calls each `check_*` (by name)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return Counter()
+    names = (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+             for n in ast.walk(tree) if isinstance(n, ast.Call))
+    return Counter(name for name in names if name.startswith("check_"))
+
+
+def _cell_score(cell) -> float | None:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "execute_result":
+            try:
+                return float(out["data"]["text/plain"])
+            except (KeyError, ValueError):
+                return None
+    return None
+
+
+def forged_records(nb) -> list[Finding]:
+    """Every grade cell of an autograded notebook with verdict records no check of its own made.
+
+    Records outside grade cells are never read (the class report reads grade cells only), so
+    they are left alone: chapter 00 shows a check at work in a plain cell."""
+    findings = []
+    for index, cell in enumerate(nb.cells):
+        records = verdicts(cell)
+        if not records:
+            continue
+        if not is_grade(cell):
+            continue  # never read (a chapter may show a check at work in a plain cell)
+        grade_id = cell.metadata["nbgrader"].get("grade_id", "?")
+        made = Counter(r.get("check") for r in records)
+        extra = made - _checks_called(cell.source)
+        if extra:
+            findings.append(Finding(index, grade_id, 0, "採点のセルの答え合わせより多くの採点の記録が"
+                                    f"出ています({', '.join(sorted(map(str, extra)))}。記録の偽造)"))
+            continue
+        score, points = _cell_score(cell), cell.metadata["nbgrader"].get("points", 0)
+        credits = [r.get("credit") for r in records]
+        if not all(isinstance(c, (int, float)) for c in credits) or (
+                score is not None and abs(round(points * sum(credits) / len(credits), 2) - score) > 0.005):
+            findings.append(Finding(index, grade_id, 0, "採点の記録がセルの点数と合いません(記録の偽造)"))
     return findings

@@ -258,3 +258,35 @@ def test_an_overflowing_product_says_so():
         helpers.attention_scores(big, big)
     with pytest.raises(HelpersError, match="float の範囲"):
         helpers.project(big, np.full((2, 2), 1e200))
+
+
+# ---------------------------------------------------------------- the masked softmax (chapter 08)
+
+
+def test_masked_softmax_gives_zero_weight_to_minus_inf(rng):
+    S = rng.normal(size=(5, 5))
+    w = helpers.masked_softmax(S, np.triu(np.full((5, 5), -np.inf), k=1))
+    assert np.all(w[np.triu_indices(5, k=1)] == 0)
+    assert np.allclose(w.sum(axis=1), 1)
+    assert w[0, 0] == 1
+    # Row 3 sees words 0..3 only: a softmax over those four scores.
+    assert np.allclose(w[3, :4], softmax(S[3, :4]))
+
+
+def test_masked_softmax_without_mask_is_softmax(rng):
+    S = rng.normal(size=(3, 4)) * 100
+    assert np.allclose(helpers.masked_softmax(S), softmax(S))
+
+
+def test_masked_softmax_refuses_a_row_with_nothing_to_look_at():
+    mask = np.triu(np.full((3, 3), -np.inf), k=0)   # the diagonal hidden too: row 1 is empty
+    with pytest.raises(ValueError, match="1 行めはすべて -inf"):
+        helpers.masked_softmax(np.zeros((3, 3)), mask)
+
+
+@pytest.mark.parametrize("mask, words", [(np.zeros((2, 2)), "shape"),
+                                         (np.full((3, 3), np.nan), "NaN"),
+                                         (np.full((3, 3), np.inf), "マスクには -inf だけ")])
+def test_masked_softmax_bad_masks(mask, words):
+    with pytest.raises(ValueError, match=words):
+        helpers.masked_softmax(np.zeros((3, 3)), mask)

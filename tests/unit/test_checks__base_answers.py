@@ -119,3 +119,46 @@ def test_the_rules_combine(typed, meant):
                                    "「1×3」になると思います"])
 def test_a_shape_combines_the_rules_too(typed):
     assert answers.shape_answer(typed) == "(1, 3)"
+
+
+@pytest.mark.parametrize("typed, choices, synonyms, meant", [
+    ("一冊に集中します", ("一冊", "平均"), {"一冊に集中": "一冊"}, "一冊"),
+    ("たいしょう", ("対称になる", "対称にならない"), {}, "対称になる"),
+    ("1/7", ("均等", "自分"), {"1/n": "均等"}, "均等"), ("１／７", ("均等", "自分"), {"1/n": "均等"}, "均等"),
+    ("ケ一キ", ("ケーキ", "プリン"), {}, "ケーキ"), ("ケ-キ", ("ケーキ", "プリン"), {}, "ケーキ"),
+    ("変わら無い", ("変わる", "変わらない"), {}, "変わらない"),
+    ("Error", ("(1, 3)", "エラー"), {"error": "エラー"}, "エラー"), ("ＥＲＲＯＲ", ("エラー",), {"error": "エラー"}, "エラー"),
+])
+def test_the_issue_36_answers_are_read_by_the_one_rule(typed, choices, synonyms, meant):
+    assert normalise_answer(typed, choices, synonyms) == meant
+
+
+def test_a_shape_in_square_brackets_is_a_shape():
+    assert answers.shape_answer("[5, 3]") == "(5, 3)" == answers.shape_answer("［５，３］")
+
+
+def _synonym_tables():
+    from helpers.checks import (
+        ch00_introduction,
+        ch02_library_search,
+        ch03_three_roles,
+        ch05_all_matmul,
+        ch06_attention,
+        ch07_how_w_learns,
+    )
+    modules = (ch00_introduction, ch02_library_search, ch03_three_roles, ch05_all_matmul, ch06_attention,
+               ch07_how_w_learns)
+    return [(m.__name__.rsplit(".", 1)[1], name, table) for m in modules
+            for name, table in vars(m).items() if name.endswith("_SYNONYMS")]
+
+
+@pytest.mark.parametrize("module, name, table", _synonym_tables(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_accepted_word_is_read_by_the_same_rule_as_a_choice(module, name, table):
+    """Each synonym, typed politely, in full width, in quotes or spaced, means its choice."""
+    choices = sorted(set(table.values()))
+
+    def full_width(text):
+        return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+    for word, choice in table.items():
+        for typed in (word, f"「{word}」です。", full_width(word), f" {word} と思います", word.upper()):
+            assert normalise_answer(typed, choices, table) == choice, (typed, choice)

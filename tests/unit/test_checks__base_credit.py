@@ -104,3 +104,25 @@ def test_the_score_line_in_a_real_ipython_cell(monkeypatch):
                             "checks.check_pudding_prediction('プリン')\nchecks.score(1)",
                             store_history=True)
     assert graded.success and graded.result == 0.5
+
+
+def test_each_verdict_leaves_a_record_for_the_class_report_under_autograding(monkeypatch):
+    """A display_data with only the verdict mimetype (which nothing renders), the mistake's id
+    (its hint key) included; outside autograding no record at all."""
+    shell = InteractiveShell.instance()
+    published = []
+    monkeypatch.setattr(shell.display_pub, "publish", lambda data, **kw: published.append(data))
+    shell.run_cell("from helpers import checks\nchecks.check_pudding_prediction('プリン')")
+    assert published == []  # a learner's notebook: nothing new
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    shell.run_cell("checks.check_pudding_prediction('プリン')\ncheck_pudding_prediction = None\n"
+                   "checks.check_pudding_prediction('ケーキ')\n"
+                   "import numpy as np\nchecks.check_attention(lambda Q, K, V: "
+                   "((w := np.exp(Q @ K.T) / np.exp(Q @ K.T).sum(1, keepdims=True)) @ V, w))")
+    assert [list(d) for d in published] == [[credit.VERDICT_MIME]] * 3
+    wrong, right, no_sqrt = (d[credit.VERDICT_MIME] for d in published)
+    assert wrong["check"] == "check_pudding_prediction" and wrong["credit"] == 0.0
+    assert wrong["message"].startswith("自分自身を選ぶと") and "✗" not in wrong["message"]
+    assert right == {"check": "check_pudding_prediction", "credit": 1.0, "mistake": None, "message": ""}
+    assert no_sqrt["check"] == "check_attention" and no_sqrt["mistake"] == "no_sqrt"
+    assert no_sqrt["message"] == checks.ATTENTION_HINTS["no_sqrt"]

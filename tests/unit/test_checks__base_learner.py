@@ -120,3 +120,41 @@ def test_a_misspelt_name_gets_that_note_alone(fn, words):
             call_learner(fn, np.ones(3), what="f", call="f(...)", on_error="形を print して確かめましょう。")
     message = str(info.value)
     assert words in message and "形" not in message and "print" not in message
+
+
+def test_counting_products_counts_what_the_learners_code_runs_however_the_arrays_were_made():
+    import numpy as np
+
+    from helpers.checks._base import counting_products
+    X, W = np.ones((3, 2)), np.ones((2, 2))
+
+    def copies_then_three(X, W):
+        X = np.array(X)
+        return X @ W, np.matmul(X, W), X.dot(W)
+
+    def einsum_in_a_loop(X, W):
+        return [np.einsum("ij,jk->ik", X, W) for _ in range(4)]
+
+    def one(X, W):
+        return X @ W
+
+    def none(X, W):
+        return (X[:, :, None] * W[None]).sum(axis=1)
+
+    for fn, count in ((copies_then_three, 3), (einsum_in_a_loop, 4), (one, 1), (none, 0)):
+        with counting_products(fn) as seen:
+            fn(X, W)
+        assert seen == [count], fn.__name__
+
+
+def test_forbid_names_a_whole_module_and_ignores_helpers_own_calls():
+    import numpy as np
+
+    import helpers
+    from helpers.checks._base import CheckFailed, call_learner
+    S = np.zeros((3, 3))
+    with pytest.raises(CheckFailed, match=r"helpers\.heads\.masked_softmax を使って") as info:
+        call_learner(lambda S: helpers.heads.masked_softmax(S), S, what="f", forbid=("heads",))
+    assert info.value.mistake == "forbidden_helper"
+    # helpers.heads.masked_softmax calls softmax itself: only the learner's own calls count
+    assert call_learner(lambda S: helpers.heads.causal_mask(3), S, what="f", forbid=("softmax",)).shape == (3, 3)

@@ -35,6 +35,7 @@ FIRST_MISTAKES = {
     "unnormalised": lambda s: np.exp(s),
     "by_score_sum": lambda s: np.exp(s) / s.sum(),
     "by_max": lambda s: np.exp(s) / np.exp(s).max(),
+    "by_count": lambda s: np.exp(s) / len(s),
 }
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import helpers
 from helpers import checks
 from helpers.checks import CheckFailed
 
@@ -103,3 +104,41 @@ def test_the_first_pair_tells_every_wrong_formula_apart():
     a, b = seen[0]
     values = [float(f(a, b)) for f in wrong]
     assert all(abs(x - y) > 1e-3 for i, x in enumerate(values) for y in values[i + 1:]), values
+
+
+# -------------------------------------------------- 練習 3: a table of cosines, every pair at once
+
+
+def cosine_table_right(A, B):
+    return (A @ B.T) / (np.linalg.norm(A, axis=1, keepdims=True) * np.linalg.norm(B, axis=1))
+
+
+def cosine_table_loop(A, B):
+    return np.array([[a @ b / (np.linalg.norm(a) * np.linalg.norm(b)) for b in B] for a in A])
+
+
+@pytest.mark.parametrize("fn", [cosine_table_right, cosine_table_loop])
+def test_check_cosine_table_passes_right_answers(fn, capsys):
+    checks.check_cosine_table(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_cosine_table(fn, hidden=True)
+
+
+@pytest.mark.parametrize("mistake, fn", [
+    ("dot", lambda A, B: A @ B.T),
+    ("whole_norm", lambda A, B: A @ B.T / (np.linalg.norm(A) * np.linalg.norm(B))),
+    ("rows_only", lambda A, B: A @ B.T / np.linalg.norm(A, axis=1, keepdims=True)),
+    ("cols_only", lambda A, B: A @ B.T / np.linalg.norm(B, axis=1)),
+    ("no_keepdims", lambda A, B: A @ B.T / (np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1))),
+    ("transposed", lambda A, B: cosine_table_right(B, A)),
+])
+def test_check_cosine_table_names_each_mistake(mistake, fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cosine_table(fn)
+    assert info.value.mistake == mistake
+    assert checks.COSINE_TABLE_HINTS[mistake] in str(info.value)
+
+
+def test_check_cosine_table_refuses_the_helpers_function():
+    with pytest.raises(CheckFailed, match="cosine_similarity"):
+        checks.check_cosine_table(lambda A, B: helpers.cosine_similarity(A, B))

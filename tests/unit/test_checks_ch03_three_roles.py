@@ -83,8 +83,18 @@ def test_check_party_weights_variants_are_all_different():
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             assert not np.allclose(variants[a], variants[b]), (a, b)
-    # overflow and global_max differ from right only on huge scores
-    assert {v.split(":")[0] for v in variants} - {"right"} == set(checks.PARTY_HINTS) - {"overflow", "global_max"}
+    # overflow, global_max and clipped differ from right only on huge scores
+    assert {v.split(":")[0] for v in variants} - {"right"} == (
+        set(checks.PARTY_HINTS) - {"overflow", "global_max", "clipped"})
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_check_party_weights_clipped_scores_fail_visibly_and_hidden(hidden):
+    def clipped(Q, K):
+        return reference.softmax(np.clip(Q @ K.T, -700, 700))
+    with pytest.raises(CheckFailed) as info:
+        checks.check_party_weights(clipped, hidden=hidden)
+    assert checks.PARTY_HINTS["clipped"] in str(info.value) and info.value.mistake == "clipped"
 
 
 def test_check_party_weights_overflow_hint():

@@ -37,7 +37,7 @@ def test_right_cell_passes(fn, capsys):
     (lambda X, W, i, j: X[j, :] @ W[:, i], "i と j が入れ替わって"),
     (lambda X, W, i, j: X[i, :] * W[:, j], "足し合わせていません"),
     (lambda X, W, i, j: X[i, :] @ W, "i 行めの全部のマス"),
-    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 6.650 のはずが、0.000"),
+    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 7.031 になるはずが、0.000"),
     (lambda X, W, i, j: X @ W, "数を 1 つ"),
     (lambda X, W, i, j: None, "return を書き忘れて"),
 ])
@@ -194,3 +194,12 @@ def test_fused_faces_returned_transposed_are_named_as_transposed():
     with pytest.raises(CheckFailed) as info:
         checks.check_fused_qkv(transposed)
     assert "転置" in str(info.value) and "axis=0" not in str(info.value)
+
+
+def test_fused_qkv_praises_one_product_only_when_it_saw_one(capsys):
+    def by_broadcasting(X, W_Q, W_K, W_V):  # right values, no matrix product at all
+        R = (X[:, :, None] * np.hstack([W_Q, W_K, W_V])[None]).sum(axis=1)
+        return tuple(np.split(R, [W_Q.shape[1], 2 * W_Q.shape[1]], axis=1))
+    checks.check_fused_qkv(by_broadcasting)
+    out = capsys.readouterr().out
+    assert out.startswith("✓") and "一回の掛け算" not in out

@@ -255,7 +255,7 @@ def test_the_fallback_says_what_was_expected_and_what_came_and_nothing_more():
     with pytest.raises(CheckFailed) as info:
         checks.check_attention(with_weights(lambda Q, K: reference.softmax(np.abs(Q @ K.T) / 2)))
     message = str(info.value)
-    assert "はずが" in message and "(4, 4)" in message and "softmax(" not in message and "@" not in message
+    assert "はずが" in message and "(4, 3)" in message and "softmax(" not in message and "@" not in message
 
 
 @pytest.mark.parametrize("answer", ["均等", " 均等 ", "均等。", "均等　", "一様", "均一"])
@@ -309,3 +309,78 @@ def test_a_wrong_scale_is_named_with_what_was_divided_by(divisor, hidden):
 def test_the_right_scale_passes(capsys):
     checks.check_attention(_scaled_by(lambda Q, K, V: np.sqrt(Q.shape[1])))
     assert "✓" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ 練習 3: attention over a batch
+
+
+def batch_right(Q, K, V):
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    w = reference.softmax(S, axis=-1)
+    return w @ V, w
+
+
+def batch_one_by_one(Q, K, V):
+    pairs = [reference.attention(q, k, v) for q, k, v in zip(Q, K, V, strict=True)]
+    return np.stack([o for o, _ in pairs]), np.stack([w for _, w in pairs])
+
+
+def batch_full_T(Q, K, V):
+    w = reference.softmax(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1)
+    return w @ V, w
+
+
+def batch_axis1(Q, K, V):
+    w = reference.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), axis=1)
+    return w @ V, w
+
+
+def batch_no_sqrt(Q, K, V):
+    w = reference.softmax(Q @ np.swapaxes(K, -1, -2), axis=-1)
+    return w @ V, w
+
+
+def batch_first_sentence_everywhere(Q, K, V):
+    _, w0 = reference.attention(Q[0], K[0], V[0])
+    w = np.broadcast_to(w0, (len(Q), *w0.shape))
+    return w @ V, w
+
+
+def batch_with_helpers(Q, K, V):
+    w = helpers.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), axis=-1)
+    return w @ V, w
+
+
+@pytest.mark.parametrize("fn", [batch_right, batch_one_by_one])
+def test_check_batch_attention_passes_right_answers(fn, capsys):
+    checks.check_batch_attention(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_batch_attention(fn, hidden=True)
+
+
+@pytest.mark.parametrize("fn, mistake", [(batch_full_T, "full_T"), (batch_axis1, "axis1"),
+                                         (batch_no_sqrt, "no_sqrt")])
+def test_check_batch_attention_names_each_mistake(fn, mistake):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_batch_attention(fn)
+    assert info.value.mistake == mistake
+    assert checks.BATCH_HINTS[mistake] in str(info.value)
+
+
+def test_check_batch_attention_sees_one_sentence_used_for_all():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_batch_attention(batch_first_sentence_everywhere)
+    assert info.value.mistake == "later_sentences"
+    assert "2 文め" in str(info.value)
+
+
+def test_check_batch_attention_refuses_the_helpers_function():
+    with pytest.raises(CheckFailed, match="helpers.softmax"):
+        checks.check_batch_attention(batch_with_helpers)
+
+
+def test_batch_cases_let_K_T_run_silently_once():
+    """The first visible batch is shaped so that the `.T` slip gives numbers, not an error."""
+    Q, K, V = checks.ch06_attention._batch_cases()[0]
+    assert "full_T" in checks.batch_attention_variants(Q, K, V)
+    assert (Q @ K.T).shape == (Q.shape[0], Q.shape[1], K.shape[1])

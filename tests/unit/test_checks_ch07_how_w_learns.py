@@ -187,3 +187,54 @@ def test_an_in_place_step_is_told_to_subtract_and_a_crash_reads_as_one_call():
         checks.check_gradient_step(typo)
     assert "で update_W_Q の中で" not in str(info.value)
     assert str(info.value).startswith("✗ update_W_Q(W_Q, X, dQ, lr=0.5) の中で、")
+
+
+# ------------------------------------------------ 練習 3: the gradient for W_K, keys from X_kv
+
+
+def grad_W_K_right(X_q, X_kv, W_Q, W_K, dS):
+    dK = dS.T @ (X_q @ W_Q) / np.sqrt(W_Q.shape[1])
+    return X_kv.T @ dK
+
+
+def test_grad_W_K_right_is_the_numerical_gradient():
+    """The check's "right" is dL/dW_K of L = Σ S ⊙ dS (so dL/dS = dS), by central differences."""
+    rng = np.random.default_rng(0)
+    X_q, X_kv, W_Q, W_K, dS = (rng.normal(size=s) for s in ((2, 3), (4, 3), (3, 2), (3, 2), (2, 4)))
+
+    def loss(W):
+        return np.sum((X_q @ W_Q) @ (X_kv @ W).T / np.sqrt(2) * dS)
+
+    numeric = np.zeros_like(W_K)
+    for idx in np.ndindex(W_K.shape):
+        step = np.zeros_like(W_K)
+        step[idx] = 1e-6
+        numeric[idx] = (loss(W_K + step) - loss(W_K - step)) / 2e-6
+    assert np.allclose(checks.grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)["right"], numeric, atol=1e-6)
+
+
+def test_check_grad_W_K_accepts_the_right_answer(capsys):
+    checks.check_grad_W_K(grad_W_K_right)
+    assert "✓" in capsys.readouterr().out
+    checks.check_grad_W_K(grad_W_K_right, hidden=True)
+
+
+@pytest.mark.parametrize("mistake, fn", [
+    ("X_q", lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ (dS.T @ (X_q @ W_Q)) / 2.0),
+    ("no_T", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS @ (X_q @ W_Q)) / 2.0),
+    ("Q_formula", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS @ (X_kv @ W_K)) / 2.0),
+    ("with_K", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_kv @ W_K)) / 2.0),
+    ("no_sqrt", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q))),
+    ("by_d", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q)) / 4.0),
+])
+def test_check_grad_W_K_names_each_mistake(mistake, fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_grad_W_K(fn)
+    assert info.value.mistake == mistake
+    assert checks.GRAD_W_K_HINTS[mistake] in str(info.value)
+
+
+def test_check_grad_W_K_says_the_shape():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_grad_W_K(lambda X_q, X_kv, W_Q, W_K, dS: grad_W_K_right(X_q, X_kv, W_Q, W_K, dS).T)
+    assert info.value.mistake == "shape"

@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from reference import softmax
 
-from helpers import checks, softmax
+from helpers import checks
 from helpers.checks import CheckFailed
 from helpers.checks.ch08_going_further import CAUSAL_HINTS, MULTI_HEAD_HINTS
 
@@ -202,3 +203,59 @@ def test_no_mistake_hint_spells_out_code_of_the_solution():
 
     code = [h for h in MULTI_HEAD_HINTS.values() if any(t in h for t in ("reshape(n, h, d_k)", "transpose(1, 0, 2)"))]
     assert not code, code
+
+
+# ------------------------------------------------------------ 練習 3: a padding mask
+
+
+def _padded(hide=lambda n_q, n_k, n_real: np.arange(n_k) >= n_real, scale=True, after=False):
+    """padded_attention written with a mask that hides the entries `hide(...)` says."""
+    def fn(Q, K, V, n_real):
+        S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1.0)
+        hidden = np.broadcast_to(hide(Q.shape[0], K.shape[0], n_real), S.shape)
+        if after:
+            w = softmax(S) * ~hidden
+        else:
+            Z = np.where(hidden, -np.inf, S)
+            with np.errstate(invalid="ignore"):
+                E = np.exp(Z - Z.max(axis=1, keepdims=True))
+                w = E / E.sum(axis=1, keepdims=True)
+        return w @ V, w
+    return fn
+
+
+def padded_loop(Q, K, V, n_real):
+    """Right another way: attention over the real keys only, then zeros for the padding."""
+    S = Q @ K[:n_real].T / np.sqrt(Q.shape[1])
+    w = np.zeros((Q.shape[0], K.shape[0]))
+    w[:, :n_real] = softmax(S)
+    return w @ V, w
+
+
+@pytest.mark.parametrize("fn", [_padded(), padded_loop])
+def test_check_padded_attention_passes_right_answers(fn, capsys):
+    checks.check_padded_attention(fn)
+    assert "✓" in capsys.readouterr().out
+    checks.check_padded_attention(fn, hidden=True)
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (_padded(lambda n_q, n_k, r: np.zeros(n_k, bool)), "no_mask"),
+    (_padded(lambda n_q, n_k, r: (np.arange(n_q) >= r)[:, None]), "rows"),
+    (_padded(lambda n_q, n_k, r: np.arange(n_k) > r), "off_by_one"),
+    (_padded(lambda n_q, n_k, r: np.arange(n_k) >= r - 1), "off_by_one"),
+    (_padded(lambda n_q, n_k, r: np.triu(np.ones((n_q, n_k), bool), k=1)), "causal"),
+    (_padded(after=True), "zeroed_after"),
+    (_padded(scale=False), "no_sqrt"),
+])
+def test_check_padded_attention_names_each_mistake(fn, mistake):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_padded_attention(fn)
+    assert info.value.mistake == mistake
+    assert checks.PADDING_HINTS[mistake] in str(info.value)
+
+
+def test_check_padded_attention_wants_a_pair():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_padded_attention(lambda Q, K, V, n_real: _padded()(Q, K, V, n_real)[1])
+    assert info.value.mistake == "not_a_pair"

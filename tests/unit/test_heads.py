@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from helpers import heads, learning, scaled_dot_product_attention, softmax
+import helpers
+from helpers import heads, learning, scaled_dot_product_attention
 from helpers._validate import HelpersError
 
 
@@ -20,33 +21,9 @@ def test_causal_mask_bad_sizes(n):
         heads.causal_mask(n)
 
 
-def test_masked_softmax_gives_zero_weight_to_minus_inf(rng):
-    S = rng.normal(size=(5, 5))
-    w = heads.masked_softmax(S, heads.causal_mask(5))
-    assert np.all(w[np.triu_indices(5, k=1)] == 0)
-    assert np.allclose(w.sum(axis=1), 1)
-    assert w[0, 0] == 1
-    # Row 3 sees words 0..3 only: a softmax over those four scores.
-    assert np.allclose(w[3, :4], softmax(S[3, :4]))
-
-
-def test_masked_softmax_without_mask_is_softmax(rng):
-    S = rng.normal(size=(3, 4)) * 100
-    assert np.allclose(heads.masked_softmax(S), softmax(S))
-
-
-def test_masked_softmax_refuses_a_row_with_nothing_to_look_at():
-    mask = np.triu(np.full((3, 3), -np.inf), k=0)   # the diagonal hidden too: row 1 is empty
-    with pytest.raises(ValueError, match="1 行めはすべて -inf"):
-        heads.masked_softmax(np.zeros((3, 3)), mask)
-
-
-@pytest.mark.parametrize("mask, words", [(np.zeros((2, 2)), "shape"),
-                                         (np.full((3, 3), np.nan), "NaN"),
-                                         (np.full((3, 3), np.inf), "マスクには -inf だけ")])
-def test_masked_softmax_bad_masks(mask, words):
-    with pytest.raises(ValueError, match=words):
-        heads.masked_softmax(np.zeros((3, 3)), mask)
+def test_heads_masked_softmax_is_the_numerical_core_s():
+    """Chapter 08 calls `helpers.heads.masked_softmax`: the one in attention, not a copy."""
+    assert heads.masked_softmax is helpers.attention.masked_softmax
 
 
 def test_split_heads_cuts_each_row_then_swaps_axes():
@@ -120,7 +97,7 @@ def test_two_lookups_task_targets():
 def test_gradients_match_central_differences(rng):
     task = heads.two_lookups_task()
     W = heads.initial_heads(rng, h=2, d_k=2)
-    _, grads = heads.loss_and_gradients(task, W)
+    _, grads = heads.lookups_loss_and_gradients(task, W)
     eps = 1e-6
     for name in W:
         idx = tuple(rng.integers(0, s) for s in W[name].shape)
@@ -128,8 +105,8 @@ def test_gradients_match_central_differences(rng):
         down = {**W, name: W[name].copy()}
         up[name][idx] += eps
         down[name][idx] -= eps
-        numeric = (heads.loss_and_gradients(task, up)[0]
-                   - heads.loss_and_gradients(task, down)[0]) / (2 * eps)
+        numeric = (heads.lookups_loss_and_gradients(task, up)[0]
+                   - heads.lookups_loss_and_gradients(task, down)[0]) / (2 * eps)
         assert numeric == pytest.approx(grads[name][idx], rel=1e-4, abs=1e-8), name
 
 
@@ -155,6 +132,18 @@ def test_train_heads_bad_inputs(rng):
         heads.train_heads(task, {k: v * 50 for k, v in W.items()}, 50.0, 50)
 
 
+def test_save_at_none_keeps_twelve_maps_spread_as_chapter_07s_train_does(rng):
+    """train_heads(save_at=None) has chapter 07's meaning: 12 steps spread evenly, the last too."""
+    task = heads.two_lookups_task()
+    run = heads.train_heads(task, heads.initial_heads(rng, h=2, d_k=2), 0.1, 30, save_at=None)
+    chapter07 = learning.train(learning.palate_task(), learning.initial_weights(rng), 0.1, 30)
+    assert run.saved == [s.step for s in chapter07.snapshots]
+    assert len(run.saved) == 12 and run.saved[0] == 0 and run.saved[-1] == 30
+    assert len(run.maps) == 12 and run.maps[-1].shape == (2, 4, 4)
+    with pytest.raises(TypeError, match="save_at"):
+        heads.train_heads(task, heads.initial_heads(rng, h=2, d_k=2), 0.1, 3, save_at="all")
+
+
 def test_sizes_are_refused_before_allocating():
     with pytest.raises(HelpersError, match="大きすぎます"):
         heads.causal_mask(10**6)  # 10^12 cells: refused, not allocated
@@ -171,7 +160,7 @@ def test_w_that_do_not_fit_the_task_get_the_shapes_in_japanese(name, shape):
     task = heads.two_lookups_task()
     W = {**heads.initial_heads(np.random.default_rng(0), h=2, d_k=2), name: np.ones(shape)}
     with pytest.raises(HelpersError, match="W の形が合いません"):
-        heads.loss_and_gradients(task, W)
+        heads.lookups_loss_and_gradients(task, W)
     with pytest.raises(HelpersError, match=r"initial_heads が作る形"):
         heads.train_heads(task, W, lr=0.1, steps=1)
 

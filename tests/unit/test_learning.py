@@ -1,11 +1,11 @@
-"""helpers.learning: the toy task, forward/backward, gradient descent, the survey of starts."""
+"""helpers.learning: chapter 07's task, its loss and training, the survey of starts."""
 
 import numpy as np
 import pytest
 import reference
 
 import helpers
-from helpers import learning
+from helpers import descent, learning
 from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Embedding
 
@@ -99,20 +99,10 @@ def test_fixed_identity_solves_nothing(task):
     assert learning.accuracy(task, I) == 0.0
 
 
-def test_forward_is_plain_attention(task, start):
-    X = task.full_menu.X
-    fwd = learning.forward(X, **start)
-    Q, K, V = X @ start["W_Q"], X @ start["W_K"], X @ start["W_V"]
-    A = reference.softmax(Q @ K.T / np.sqrt(2))
-    np.testing.assert_allclose(fwd.weights, A)
-    np.testing.assert_allclose(fwd.output, A @ V)
-    np.testing.assert_allclose(fwd.Q, Q)
-
-
 @pytest.mark.parametrize("name", learning.NAMES)
 @pytest.mark.parametrize("where", ["start", "trained", "wide"])
 def test_gradients_match_central_differences(task, start, history, name, where):
-    W = {"start": start, "trained": history.final.W,
+    W = {"start": start, "trained": history.final.params,
          "wide": {**learning.initial_weights(np.random.default_rng(5), d_k=3)}}[where]
     _, grads = learning.loss_and_gradients(task, W)
 
@@ -129,15 +119,6 @@ def test_loss_matches_plain_numpy(task, start):
     assert loss == pytest.approx(plain_loss(task, start))
 
 
-def test_backward_bad_inputs(task, start):
-    X = task.full_menu.X
-    fwd = learning.forward(X, **start)
-    with pytest.raises(TypeError, match="forward"):
-        learning.backward(X, {"Q": fwd.Q}, fwd.output)
-    with pytest.raises(ValueError, match="出力と同じ"):
-        learning.backward(X, fwd, np.ones((4, 3)))
-
-
 def test_loss_and_gradients_bad_inputs(task, start):
     with pytest.raises(ValueError, match="キー"):
         learning.loss_and_gradients(task, {"W_Q": start["W_Q"]})
@@ -147,20 +128,6 @@ def test_loss_and_gradients_bad_inputs(task, start):
         learning.loss_and_gradients(task, {**start, "W_K": np.full((2, 2), np.nan)})
     with pytest.raises(TypeError, match="palate_task"):
         learning.accuracy(None, start)
-
-
-def test_numerical_gradient_and_relative_error():
-    grad = learning.numerical_gradient(lambda M: float(np.sum(M**3)), np.array([[1.0, -2.0]]))
-    np.testing.assert_allclose(grad, [[3.0, 12.0]], rtol=1e-8)
-    assert learning.relative_error([1.0, 2.0], [1.0, 2.0]) == 0.0
-    assert learning.relative_error([0.0], [0.0]) == 0.0
-    assert learning.relative_error([1.0], [-1.0]) == pytest.approx(1.0)
-    with pytest.raises(TypeError, match="関数"):
-        learning.numerical_gradient(3, np.eye(2))
-    with pytest.raises(ValueError, match="eps"):
-        learning.numerical_gradient(np.sum, np.eye(2), eps=0)
-    with pytest.raises(ValueError, match="同じ形"):
-        learning.relative_error(np.ones(2), np.ones(3))
 
 
 def test_training_lowers_the_loss(history):
@@ -174,10 +141,10 @@ def test_training_lowers_the_loss(history):
 def test_training_reaches_full_accuracy(task, history):
     assert history.accuracies[0] < 0.1
     assert history.accuracies[-1] == 1.0
-    assert learning.accuracy(task, history.final.W) == 1.0
+    assert learning.accuracy(task, history.final.params) == 1.0
     assert not history.diverged
     # the learned W_V is close to the identity: the value is the food itself
-    np.testing.assert_allclose(history.final.W["W_V"], np.eye(2), atol=0.05)
+    np.testing.assert_allclose(history.final.params["W_V"], np.eye(2), atol=0.05)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -191,9 +158,9 @@ def test_snapshots_are_taken_where_asked(task, start, history, saved_steps):
     assert [s.step for s in history.snapshots] == saved_steps
     snap = history.snapshots[saved_steps.index(5)]
     assert snap.step == 5 and snap.loss == history.losses[5] and snap.accuracy == history.accuracies[5]
-    w = learning.forward(task.full_menu.X, **snap.W).weights
+    w = learning.forward(task.full_menu.X, **snap.params).weights
     np.testing.assert_allclose(snap.weights, w)
-    np.testing.assert_array_equal(history.snapshots[0].W["W_Q"], start["W_Q"])
+    np.testing.assert_array_equal(history.snapshots[0].params["W_Q"], start["W_Q"])
     assert history.words == task.full_menu.words
     np.testing.assert_array_equal(history.partner, task.full_menu.partner)
 
@@ -233,17 +200,17 @@ def test_starting_from_the_identity_falls_into_the_swap_valley(task):
     h = learning.train(task, I, lr=0.5, steps=200, save_at=[0])
     assert h.accuracies[-1] == 0.0
     assert 0.2 < h.losses[-1] < 0.3
-    np.testing.assert_allclose(h.final.W["W_V"], learning.SWAP, atol=0.15)
-    on_partner, on_self = learning.weight_split(task, h.final.W)
+    np.testing.assert_allclose(h.final.params["W_V"], learning.SWAP, atol=0.15)
+    on_partner, on_self = learning.weight_split(task, h.final.params)
     assert on_partner < 0.01 and on_self > 0.7  # it looks at itself and swaps the tastes
 
 
 def test_identity_start_is_solved_when_w_v_may_not_cheat(task):
     I = {n: np.eye(2) for n in learning.NAMES}
     h = learning.train(task, I, lr=0.5, steps=200, save_at=[0], frozen=("W_V",))
-    np.testing.assert_array_equal(h.final.W["W_V"], np.eye(2))
+    np.testing.assert_array_equal(h.final.params["W_V"], np.eye(2))
     assert h.accuracies[-1] == 1.0 and h.losses[-1] < 0.01
-    assert not np.allclose(h.final.W["W_Q"], np.eye(2))
+    assert not np.allclose(h.final.params["W_Q"], np.eye(2))
 
 
 def test_frozen_bad_inputs(task, start):
@@ -362,7 +329,7 @@ def test_survey_gives_the_numbers_of_one_run_after_another(task):
 def test_train_gives_the_numbers_of_one_run_after_another(task, start):
     h = learning.train(task, start, 0.5, 200, save_at=[0])
     np.testing.assert_allclose(h.losses[[0, 1, 5, 6, 50, 200]], TRAIN_BEFORE["losses"], rtol=1e-9)
-    np.testing.assert_allclose(h.final.W["W_Q"], TRAIN_BEFORE["W_Q"], rtol=1e-9)
+    np.testing.assert_allclose(h.final.params["W_Q"], TRAIN_BEFORE["W_Q"], rtol=1e-9)
 
 
 def test_survey_runs_are_the_runs_trained_alone(task):
@@ -381,7 +348,7 @@ def test_a_run_that_blows_up_stops_alone_in_the_batch(task, start):
     """In one batch, a run that blows up stops there; the run beside it is not disturbed."""
     wild_start = {n: 4 * M for n, M in start.items()}  # diverges at lr = 0.5 after 26 losses
     W = {n: np.stack([start[n], wild_start[n]]) for n in learning.NAMES}
-    runs = learning._descend(lambda W: learning._evaluate(task, W), W, 0.5, 30, [0], 1e6)
+    runs = descent.descend(lambda params: learning._palate_pass(task, params), W, 0.5, 30, [0], 1e6)
     calm, wild = learning._histories(task, runs, 0.5)
     calm_alone = learning.train(task, start, 0.5, 30, save_at=[0])
     wild_alone = learning.train(task, wild_start, 0.5, 30, save_at=[0])
@@ -389,73 +356,7 @@ def test_a_run_that_blows_up_stops_alone_in_the_batch(task, start):
     assert not calm.diverged and len(calm.losses) == 31
     np.testing.assert_allclose(calm.losses, calm_alone.losses, rtol=1e-12)
     np.testing.assert_allclose(wild.losses, wild_alone.losses, rtol=1e-12)
-    np.testing.assert_allclose(calm.final.W["W_Q"], calm_alone.final.W["W_Q"], rtol=1e-12)
-
-
-def test_forward_broadcasts_over_batch_axes(task, start):
-    X, _, _ = task.stacks[0]                                   # (4 menus, 2 foods, 2)
-    Ws = {n: np.stack([start[n], 2 * start[n], -start[n]])[:, None] for n in learning.NAMES}
-    fwd = learning.forward(X, Ws["W_Q"], Ws["W_K"], Ws["W_V"])  # (3 runs, 4 menus, ...)
-    assert fwd.weights.shape == (3, 4, 2, 2) and fwd.output.shape == (3, 4, 2, 2)
-    for b in range(3):
-        for m in range(4):
-            one = learning.forward(X[m], *(Ws[n][b, 0] for n in learning.NAMES))
-            np.testing.assert_allclose(fwd.weights[b, m], one.weights, rtol=1e-13)
-            np.testing.assert_allclose(fwd.output[b, m], one.output, rtol=1e-13)
-
-
-def test_forward_is_softmax_of_scaled_scores(start):
-    X = np.array([[2.0, 0.2], [1.0, 0.1], [0.3, 1.8]])
-    fwd = learning.forward(X, **start)
-    S = (X @ start["W_Q"]) @ (X @ start["W_K"]).T / np.sqrt(2)
-    np.testing.assert_allclose(fwd.weights, helpers.softmax(S, axis=-1))
-    np.testing.assert_allclose(fwd.output, fwd.weights @ (X @ start["W_V"]))
-
-
-def test_backward_matches_central_differences_for_one_menu(task, start):
-    """The chain rule, softmax step included, against central differences of ½‖O − T‖²·2."""
-    menu = task.full_menu
-    fwd = learning.forward(menu.X, **start)
-    grads = learning.backward(menu.X, fwd, 2 * (fwd.output - menu.targets))
-    for name in learning.NAMES:
-        def loss_of(M, name=name):
-            out = learning.forward(menu.X, **{**start, name: M}).output
-            return float(np.sum((out - menu.targets) ** 2))
-        numeric = learning.numerical_gradient(loss_of, start[name])
-        assert learning.relative_error(numeric, grads[name]) < 1e-7
-
-
-def test_backward_with_batch_axes_gives_one_gradient_per_attention(task, start):
-    X, T, _ = task.stacks[1]                                   # (4 menus, 3 foods, 2)
-    fwd = learning.forward(X, start["W_Q"], start["W_K"], start["W_V"])
-    grads = learning.backward(X, fwd, fwd.output - T)
-    assert grads["W_Q"].shape == (4, 2, 2)
-    for m in range(4):
-        one = learning.forward(X[m], **start)
-        want = learning.backward(X[m], one, one.output - T[m])
-        for name in learning.NAMES:
-            np.testing.assert_allclose(grads[name][m], want[name], rtol=1e-12, atol=1e-15)
-
-
-def test_backward_refuses_an_X_that_is_not_the_forward_one(task, start):
-    X = task.full_menu.X
-    fwd = learning.forward(X, **start)
-    with pytest.raises(ValueError, match="forward"):
-        learning.backward(X[:3], fwd, fwd.output)
-    with pytest.raises(ValueError, match="forward"):
-        learning.backward(X + 1, fwd, fwd.output)
-
-
-@pytest.mark.parametrize("args, match", [
-    ((np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2)), np.ones((2, 2))), "W_Q の行数"),
-    ((np.ones((3, 2)), np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 2))), "d_k"),
-    ((np.ones((4, 3, 2)), np.ones((5, 2, 2)), np.ones((2, 2)), np.ones((2, 2))), "束の軸"),
-    ((np.ones(2), np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))), "2 次元"),
-    ((np.ones((3, 2)), np.full((2, 2), np.inf), np.ones((2, 2)), np.ones((2, 2))), "inf"),
-])
-def test_forward_bad_inputs(args, match):
-    with pytest.raises((TypeError, ValueError), match=match):
-        learning.forward(*args)
+    np.testing.assert_allclose(calm.final.params["W_Q"], calm_alone.final.params["W_Q"], rtol=1e-12)
 
 
 def test_stacks_hold_every_menu_once_in_order(task):
@@ -497,16 +398,21 @@ def test_survey_counts_runs_that_diverge_at_once(task, rng):
     assert np.all(np.isinf(survey.final_losses))
 
 
-def test_backward_refuses_an_x_from_another_forward(rng):
-    W = learning.initial_weights(rng)
-    X = rng.normal(size=(3, 2))
-    fwd = learning.forward(X, W["W_Q"], W["W_K"], W["W_V"])
-    dO = np.ones_like(fwd.output)
-    grads = learning.backward(X, fwd, dO)
-    assert {k: g.shape for k, g in grads.items()} == {"W_Q": (2, 2), "W_K": (2, 2), "W_V": (2, 2)}
-    for other in (X + 1.0, rng.normal(size=(3, 5)), X[:2]):
-        with pytest.raises(HelpersError, match=r"forward\(\.\.\.\) に渡したものと同じ"):
-            learning.backward(other, fwd, dO)
+def test_survey_marks_the_one_start_that_diverges_at_step_0(task):
+    """In a batch where one start is beyond the blow-up bound before any update, that start is
+    marked diverged (inf, never NaN, as its final loss) and the others run as they would alone."""
+    (survey,) = learning.survey_starts(task, np.random.default_rng(3), n=4, steps=5, scale=300.0,
+                                       kinds=("この章の出発点",))
+    assert not np.isnan(survey.final_losses).any()
+    assert survey.diverged.tolist() == [True, False, True, True]
+    assert np.isinf(survey.final_losses[0]) and np.isfinite(survey.final_losses[1:]).all()
+    assert not survey.solved[0] and not survey.swapped[0]
+    again = np.random.default_rng(3)
+    starts = [learning.start_weights(again, "この章の出発点", 300.0) for _ in range(4)]
+    at_once = learning.train(task, starts[0], 0.5, 5)
+    assert at_once.diverged and len(at_once.losses) == 0
+    alone = learning.train(task, starts[1], 0.5, 5)
+    assert survey.final_losses[1] == pytest.approx(alone.losses[-1], rel=1e-12)
 
 
 @pytest.mark.parametrize("name, shape, words", [
@@ -536,33 +442,3 @@ def test_train_bad_arguments(task, rng, kwargs, cls):
         learning.train(task, learning.initial_weights(rng), **args)
 
 
-def test_numerical_gradient_eps_must_be_a_positive_number():
-    with pytest.raises(HelpersTypeError, match="eps"):
-        learning.numerical_gradient(lambda W: float(np.sum(W)), np.ones((2, 2)), eps="1e-5")
-
-
-def test_a_run_keeps_only_its_own_small_records_and_maps_at_saved_steps(task, start):
-    """Every step keeps its accuracy as a copy (nothing of the step's arrays stays alive through
-    a view); the attention map only at saved steps: 200,000 steps would otherwise fill memory."""
-    W = {n: M[None].copy() for n, M in start.items()}
-    (run,) = learning._descend(lambda W: learning._evaluate(task, W), W, 0.5, 30, [0, 10], 1e6)
-    accuracy = run.records["accuracy"]
-    assert set(run.records) == {"accuracy"} and accuracy.shape == (31,)
-    assert accuracy.base.shape == (31, 1) and accuracy.base.base is None  # one table, made here
-    assert [step for step, _, _ in run.saved] == [0, 10, 30]
-    assert all(set(maps) == {"weights"} and maps["weights"].base is None for _, _, maps in run.saved)
-
-
-def test_runs_trained_together_each_keep_their_own_steps_up_to_where_they_stopped(task, start):
-    """A batch of runs records one table; each run reads its own column, as long as it ran."""
-    scales = (1, 4, 8)  # at lr 0.5: runs to the end, stops after 5 steps, stops at the start
-    together = {n: np.stack([k * M for k in scales]) for n, M in start.items()}
-    runs = learning._descend(lambda W: learning._evaluate(task, W), together, 0.5, 40, [0], 50.0)
-    for b, run in enumerate(runs):
-        alone = {n: scales[b] * M[None] for n, M in start.items()}
-        (same,) = learning._descend(lambda W: learning._evaluate(task, W), alone, 0.5, 40, [0], 50.0)
-        assert run.diverged == same.diverged
-        np.testing.assert_allclose(run.losses, same.losses)
-        np.testing.assert_allclose(run.records["accuracy"], same.records["accuracy"])
-        assert len(run.records["accuracy"]) == len(run.losses)
-    assert [(run.diverged, len(run.losses)) for run in runs] == [(False, 41), (True, 5), (True, 0)]

@@ -10,11 +10,11 @@ from helpers.plotting._base import (
     COL_TITLE,
     ROW_TITLE,
     axes_or_new,
-    check_text_size,
     heatmap_axes,
     heatmap_axes_of,
     text,
     text_colors,
+    text_size,
     texts,
 )
 
@@ -35,11 +35,11 @@ def test_text_colors_follow_the_cell_luminance():
     np.testing.assert_array_equal(text_colors(grey, [0.2, 0.8]), ["white", "black"])
 
 
-def test_check_text_size_accepts_positive_numbers():
-    check_text_size(12)
-    check_text_size(9.5, "legend_size")
+def test_text_size_accepts_positive_numbers():
+    assert text_size(12, "label_size") == 12.0
+    assert text_size(9.5, "legend_size") == 9.5
     with pytest.raises(ValueError, match="legend_size"):
-        check_text_size(-1, "legend_size")
+        text_size(-1, "legend_size")
 
 
 def test_heatmap_axes_of_needs_an_image():
@@ -100,7 +100,7 @@ def test_text_colors_of_one_number():
         pytest.param(lambda image: heatmap_axes(None, ["a"], ["b"], row_title=3), HelpersTypeError, "文字列",
                      id="title-number"),
         pytest.param(lambda image: heatmap_axes_of("ax"), HelpersTypeError, "軸", id="heatmap-of-text"),
-        pytest.param(lambda image: check_text_size(1e5), HelpersError, "以下", id="text-size-huge"),
+        pytest.param(lambda image: text_size(1e5, "label_size"), HelpersError, "以下", id="text-size-huge"),
     ],
 )
 def test_base_helpers_refuse_bad_input_in_japanese(call, error, word):

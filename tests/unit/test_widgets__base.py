@@ -2,6 +2,7 @@
 
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +63,35 @@ def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
         assert "export default" in source and "function softmax" in source
         assert source.count("function mount(") == 1 and source.count("function softmax(") == 1
         assert cls.__module__.endswith("." + module), (cls.__module__, module)
+
+
+def test_drawing_and_the_widget_runtime_are_separate_modules():
+    """qkv_draw.js draws strings (no DOM, no model: Node runs it); qkv_widget.js binds the model
+    and the page and draws nothing itself."""
+    from helpers.widgets._base import imported_modules, js_source
+
+    draw, widget = js_source("qkv_draw"), js_source("qkv_widget")
+    for word in (r"\bdocument\.", r"\bmodel\.", "addEventListener", r"\bNode\."):
+        assert not re.search(word, draw), word
+    assert "export function mount(" in widget and not re.search(r"[`\"]<(svg|rect|text|line)\b", widget)
+    assert "qkv_draw" not in imported_modules("qkv_widget") and "qkv_widget" not in imported_modules("qkv_draw")
+
+
+def test_no_chapter_module_writes_a_shared_function_again():
+    """A chapter's module defines no function a shared module exports (no `vecmat` twin) and
+    no tick helper of its own (qkv_draw's tickStep/tickValues are the one)."""
+    from helpers.widgets._base import js_source
+
+    shared = {name for dep in SHARED_MODULES
+              for name in re.findall(r"^export function (\w+)", js_source(dep), re.M)}
+    assert {"vecmat", "tickStep", "tickValues", "heatmap", "plane", "mount"} <= shared
+    chapters = [p.stem for p in resources.files("helpers.widgets").joinpath("js").iterdir()
+                if re.fullmatch(r"ch\d\d_\w+\.js", p.name)]
+    assert len(chapters) >= 8, chapters
+    for module in chapters:
+        own = set(re.findall(r"^(?:export )?function (\w+)", js_source(module), re.M))
+        assert not own & shared, (module, own & shared)
+        assert not [f for f in own if "tick" in f.lower()], (module, own)
 
 
 def test_a_module_importing_an_unknown_file_is_refused(monkeypatch):
@@ -132,9 +162,9 @@ def test_state_for_the_page_cannot_close_its_script(monkeypatch):
 
 
 def test_planar_embedding_and_limits():
-    assert planar_embedding(None, 12).vectors.shape[1] == 2
+    assert planar_embedding(None, "embedding", most=12).vectors.shape[1] == 2
     with pytest.raises(HelpersTypeError, match="Embedding"):
-        planar_embedding([[1, 2]], 12)
+        planar_embedding([[1, 2]], "embedding", most=12)
     with pytest.raises(HelpersError, match="2 個まで"):
         at_most(3, 2, "語")
     with pytest.raises(HelpersError, match="絶対値 1000 以下"):
@@ -216,3 +246,73 @@ def test_a_control_out_of_range_is_refused_in_japanese_at_the_start():
         helpers.widgets.three_faces_explorer(q_angle=999)
     with pytest.raises(HelpersKeyError, match="d_k.*のどれか.*5 が来ました"):
         helpers.widgets.scaling_explorer(d_k=5)
+
+
+#: Every explorable class, from the one list of them.
+CLASSES = list(helpers.widgets.explorables().values())
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.module)
+def test_every_data_trait_is_checked_when_set_after_construction(cls):
+    """A data trait set from Python is refused in Japanese, before anything is drawn, when it
+    is not of its form; the state the browser gets and the numbers do not change."""
+    from helpers.widgets._base import Data, DataError
+
+    explorer = cls.example()
+    checked = {n: t for n, t in explorer.traits().items() if isinstance(t, Data) and t.kind != "any"}
+    assert checked, f"{cls.module}: 形を言うデータがありません"
+    for name, trait in checked.items():
+        wrong, words = ("abc", "リストにしてください") if trait.shape else (
+            (3, "文字列にしてください") if trait.kind == "text" else ("3", "数にしてください"))
+        assert_refused(explorer, name, wrong, DataError, words)
+
+
+def test_the_library_catalog_set_piece_by_piece_is_refused_and_kept():
+    """The cases the chapter's learner met: names of another length, keys that are a string,
+    a key beyond what the plane holds; a `hold_trait_notifications` block that replaces the
+    catalog as a whole works, and one that leaves it inconsistent puts everything back."""
+    from helpers.widgets import library_search_explorer
+    from helpers.widgets._base import DataError
+
+    ex = library_search_explorer()
+    assert_refused(ex, "names", ["a", "b"], DataError, r"names の長さ\(2\)が book_keys の長さ\(5\)と合いません")
+    assert_refused(ex, "book_keys", "abc", DataError, "book_keys はリストにしてください。str が来ました")
+    assert_refused(ex, "book_keys", [[0, 1]] * 4 + [[0, 2000]], DataError, r"book_keys\[4\]\[1\] は絶対値 1000 以下")
+    with ex.hold_trait_notifications():
+        ex.names, ex.book_keys, ex.book_values = ["a", "b"], [[1, 0], [0, 1]], [[1, 2, 3], [3, 2, 1]]
+    assert ex.numbers()["best"] in ("a", "b")
+    with pytest.raises(DataError, match=r"names の長さ\(3\)"), ex.hold_trait_notifications():
+        ex.names, ex.book_keys = ["a", "b", "c"], [[1, 0], [0, 1], [1, 1]]
+        ex.names = ["a", "b", "c"]
+        ex.book_keys = [[1, 0], [0, 1]]
+    assert ex.names == ["a", "b"] and ex.book_keys == [[1, 0], [0, 1]]
+
+
+def test_a_choice_keeps_its_value_among_its_options():
+    from helpers.widgets import scaling_explorer
+    from helpers.widgets._base import DataError
+
+    ex = scaling_explorer()
+    options = list(ex.d_ks)
+    assert_refused(ex, "d_ks", [o if o != ex.d_k else o + 1 for o in options], DataError, "d_k の今の値 16")
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.module)
+def test_every_preset_is_a_state_the_chapters_explorable_takes(cls):
+    """Each button a chapter's module offers (the states its text names) sets traits Python
+    accepts for the chapter's own data: a preset can never put the picture where the kernel
+    would refuse to follow."""
+    from explorables import run_module
+
+    source = module_source(cls.module)
+    if "export const PRESETS" not in source:
+        pytest.skip(f"{cls.module} の状態はコントロールそのもの(ボタンの列)で選びます")
+    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
+    presets = result["ok"]
+    assert presets and all(p["label"] and p["state"] for p in presets)
+    for preset in presets:
+        explorer = cls.example()
+        for name, value in preset["state"].items():
+            assert name in cls.control_traits(), (preset, name)
+            setattr(explorer, name, value)
+            assert getattr(explorer, name) == value

@@ -128,3 +128,27 @@ def test_explorer_needs_two_dimensional_keys():
     cat = Catalog(("a",), ("a",), np.ones((1, 3)), np.ones((1, 3)), key_axes=("x", "y", "z"))
     with pytest.raises(ValueError, match="d_k = 3"):
         library_search_explorer(cat)
+
+
+@pytest.mark.parametrize("far", [1.0, 40.0, 1000.0])
+def test_the_plane_holds_every_key_the_factory_accepts(far):
+    """Keys out to ±1000 (the most the factory takes) are drawn inside the plane's frame, the
+    question's arrow too (chapter 02's plane was ±2.6 whatever the catalog)."""
+    import re
+
+    from explorables import run_module
+
+    from helpers.widgets._base import module_source
+
+    cat = Catalog(("近い本", "遠い本", "逆の本"), ("近", "遠", "逆"),
+                  np.array([[1.0, 0.5], [far, -far], [-far / 2, far]]), np.eye(3), value_axes=("a", "b", "c"))
+    state = library_search_explorer(cat, angle=45).state_for_page()
+    (result,) = run_module(module_source("ch02_library_search"), "picture", [[state]])
+    plane_svg = result["ok"]["panels"][0]
+    size = float(re.search(r'viewBox="0 0 ([\d.]+)', plane_svg).group(1))
+    frame = re.search(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', plane_svg)
+    lo, width = float(frame.group(1)), float(frame.group(3))
+    tips = [(float(x), float(y)) for x, y in re.findall(r'<polygon points="([-\d.e]+),([-\d.e]+) ', plane_svg)]
+    assert len(tips) >= 2  # the far keys at least (an arrow shorter than a pixel is not drawn)
+    for x, y in tips:
+        assert lo - 0.01 <= x <= lo + width + 0.01 and lo - 0.01 <= y <= lo + width + 0.01, (x, y, size)

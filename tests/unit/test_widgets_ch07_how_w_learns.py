@@ -21,7 +21,7 @@ def expected(task, history, step):
     """What the picture must show at `step`, from the history and an independent attention."""
     snap = next(s for s in history.snapshots if s.step == step)
     X = task.full_menu.X
-    _, weights = reference.attention(X @ snap.W["W_Q"], X @ snap.W["W_K"], X @ snap.W["W_V"])
+    _, weights = reference.attention(X @ snap.params["W_Q"], X @ snap.params["W_K"], X @ snap.params["W_V"])
     return snap, weights
 
 
@@ -38,7 +38,7 @@ def test_explorer_starts_at_the_first_saved_step(explorer, task, history):
     assert n["accuracy"] == history.accuracies[0] == pytest.approx(2 / 24)
     np.testing.assert_allclose(n["weights"], weights)
     for name in learning.NAMES:
-        np.testing.assert_array_equal(n["W"][name], snap.W[name])
+        np.testing.assert_array_equal(n["W"][name], snap.params[name])
     assert n["partner"] == [2, 2, 0, 0]  # sweet foods → カレー, spicy foods → ケーキ
 
 
@@ -51,8 +51,8 @@ def test_setting_the_step_from_python_moves_the_numbers(explorer, task, history,
     assert n["loss"] == pytest.approx(history.losses[step], rel=1e-12)
     assert n["accuracy"] == history.accuracies[step]
     np.testing.assert_allclose(n["weights"], weights)
-    np.testing.assert_allclose(n["W"]["W_V"], snap.W["W_V"])
-    np.testing.assert_allclose(n["W"]["W_Q"], snap.W["W_Q"])
+    np.testing.assert_allclose(n["W"]["W_V"], snap.params["W_V"])
+    np.testing.assert_allclose(n["W"]["W_Q"], snap.params["W_Q"])
     assert explorer.get_state()["step"] == step  # what the browser receives says the same
 
 
@@ -89,7 +89,7 @@ def test_the_browser_gets_the_run_as_plain_lists(explorer, history, saved_steps)
     assert state["steps"] == saved_steps
     assert state["losses"] == history.losses.tolist()
     assert state["words"] == list(history.words)
-    assert state["saved_W"][3]["W_K"] == history.snapshots[3].W["W_K"].tolist()
+    assert state["saved_W"][3]["W_K"] == history.snapshots[3].params["W_K"].tolist()
     assert state["saved_weights"][-1] == history.final.weights.tolist()
     assert state["saved_accuracies"] == [s.accuracy for s in history.snapshots]
     assert "export default" in state["_esm"] and "import {" not in state["_esm"]

@@ -12,11 +12,13 @@ from . import (
     explorables,
     figure_probe,
     figures,
+    fonts,
     glossary,
     helpers_dependency,
     icons,
     launch_links,
     licenses,
+    maths,
     page_script,
     pdf_link,
     search_ranking,
@@ -38,6 +40,8 @@ def setup(app: Sphinx) -> dict:
     search_ranking.setup(app)      # the data search_scorer.js ranks results with
     licenses.setup(app)            # the {shipped-assets} table and the licence texts
     icons.setup(app)               # the icon font cut down to the icons the pages use
+    maths.setup(app)               # maths typeset to SVG at build time: no maths engine in the pages
+    fonts.setup(app)               # the reader's Japanese font first; the shipped one cut to the book's characters
     pdf_link.setup(app)            # the front page links the PDF (make pdf), or says how to make it
     version.setup(app)             # the book's release is helpers.__version__ (front page)
     launch_links.setup(app)        # Colab/Binder/JupyterHub buttons, off unless QKV_REPOSITORY_URL

@@ -2,49 +2,82 @@
 
 While the book is built the chapters run with QKV_STATIC_BOOK=1, so each explorable's output is a
 `.qkv-explorable` box holding its state as JSON (helpers.widgets' `static_html`). This extension
-ships, beside the pages, one script with every explorable's module text and the model shim that
-mounts them (explorables_shim.js), and the explorables' stylesheet; a page loads them only when
-it has an explorable. All pages share the two files, so a chapter's own HTML stays small.
+ships, beside the pages, one script with the shared modules (maths, drawing, widget runtime) and
+the model shim that mounts the explorables (explorables_shim.js), one small script per chapter
+module, and the explorables' stylesheet. A page with explorables loads the shared script and the
+scripts of its own explorables only, deferred (after its text, never blocking it); the shared
+script is the same file on every page, so the browser fetches it once. A page opened from disk
+cannot import() a file, so the scripts carry the modules as text and the shim imports them from
+Blob URLs, each chapter module importing the shared ones (loaded once per page).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
 
-SCRIPT = "qkv-explorables.js"
+SHARED_SCRIPT = "qkv-explorables.js"
 STYLESHEET = "qkv-explorables.css"
 SHIM = Path(__file__).with_name("explorables_shim.js")
+_MODULE = re.compile(r'class="qkv-explorable" data-qkv-module="(\w+)"')
 
 
-def explorable_modules() -> dict[str, str]:
-    """Every explorable's module, by name, as JupyterLab gets it (shared modules inlined)."""
+def module_script(name: str) -> str:
+    """The file name of the script that carries chapter module `name`."""
+    return f"qkv-explorable-{name}.js"
+
+
+def _register(modules: dict[str, str]) -> str:
+    text = json.dumps(modules, ensure_ascii=False).replace("</", "<\\/")
+    return f"Object.assign((window.QKV_MODULES ??= {{}}), {text});\n"
+
+
+def shared_script_text() -> str:
+    """The shared modules' text as written (their imports kept), then the model shim."""
+    from helpers.widgets import _base
+
+    shared = {name: _base.js_source(name) for name in _base.SHARED_MODULES}
+    return _register(shared) + SHIM.read_text(encoding="utf-8")
+
+
+def module_script_text(name: str) -> str:
+    """Chapter module `name`'s text as written (it imports the shared modules)."""
+    from helpers.widgets import _base
+
+    _base.imported_modules(name)  # refuses a module that imports anything unshipped
+    return _register({name: _base.js_source(name)})
+
+
+def chapter_modules() -> list[str]:
+    """Every chapter's explorable module, by name."""
     from helpers.widgets import explorables
 
-    return {module: cls._esm for module, cls in explorables().items()}
-
-
-def script_text() -> str:
-    modules = json.dumps(explorable_modules(), ensure_ascii=False)
-    return f"window.QKV_EXPLORABLES = {modules};\n{SHIM.read_text(encoding='utf-8')}"
+    return sorted(explorables())
 
 
 def write_assets(app: Sphinx) -> None:
-    from helpers.widgets._base import stylesheet
+    from helpers.widgets import _base
 
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
-    (static / SCRIPT).write_text(script_text(), encoding="utf-8")
-    (static / STYLESHEET).write_text(stylesheet(), encoding="utf-8")
+    (static / SHARED_SCRIPT).write_text(shared_script_text(), encoding="utf-8")
+    for name in chapter_modules():
+        (static / module_script(name)).write_text(module_script_text(name), encoding="utf-8")
+    (static / STYLESHEET).write_text(_base.stylesheet(), encoding="utf-8")
 
 
 def load_on_pages_with_explorables(app: Sphinx, pagename: str, templatename: str, context: dict,
                                    doctree) -> None:
-    if 'class="qkv-explorable"' in context.get("body", ""):
-        app.add_js_file(SCRIPT, priority=950)
-        app.add_css_file(STYLESHEET, priority=950)
+    names = sorted(set(_MODULE.findall(context.get("body", ""))))
+    if not names:
+        return
+    for name in names:  # deferred scripts run in order: the modules' text, then the shim
+        app.add_js_file(module_script(name), priority=940, defer="defer")
+    app.add_js_file(SHARED_SCRIPT, priority=950, defer="defer")
+    app.add_css_file(STYLESHEET, priority=950)
 
 
 def setup(app: Sphinx) -> dict:

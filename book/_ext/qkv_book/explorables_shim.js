@@ -1,15 +1,16 @@
 // The book's stand-in for a kernel: mounts each explorable (a `.qkv-explorable` box written by
 // helpers.widgets' static_html) with the same ES module JupyterLab runs, on a small model that
 // keeps the state in the page (get/set/on/off/save_changes, as anywidget's model offers them).
-// The modules' text comes from window.QKV_EXPLORABLES (written in front of this file when the
-// book is built); a page opened from disk may not import() a module file, but a Blob URL works.
+// The modules' text comes from window.QKV_MODULES (book/_ext/qkv_book/explorables.py writes the
+// scripts that fill it, deferred: they and this file run after the page's text is parsed).
 (function () {
   "use strict";
 
   class PageModel {
-    constructor(state) {
+    constructor(state, saved = () => {}) {
       this.state = state;
       this.handlers = new Map();
+      this.saved = saved;
     }
     get(key) {
       return this.state[key];
@@ -28,22 +29,64 @@
       if (handler) this.handlers.get(event)?.delete(handler);
       else this.handlers.delete(event);
     }
-    save_changes() {} // nothing to save to: the page is the whole state
+    save_changes() {
+      this.saved(); // nothing to send: the page is the whole state; its address keeps it
+    }
     send() {}
   }
 
+  // Each module's text is in window.QKV_MODULES (the shared ones written in front of this file,
+  // each chapter's by its own script). A page opened from disk may not import() a file, but a
+  // Blob URL works: a module's `from "./qkv_math.js"` is pointed at the Blob URL of that module's
+  // text, made once per page, so every explorable on the page shares one copy of each.
+  const IMPORT = /(\bfrom\s*")\.\/(\w+)\.js(")/g;
+  const urls = new Map();
+  function urlOf(name) {
+    if (!urls.has(name)) {
+      const source = window.QKV_MODULES?.[name];
+      if (source === undefined) throw new Error(`module ${name} is not shipped`);
+      const linked = source.replace(IMPORT, (_, from, dep, end) => `${from}${urlOf(dep)}${end}`);
+      urls.set(name, URL.createObjectURL(new Blob([linked], { type: "text/javascript" })));
+    }
+    return urls.get(name);
+  }
   const modules = new Map();
   function load(name) {
     if (!modules.has(name)) {
-      const source = window.QKV_EXPLORABLES[name];
-      if (source === undefined) return Promise.reject(new Error(`explorable ${name} is not shipped`));
-      const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-      modules.set(name, import(url));
+      try {
+        modules.set(name, import(urlOf(name)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     return modules.get(name);
   }
 
-  async function mount(box) {
+  // The page's address says one explorable's state, so that a reader can share it:
+  // #qkv=<its number on the page>&<control>=<value as JSON>&…, written when a control settles
+  // and read when the page opens (each value checked by the explorable's controls).
+  function stateInAddress() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (!params.has("qkv")) return null;
+    const state = {};
+    for (const [name, value] of params) {
+      if (name === "qkv") continue;
+      try {
+        state[name] = JSON.parse(value);
+      } catch {
+        state[name] = value; // a choice's text written bare
+      }
+    }
+    return { index: Number(params.get("qkv")), state };
+  }
+  function writeAddress(index, el) {
+    const params = new URLSearchParams({ qkv: String(index) });
+    for (const [name, value] of Object.entries(JSON.parse(el.dataset.qkvState ?? "{}")))
+      params.set(name, JSON.stringify(value));
+    history.replaceState(history.state, "", `#${params}`);
+  }
+
+  async function mount(box, index) {
     const state = JSON.parse(box.querySelector("script.qkv-state").textContent);
     const module = await load(box.dataset.qkvModule);
     const el = document.createElement("div");
@@ -53,17 +96,24 @@
     const output = box.closest(".output");
     if (output) output.style.overflow = "visible";
     const widget = module.default ?? module;
-    widget.render({ model: new PageModel(state), el });
+    widget.render({ model: new PageModel(state, () => writeAddress(index, el)), el });
+    const asked = stateInAddress();
+    if (asked?.index === index && el.qkvApply) {
+      const refused = el.qkvApply(asked.state);
+      if (refused.length)
+        console.warn(`qkv: the address's ${refused.join(", ")} left as they were`);
+      box.scrollIntoView({ block: "start" });
+    }
     box.dataset.qkvReady = "true";
   }
 
   function mountAll() {
-    for (const box of document.querySelectorAll(".qkv-explorable")) {
-      mount(box).catch((error) => {
+    document.querySelectorAll(".qkv-explorable").forEach((box, index) => {
+      mount(box, index).catch((error) => {
         box.dataset.qkvError = String(error);
         console.error(error);
       });
-    }
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);

@@ -5,11 +5,27 @@ search page fetches every hit's page for a summary; there the hits are listed wi
 instead of raising console errors (served over http(s), summaries come back). It also fills in the
 search's closing line, which Sphinx's Japanese catalogue leaves empty, names the copy buttons and
 symbol links in Japanese, and shows the cue under anything that scrolls sideways.
+
+Nothing in a page's head holds back its first paint that the first screen does not need: every
+script file is deferred (it runs once the page is parsed, in the same order; the theme's own two
+already were), except documentation_options.js, a few hundred bytes that the inline lines after it
+fill in. The search's scripts (its index, Sphinx's search code, the Japanese word splitter, the
+ranking data) load on the search page only, where the reader's query is run: the theme put the
+index on every page for a search-as-you-type box that this book does not turn on.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from sphinx.application import Sphinx
+from sphinx.builders.html._assets import _JavaScript
+
+#: Scripts only the search page (search.html) uses.
+SEARCH_ONLY = {"searchtools.js", "language_data.js", "tiny_segmenter.js", "qkv-search-data.js"}
+#: Run where they stand: inline lines right after this one set its fields.
+BLOCKING = {"documentation_options.js"}
 
 
 def japanese_search_placeholder(app: Sphinx, config) -> None:
@@ -17,8 +33,23 @@ def japanese_search_placeholder(app: Sphinx, config) -> None:
     config.html_theme_options["search_bar_text"] = "この本を検索…"
 
 
+def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if app.builder.format != "html" or pagename == "search":
+        return
+    scripts = []
+    for js in context.get("script_files", []):
+        name = Path(os.fspath(js.filename)).name if js.filename else ""
+        if name in SEARCH_ONLY:
+            continue
+        if name and name not in BLOCKING and not {"async", "defer"} & js.attributes.keys():
+            js = _JavaScript(js.filename, priority=js.priority, **js.attributes, defer="defer")
+        scripts.append(js)
+    context["script_files"] = scripts
+
 
 def setup(app: Sphinx) -> None:
     # After Sphinx's translations.js and documentation_options.js (priority 500).
     app.add_js_file("qkv-book.js", priority=900)
     app.connect("config-inited", japanese_search_placeholder)
+    # Last, once every extension has added its scripts to the page.
+    app.connect("html-page-context", defer_scripts, priority=990)

@@ -21,18 +21,25 @@ FIRST_SOFTMAX_HINTS = {
     "by_max": "np.exp を取ったあと、合計ではなく一番大きい値で割った形になっています"
               "(np.exp(scores - scores.max()) も同じ値です。最大値を引くのはあふれないための工夫で、"
               "それ自体は正しいのですが)。重みの合計が 1 になっていません。練習 1 の式の分母を見直しましょう。",
+    "by_count": "np.exp を取ったあと、得点の個数で割っています。重みの合計が 1 になっていません。"
+                "練習 1 の式の分母が何の合計か、見直しましょう。",
 }
+
+
+def _first_softmax_cases(hidden: bool = False) -> list[tuple[np.ndarray]]:
+    """Scores whose sum is not their count (dividing by either is told apart), five of them as the
+    hidden test has, and a tie; `hidden`: a 5- and a 3-score case the notebook never shows."""
+    if hidden:
+        return [(np.round(2 * s, 2),) for (s,) in _base.hidden_cases("first_softmax", ((5,),), ((3,),))]
+    return [(np.array([2.0, 1.0, -0.5]),), (np.array([0.5, -1.0, 3.0, 0.0, 1.25]),), (np.array([0.0, 0.0]),)]
 
 
 @_base.exercise
 def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00: `fn(scores)` turns a 1-D array of scores into weights: exp, then divide by the sum."""
-    cases = [np.array([2.0, 1.0, 0.0]), np.array([0.5, -1.0, 3.0, 0.0]), np.array([0.0, 0.0])]
-    if hidden:
-        cases = [np.round(2 * s, 2) for (s,) in _base.hidden_cases("first_softmax", ((5,),), ((3,),))]
-    for s in cases:
+    for (s,) in _first_softmax_cases(hidden):
         got = _base.as_float_array(_base.call_learner(fn, s.copy(), what="to_weights",
-                                                      call=f"to_weights({s})", forbid=("softmax",)),
+                                                      call=f"to_weights({s})", forbid=("softmax", "heads")),
                                    "to_weights")
         e = np.exp(s)
         want = e / e.sum()
@@ -40,13 +47,13 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
             continue
         with np.errstate(all="ignore"):
             wrong = {"raw": s, "no_exp": s / s.sum(), "unnormalised": e,
-                     "by_score_sum": e / s.sum(), "by_max": e / e.max()}
+                     "by_score_sum": e / s.sum(), "by_max": e / e.max(), "by_count": e / s.size}
         _base.fail_on_typical_mistake(got, wrong, FIRST_SOFTMAX_HINTS,
                                       said=f"scores={s} で {got} が返りました。")
         if got.shape != want.shape:
             _base.fail(f"scores={s}(shape {s.shape})に対して、重みは shape {want.shape} のはずが、"
-                       f"shape {got.shape} が返ってきました。")
-        _base.fail(f"scores={s}(shape {s.shape})のとき {want} になるはずが、{got} でした。")
+                       f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
+        _base.fail_on_wrong_values(want, got, "重み", said=f"scores={s}(shape {s.shape})のとき、")
     _base.passed("重みはどれも正で、合計は 1 です。得点が同じなら重みも同じ(0.5 ずつ)になります。", quiet=hidden)
 
 

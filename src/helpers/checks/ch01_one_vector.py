@@ -10,18 +10,24 @@ from ..data import foods
 from . import _base
 
 
-@_base.exercise
-def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
-    cases = [  # the first pair tells every wrong formula below apart (a parallel pair would not)
+def _cosine_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Pairs of vectors with two and with three components, as the hidden test has; the first
+    pair tells every wrong formula below apart (a parallel pair would not)."""
+    if hidden:
+        return _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
+    return [
         (np.array([0.3, 1.8]), np.array([2.0, 0.2])),
         (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
         (np.array([1.0, 0.0]), np.array([-1.0, 0.0])),  # opposite
         (np.array([3.0, 4.0]), np.array([4.0, -3.0])),  # perpendicular
+        (np.array([1.25, -0.375, 2.1]), np.array([0.7, 1.5, -0.3])),  # three components, 3 decimals
     ]
-    if hidden:
-        cases = _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
-    for a, b in cases:
+
+
+@_base.exercise
+def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
+    for a, b in _cosine_cases(hidden):
         got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})",
                                                   forbid=("cosine_similarity",)),
                               "cosine")
@@ -30,20 +36,20 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
             continue
         if np.isclose(got, a @ b):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
-                       "長さで割っていません。「向きだけを見る:コサイン類似度」の節の式を見直しましょう。")
+                       "長さで割っていません。「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="dot_only")
         if np.isclose(got, a @ b / np.linalg.norm(a) * np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは、内積を a の長さで割ってから、"
-                       "b の長さを掛けた値です(/ と * は左から順に計算されます)。式の分母を見直しましょう。")
+                       "b の長さを掛けた値です(/ と * は左から順に計算されます)。式の分母を見直しましょう。", mistake="left_to_right")
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
-                       "式の分母を見直しましょう。")
+                       "式の分母を見直しましょう。", mistake="one_length")
         if np.isclose(got, np.linalg.norm(a - b)):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
-                       "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。")
+                       "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="distance")
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
-                       "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。")
-        _base.fail(f"a={a}, b={b}(長さ {a.size} のベクトル)のとき {want:.3f} になるはずが、{got:.3f} でした。")
+                       "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。", mistake="squared_lengths")
+        _base.fail_on_wrong_values(want, got, "", said=f"a={a}, b={b}(長さ {a.size} のベクトル)のとき、")
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
@@ -70,3 +76,66 @@ def check_pudding_prediction(answer) -> None:
         },
     )
 
+
+
+#: Chapter 01, 練習 3: the hint for each typical mistake in `cosine_table(A, B)`.
+COSINE_TABLE_HINTS = {
+    "dot": "内積の表をそのまま返しています。どのマスも、二本の長さで割ってコサインにします。",
+    "whole_norm": "表全体の大きさ(行列 A と B 全体の長さ)で割っています。割るのは、マスごとに、"
+                  "A の i 行めの長さと B の j 行めの長さです。",
+    "rows_only": "A の行の長さでしか割っていません。B の行の長さでも割りましょう。",
+    "cols_only": "B の行の長さでしか割っていません。A の行の長さでも割りましょう。",
+    "no_keepdims": "長さの並びを縦と横に置き分けていません。行ごとの長さを並べた配列は形 (n,) の"
+                   "一列なので、そのまま表を割ると、i 行 j 列が j 番めの長さで割られます。A の長さは縦一列"
+                   "(n × 1)、B の長さは横一列(1 × m)にしてから割りましょう。",
+    "transposed": "表の行と列が入れ替わっています。行が A の語、列が B の語です。",
+}
+
+
+def cosine_table_variants(A, B) -> dict[str, np.ndarray]:
+    """The table of cosines (row i of A against row j of B, "right") and each mistake's."""
+    dots = A @ B.T
+    a, b = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    variants = {"right": dots / np.outer(a, b),
+                "dot": dots,
+                "whole_norm": dots / (np.linalg.norm(A) * np.linalg.norm(B)),
+                "rows_only": dots / a[:, None],
+                "cols_only": dots / b[None, :]}
+    if len(A) == len(B):  # a square table: these run, wrongly
+        variants |= {"no_keepdims": dots / (a * b), "transposed": (dots / np.outer(a, b)).T}
+    return variants
+
+
+def _cosine_table_cases(hidden: bool = False):
+    """Three words against three (the square slips run) and two against four, in 3-D; `hidden`:
+    two the notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("cosine_table", ((4, 2), (5, 2)), ((3, 4), (3, 4)))
+    rng = np.random.default_rng(13)
+    return [(rng.normal(size=(3, 2)), rng.normal(size=(3, 2))),
+            (rng.normal(size=(2, 3)), rng.normal(size=(4, 3)))]
+
+
+@_base.exercise
+def check_cosine_table(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 01, 練習 3: `fn(A, B)` returns the n × m table whose (i, j) entry is the cosine
+    similarity of row i of A and row j of B."""
+    for A, B in _cosine_table_cases(hidden):
+        call = "cosine_table(A, B)"
+        got = _base.as_float_array(
+            _base.call_learner(fn, A.copy(), B.copy(), what="cosine_table", call=call,
+                               forbid=("cosine_similarity",),
+                               on_error=f"A {A.shape}, B {B.shape} のとき、途中の形を print して確かめましょう。"),
+            "cosine_table")
+        variants = cosine_table_variants(A, B)
+        want = variants["right"]
+        if _base.same(got, want):
+            continue
+        _base.fail_on_typical_mistake(got, variants, COSINE_TABLE_HINTS)
+        if got.shape != want.shape:
+            _base.fail(f"A {A.shape}, B {B.shape} のとき、表の形は (A の行の数, B の行の数) = {want.shape} の"
+                       f"はずが {got.shape} でした。", mistake="shape")
+        _base.fail(f"A {A.shape}, B {B.shape} のとき、表の 1 行めは {np.round(want[0], 3)} になるはずが "
+                   f"{np.round(got[0], 3)} でした。", mistake="wrong_values")
+    _base.passed("どのマスも、二本の長さで割った内積になりました。表の形は (A の語の数, B の語の数) です。",
+                 quiet=hidden)

@@ -55,9 +55,10 @@ def _soft_lookup_advice(q, K, V) -> Callable[[Exception], str]:
 
 def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
     """(q, K, V, temperature): the book's catalog at two temperatures, and a random one where n,
-    d_k, d_v all differ (`hidden`: two random ones the notebook never shows)."""
+    d_k, d_v all differ (`hidden`: two random ones the notebook never shows, with questions of as
+    many components as the shown ones)."""
     if hidden:
-        return _base.hidden_cases("soft_lookup", ((1, 4), (6, 4), (6, 3), 0.7),
+        return _base.hidden_cases("soft_lookup", ((1, 3), (6, 3), (6, 4), 0.7),
                                   ((1, 2), (3, 2), (3, 5), 3.0))
     cat = library_catalog()
     rng = np.random.default_rng(2)
@@ -119,14 +120,14 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
         if flat.size == want.size and _base.same(flat, want.reshape(-1)):
             _base.fail(f"値は合っていますが、shape {got.shape} で返ってきました。問い q が 1×d_k の横一列"
                        f"なので、答えも中身 1 冊ぶんと同じ 1×d_v の横一列 {want.shape} で返します"
-                       "([0] や .T、reshape は要りません)。")
+                       "([0] や .T、reshape は要りません)。", mistake="flattened")
         _base.fail_on_typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()},
                                       SOFT_LOOKUP_HINTS, said=f"{call} で {flat} が返りました。")
         if flat.size != want.size:
             _base.fail(f"答えの形は中身 1 冊ぶんと同じ (1, d_v) = {want.shape} のはずですが、"
-                       f"shape {got.shape} が返ってきました。")
-        _base.fail(f"q={q}, temperature={T}(本 {K.shape[0]} 冊、中身の次元 {V.shape[1]})のとき "
-                   f"{want.reshape(-1)} になるはずが、{flat} でした。")
+                       f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
+        _base.fail_on_wrong_values(want, got, "答え", said=f"q={q}, temperature={T}(本 {K.shape[0]} 冊、"
+                                   f"中身の次元 {V.shape[1]})のとき、")
     _base.passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
                  "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。", quiet=hidden)
 
@@ -142,6 +143,10 @@ ZERO_HINT = ("答えは、重みで中身を混ぜたものです。3 節のセ�
              "重みが全部 0 に近づくことはあるでしょうか。")
 SAME_HINT = ("温度は得点を割る数です。T を変えると、割ったあとの得点どうしの差は変わるでしょうか。"
              "下の答え合わせの図で、T ごとの棒の高さを見比べてみましょう。")
+
+
+#: The temperature prediction's choices as the stable ids of a wrong one (`small_mean` …).
+_CHOICE_IDS = {"一冊": "one_book", "平均": "mean", "ゼロ": "zero", "変わらない": "unchanged"}
 
 
 @_base.exercise
@@ -161,7 +166,7 @@ def check_temperature_prediction(small, large) -> None:
     for which, answer, label in (("small", small, "small_T"), ("large", large, "large_T")):
         choice = _base.read_choice(answer, choices, TEMPERATURE_SYNONYMS, label=label)
         if (which, choice) in hints:
-            _base.fail(f"{label}:{hints[(which, choice)]}")
+            _base.fail(f"{label}:{hints[(which, choice)]}", mistake=f"{which}_{_CHOICE_IDS[choice]}")
     _base.passed("温度 → 0 で重みは一番の本に集中し(答え = その本の中身)、温度 → 大で全部の本に "
                  "1/n ずつ(答え = 中身の平均)になります。")
 

@@ -34,6 +34,8 @@ PARTY_HINTS = {
               "入りません。",
     "overflow": "得点がとても大きい表で np.exp があふれて(オーバーフロー)inf になり、inf / inf で "
                 "nan が出ています。あふれを防ぐ一歩が問題文に書いてあります。見直しましょう。",
+    "clipped": "得点を np.clip などで切り詰めていませんか? あふれはしませんが、切り詰められた得点どうしが"
+               "同じ値になり、一番の相手が分からなくなります。あふれを防ぐ一歩が問題文に書いてあります。",
     "global_max": "表全体の最大値 S.max() を引いています。あふれはしませんが、一番大きい得点が表全体の"
                   "最大値よりずっと小さい行では、exp が全部 0 に(アンダーフロー)なり、0 / 0 で nan に"
                   "なります。問題文で、何の最大値を引くかを見直しましょう。",
@@ -72,6 +74,10 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
         for name, top in (("overflow", raw), ("global_max", e)):
             if not _base.same(top / top.sum(axis=1, keepdims=True), variants["right"]):
                 variants[name] = top / top.sum(axis=1, keepdims=True)
+        for limit in (100, 500, 700, 709):  # scores cut at exp's range: two cut ones tie
+            clipped = softmax(np.clip(S, -limit, limit), axis=1)
+            if not _base.same(clipped, variants["right"]):
+                variants[f"clipped:{limit}"] = clipped
     return variants | _base.keepdims_slips(S)
 
 
@@ -84,27 +90,46 @@ def _party_weights_advice(err: Exception) -> str:
             "(keepdims)にも気をつけましょう。")
 
 
-@_base.exercise
-def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
+def _party_cases(hidden: bool = False) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(label, Q, K): the party, fewer seekers than tags, and scores past exp's range, in the
+    visible check and in the hidden test alike (`_party_score_kinds`)."""
+    if hidden:
+        (q, k), (q2, tall), (q3, k3) = ((np.round(a, 2), np.round(b, 2)) for a, b in _base.hidden_cases(
+            "party_weights", ((4, 3), (4, 3)), ((4, 3), (6, 3)), ((4, 3), (4, 3))))
+        return [("隠しテスト(4 人)", q, k),
+                ("隠しテスト(4 人が 6 枚の名札を見る)", q2, tall),
+                ("隠しテスト(得点が大きい場合)", q3 * 1000, k3)]
     guests = party()
     Q, K = guests.Q, guests.K
-    cases = [
+    return [
         ("交流会の 5 人", Q, K),
         ("探す人が 3 人、名札が 5 枚", Q[:3], K),
         # rows' largest scores 1400 to 2400 apart by more than exp's range: S.max() alone fails here
         ("得点が千を超える場合", Q * 400, K),
     ]
-    if hidden:
-        (q, k), (q2, tall), (q3, k3) = _base.hidden_cases(
-            "party_weights", ((4, 3), (4, 3)), ((4, 3), (6, 3)), ((4, 3), (4, 3)))
-        cases = [("隠しテスト(4 人)", q, k),
-                 ("隠しテスト(4 人が 6 枚の名札を見る)", q2, tall),
-                 ("隠しテスト(得点が大きい場合)", q3 * 300, k3)]
-    for label, q, k in cases:
+
+
+def _party_score_kinds(case) -> set[str]:
+    """The kinds of huge scores a case has: a row whose two largest are past exp's range (a clip
+    at ±700 ties them), rows' maxima further apart than that range (the table's maximum alone
+    underflows a row)."""
+    _, Q, K = case
+    S = Q @ K.T
+    kinds = set()
+    if (np.sort(S, axis=1)[:, -2] > 709).any():
+        kinds.add("two scores of a row past exp's range")
+    if np.ptp(S.max(axis=1)) > 745:
+        kinds.add("rows' maxima further apart than exp's range")
+    return kinds
+
+
+@_base.exercise
+def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 03: `fn(Q, K)` returns the weight table softmax(Q Kᵀ) (softmax over each row)."""
+    for label, q, k in _party_cases(hidden):
         got = _base.call_learner(fn, q.copy(), k.copy(), what="party_weights",
                                  call=f"{label}(Q {q.shape}, K {k.shape})で party_weights",
-                                 on_error=_party_weights_advice, forbid=("softmax",))
+                                 on_error=_party_weights_advice, forbid=("softmax", "heads"))
         w = _base.as_float_array(got, "party_weights")
         variants = party_weight_variants(q, k)
         want = variants["right"]
@@ -112,20 +137,22 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
             continue
         if w.shape == want.T.shape and w.shape != want.shape:
             _base.fail(f"{label}: 形が {w.shape} です。行 = 探す人 {q.shape[0]} 人、列 = 名札 {k.shape[0]} 枚で "
-                       f"{want.shape} のはずです。{PARTY_HINTS['swapped']}")
+                       f"{want.shape} のはずです。{PARTY_HINTS['swapped']}", mistake="swapped")
         if w.shape != want.shape:
             _base.fail(f"{label}: 重みの表の形は (探す人の数, 名札の数) = {want.shape} のはずですが、"
-                       f"{w.shape} でした。")
+                       f"{w.shape} でした。", mistake="wrong_shape")
         _base.fail_on_typical_mistake(w, variants, PARTY_HINTS, said=f"{label}: ")
+        if _base.rounded_to(w, want) is not None:
+            _base.fail_on_wrong_values(want, w, "重み", said=f"{label}: ")
         if not np.all(np.isfinite(w)):
-            row = int(np.argmax(~np.isfinite(w).all(axis=1)))
-            _base.fail(f"{label}: 重みに inf か nan が混ざっています。{row + 1} 行めは "
-                       f"{np.round(want[row], 3)} のはずが {np.round(w[row], 3)} でした。")
+            _base.fail(f"{label}: 重みに inf か nan が混ざっています。{_base.first_difference(want, w, '重み')}。"
+                       "得点がとても大きい(または小さい)ときに何が起きるか、問題文を見直しましょう。",
+                       mistake="not_finite")
         if not np.allclose(w.sum(axis=1), 1.0):
-            _base.fail(f"{label}: 各行の和が 1 になっていません(行の和 {np.round(w.sum(axis=1), 3)})。"
-                       "「得点を重みにする:ソフトマックス」の節を見直しましょう。")
-        _base.fail(f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、値が違います。1 行めは "
-                   f"{np.round(want[0], 3)} のはずが {np.round(w[0], 3)} でした。")
+            sums = w.sum(axis=1)
+            _base.fail(f"{label}: 各行の和が 1 になっていません({_base.first_difference(np.ones_like(sums), sums, '行の和')})。"
+                       "「得点を重みにする:ソフトマックス」の節を見直しましょう。", mistake="rows_not_one")
+        _base.fail_on_wrong_values(want, w, "重み", said=f"{label}(Q {q.shape}, K {k.shape}): 各行の和は 1 ですが、値が違います。")
     _base.passed("どの行も和が 1 で、行 = 探す人(見る側)、列 = 探される人(見られる側)の表になっています。"
                  "探す人と名札の数が違っても、得点が大きくても大丈夫です。", quiet=hidden)
 

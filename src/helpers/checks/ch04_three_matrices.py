@@ -14,15 +14,23 @@ QUESTION_MATRIX = np.array([[0.0, 0.5],
                             [1.0, 0.0]])
 
 
-def _face_cases():
-    """(x, W_Q, W_K, W_V): a square case (a transposed W shows) and a d_k = 3 case (W @ x fails)."""
+def _face_cases(hidden: bool = False):
+    """(x, W_Q, W_K, W_V): a square case (a transposed W shows), a d_k = 3 case (W @ x fails) and
+    a word of three components (d_model = 3), as the hidden test has; `hidden`: two the notebook
+    never shows."""
+    if hidden:
+        return _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
+                                  ((1, 3), (3, 3), (3, 3), (3, 3)))
     x = np.array([[0.3, 1.8]])
     square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]), np.array([[1.5, 0.2], [0.0, 0.5]]),
               np.array([[1.0, 0.0], [0.8, 1.0]]))
     wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]),
             np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]),
             np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]))
-    return [square, wide]
+    deep = (np.array([[1.5, -0.5, 0.875]]), np.array([[0.5, 1.0], [0.0, -1.0], [2.0, 0.25]]),
+            np.array([[1.0, 0.5, 0.0, 1.0], [0.2, 0.0, 1.0, -1.0], [0.0, 1.0, 0.5, 0.0]]),
+            np.array([[0.0, 1.0, 0.4], [1.0, 0.0, 0.0], [0.5, -0.5, 1.0]]))
+    return [square, wide, deep]
 
 
 def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, face: int) -> str:
@@ -32,7 +40,8 @@ def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, fa
         try:
             with np.errstate(all="ignore"):
                 other = fn(*args)
-            return np.array_equal(np.asarray(other[face], dtype=float), got)
+            other = np.asarray(other[face], dtype=float)
+            return other.shape == got.shape and np.array_equal(other, got)
         except Exception:  # noqa: BLE001 (any failure means: not the same answer)
             return False
     unused = [name for name, args in (("x", (x + 1.0, *Ws)), (f"W_{'QKV'[face]}", (x, *(2.0 * W for W in Ws))))
@@ -47,11 +56,7 @@ def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, fa
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
     names = ("q", "k", "v")
-    cases = _face_cases()
-    if hidden:
-        cases = _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
-                                   ((1, 3), (3, 3), (3, 3), (3, 3)))
-    for x, *Ws in cases:
+    for x, *Ws in _face_cases(hidden):
         got = _base.three_arrays(
             _base.call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
                                on_error=f"x は {x.shape}、W_Q は {Ws[0].shape} です。掛ける順番と形を"
@@ -59,30 +64,40 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             "three_faces", "(q, k, v)",
         )
         want = [x @ W for W in Ws]
+        if all(_base.same(g, want[0]) for g in got):
+            _base.fail("q, k, v の三つとも q と同じ値です。k と v は、それぞれ別の行列を掛けて作ります。",
+                       mistake="one_matrix_thrice")
         for name, g, w, W in zip(names, got, want, Ws, strict=True):
             if g.shape == w.shape and np.allclose(g, w):
                 continue
             for other, w2 in zip(names, want, strict=True):
                 if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                    _base.fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v) です。")
+                    _base.fail(f"{name} のところに {other} が入っています。返す順番は (q, k, v) です。",
+                               mistake="order")
+            unused = _unused_arguments(fn, x, Ws, g, names.index(name))
             if g.shape == w.reshape(-1).shape and np.allclose(g, w.reshape(-1)):
                 _base.fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
                            f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
-                           "どこで 1 次元になったか、途中の形を print して確かめましょう。")
+                           "どこで 1 次元になったか、途中の形を print して確かめましょう。", mistake="flat")
             square = W.shape[0] == W.shape[1]
             if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
                 _base.fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
                            "この本は行ベクトルの流儀です(「行列を一つかける」の節)。W が正方行列だと計算は"
-                           "できてしまいますが、値は W を転置して掛けたものになり、違ってきます。")
+                           "できてしまいますが、値は W を転置して掛けたものになり、違ってきます。",
+                           mistake="column_convention")
             if square and g.shape == w.shape and np.allclose(g, x @ W.T):
                 _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)、つまり W を転置して掛けたものに"
-                           "なっています。「W の読み方」の節で、W の行と列が何を表すかを見直しましょう。")
+                           "なっています。「W の読み方」の節で、W の行と列が何を表すかを見直しましょう。",
+                           mistake="transposed")
             if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
-                _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。")
+                _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。",
+                           mistake="elementwise")
             if g.shape != w.shape:
-                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。")
-            _base.fail(f"{name} の値が違います。x = {x.tolist()} のとき {np.round(w, 3).tolist()} になるはずが、"
-                       f"{np.round(g, 3).tolist()} でした。{_unused_arguments(fn, x, Ws, g, names.index(name))}")
+                _base.fail(f"{name} の形が違います: shape {w.shape}(1 × d_k)のはずが {g.shape} でした。{unused}",
+                           mistake="global_variable" if unused else "wrong_shape")
+            if unused:
+                _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
+            _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
     _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
 
 
@@ -91,18 +106,20 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
     if W is None:
         _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
-                   "2 行 2 列の数を書いてから実行しましょう。")
+                   "2 行 2 列の数を書いてから実行しましょう。", mistake="no_answer")
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
         if any(v is Ellipsis for v in np.asarray(W, dtype=object).ravel()):
             _base.fail("W_mine にまだ ... が残っています。... のところを数に書き換えて、"
-                       "np.array([[1 行め], [2 行め]]) の 2 行 2 列にしましょう。")
-        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。")
+                       "np.array([[1 行め], [2 行め]]) の 2 行 2 列にしましょう。", mistake="ellipsis")
+        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。",
+                   mistake="not_numbers")
     if arr.shape != (2, 2):
-        _base.fail(f"W_mine の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。")
+        _base.fail(f"W_mine の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。",
+                   mistake="wrong_shape")
     if not np.all(np.isfinite(arr)):
-        _base.fail("W_mine に NaN か inf が入っています。有限の数だけにしましょう。")
+        _base.fail("W_mine に NaN か inf が入っています。有限の数だけにしましょう。", mistake="not_finite")
     X = foods().vectors
     if hidden:  # other foods than the chapter's five; the one shown in a hint is the third
         [(X,)] = _base.hidden_cases("question_matrix", ((6, 2),))
@@ -114,15 +131,19 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
         return
     if np.allclose(arr, QUESTION_MATRIX.T):
         _base.fail("W_mine が、求める行列の転置(行と列を入れ替えたもの)になっています。"
-                   "「W の読み方:各行は「行き先」」の節で、W の 1 行めが何を表すかを見直しましょう。")
+                   "「W の読み方:各行は「行き先」」の節で、W の 1 行めが何を表すかを見直しましょう。",
+                   mistake="transposed")
     if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
         _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。問題文で、q の各成分に何が入るかを"
-                   "見直しましょう。")
+                   "見直しましょう。", mistake="components_swapped")
     if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
         _base.fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。問題文で、q の 1 成分めと "
-                   "2 成分めにそれぞれ何が入るかを見直しましょう。")
-    _base.fail(f"たとえばカレー x = {X[2].tolist()} では q = {np.round(want[2], 3).tolist()} になるはずが、"
-               f"{np.round(got[2], 3).tolist()} でした(W_mine は 2 × 2、q は 1 × 2)。")
+                   "2 成分めにそれぞれ何が入るかを見直しましょう。", mistake="sweet_first")
+    differs = ~np.isclose(got, want).all(axis=1)
+    row = 2 if differs[2] else int(np.argmax(differs))  # カレー (the third) if its q differs
+    food = "" if hidden else foods().words[row]
+    _base.fail(f"たとえば{food} x = {X[row].tolist()} では、{_base.first_difference(want[row], got[row], 'q')}"
+               "(W_mine は 2 × 2、q は 1 × 2)。", mistake="wrong_values")
 
 
 @_base.exercise

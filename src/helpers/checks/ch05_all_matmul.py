@@ -9,14 +9,26 @@ import numpy as np
 from . import _base
 
 
-def _cell_cases():
-    """A square case (swapped indices and a row of W show in the value) and a tall one. The
-    numbers are not whole (as in the chapter), so a cell rounded by int(...) is not right."""
-    square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.5,
-              np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.3)
-    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]) + 0.5,
-            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]) - 0.3)
+def _cell_cases(hidden: bool = False):
+    """((X, W), (i, j)): a square case (swapped indices and a row of W show in the value) and a
+    tall one. Every cell has three or more decimals, as the hidden test's have, so a cell rounded
+    by int(...) or round(..., 2) is not right; `hidden`: a 4 × 5 X the notebook never shows."""
+    if hidden:
+        [(X, W)] = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
+        pair = (np.round(X, 1) + 0.05, np.round(W, 1) - 0.05)  # small, with four decimals a cell
+        return [(pair, (3, 2)), (pair, (1, 0))]
+    square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.25,
+              np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.125)
+    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]) + 0.25,
+            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]) - 0.125)
     return [(square, (0, 2)), (square, (2, 1)), (tall, (1, 0)), (tall, (2, 1))]
+
+
+def _cell_kinds(case) -> set[str]:
+    """A cell's value with three or more decimals (rounding to two is then seen)."""
+    (X, W), (i, j) = case
+    value = float(X[i, :] @ W[:, j])
+    return {"a cell with 3+ decimals"} if not np.isclose(value, round(value, 2), rtol=0, atol=1e-9) else set()
 
 
 class _Watched(np.ndarray):
@@ -86,12 +98,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
     computed from row i of X and column j of W only (not by taking the whole product)."""
     wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
-    cases = _cell_cases()
-    if hidden:
-        [(X, W)] = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
-        pair = (np.round(X, 1) + 0.05, np.round(W, 1) - 0.05)  # small, not whole: int(...) is seen
-        cases = [(pair, (3, 2)), (pair, (1, 0))]
-    for (X, W), (i, j) in cases:
+    for (X, W), (i, j) in _cell_cases(hidden):
         _Watched.products = []
         try:
             result = _base.call_learner(
@@ -107,18 +114,17 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         want = float(X[i, :] @ W[:, j])
         if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
             _base.fail(f"成分ごとの積を並べた配列(長さ {X.shape[1]})が返ってきました。掛け算はできていますが、"
-                       "足し合わせていません。")
+                       "足し合わせていません。", mistake="no_sum")
         if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
             _base.fail(f"i 行めの全部のマス(1 行ぶん、長さ {W.shape[1]})を返しています。返すのはマス (i, j) の"
-                       "数 1 つです。")
+                       "数 1 つです。", mistake="whole_row")
         value = _base.as_number(result, "cell")
-        if value in (np.trunc(want), np.round(want)) and not np.isclose(value, want):
-            _base.fail(f"cell(X, W, {i}, {j}) が {value} を返しました。{want:.3f} のはずで、小数を整数に"
-                       "丸めています(int(...) や round(...))。")
+        if _base.rounded_to(value, want) is not None:
+            _base.fail_on_wrong_values(want, value, "", said=f"cell(X, W, {i}, {j}) が {value} を返しました。")
         if not np.isclose(value, want):
             wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j), X.shape, W.shape))
         elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
-            _base.fail(CELL_HINTS["whole_product"])
+            _base.fail(CELL_HINTS["whole_product"], mistake="whole_product")
     if wrong:
         # The mistake that explains every wrong cell and the most of them (one that cannot
         # happen in a case is not ruled out there), so a coincidence in one case never names it.
@@ -131,20 +137,30 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
                     support.pop(name, None)
         best = sorted(support.items(), key=lambda kv: -kv[1])
         if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
-            _base.fail(CELL_HINTS[best[0][0]])
+            _base.fail(CELL_HINTS[best[0][0]], mistake=best[0][0])
         i, j, want, value, _, x_shape, w_shape = wrong[0]
-        _base.fail(f"X {x_shape}、W {w_shape} の cell(X, W, {i}, {j}) は {want:.3f} のはずが、"
-                   f"{value:.3f} でした(番号は 0 から数えます)。")
+        _base.fail(f"X {x_shape}、W {w_shape} の cell(X, W, {i}, {j}) は "
+                   f"{_base.first_difference(want, value)}(番号は 0 から数えます)。", mistake="wrong_values")
     _base.passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
 
 
-def _fused_cases():
-    """X and three W with d_v ≠ d_k, as chapter 06 has them: a split into three equal parts is
-    then impossible, and only cutting at the column numbers works (the chapter's text)."""
+def _fused_cases(hidden: bool = False) -> list[tuple[np.ndarray, ...]]:
+    """(X, W_Q, W_K, W_V) with d_v ≠ d_k, as chapter 06 has them: a split into three equal parts is
+    then impossible, and only cutting at the column numbers works (the chapter's text). Two
+    shapes (d_k = 3 and 2), so cuts typed as numbers for one shape are seen; `hidden`: one the
+    notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 3)))
     rng = np.random.default_rng(5)
-    X = np.round(rng.normal(size=(5, 2)), 1)
-    Ws = [np.round(rng.normal(size=(2, cols)), 1) for cols in (3, 3, 4)]
-    return X, Ws
+    return [(np.round(rng.normal(size=(n, d_model)), decimals),
+             *(np.round(rng.normal(size=(d_model, cols)), decimals) for cols in (d_k, d_k, d_v)))
+            for n, d_model, d_k, d_v, decimals in ((5, 2, 3, 4, 1), (4, 3, 2, 3, 3))]
+
+
+def _fused_kinds(case) -> set[str]:
+    """The widths of the cut: d_k, and d_v ≠ d_k."""
+    _, W_Q, _, W_V = case
+    return {f"d_k = {W_Q.shape[1]}", *(["d_v ≠ d_k"] if W_V.shape[1] != W_Q.shape[1] else [])}
 
 
 def _fused_on_error(err: Exception, X: np.ndarray, Ws: list[np.ndarray]) -> str:
@@ -177,15 +193,30 @@ def _fused_on_error(err: Exception, X: np.ndarray, Ws: list[np.ndarray]) -> str:
 
 @_base.exercise
 def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V]."""
-    X, Ws = _fused_cases()
-    if hidden:
-        [(X, *Ws)] = _base.hidden_cases("fused_qkv", ((6, 3), (3, 2), (3, 2), (3, 3)))
-    _Watched.products = []
-    result = _base.call_learner(fn, _watched(X), *(W.copy() for W in Ws), what="fused_qkv",
-                                call="fused_qkv(X, W_Q, W_K, W_V)",
-                                on_error=lambda err: _fused_on_error(err, X, Ws))
-    got = _base.three_arrays(result, "fused_qkv")
+    """Chapter 05: `fn(X, W_Q, W_K, W_V)` returns Q, K, V from one product with [W_Q W_K W_V].
+
+    The products the learner's own code takes are counted while it runs (`counting_products`:
+    `@`, np.matmul, np.dot, np.einsum …, however X was copied), and more than one is refused."""
+    products = []
+    for X, *Ws in _fused_cases(hidden):
+        with _base.counting_products(fn) as count:
+            result = _base.call_learner(fn, X.copy(), *(W.copy() for W in Ws), what="fused_qkv",
+                                        call="fused_qkv(X, W_Q, W_K, W_V)",
+                                        on_error=lambda err, X=X, Ws=Ws: _fused_on_error(err, X, Ws))
+        products.append(count[0])
+        _check_fused_faces(_base.three_arrays(result, "fused_qkv"), X, Ws)
+    if max(products) > 1:
+        _base.fail(f"値は合っていますが、X との掛け算を {max(products)} 回しています(行列の積を数えました)。この練習は、その掛け算を"
+                   "一回だけにする練習です。「三つの W を一枚にまとめる」の節を見直しましょう。",
+                   mistake="several_products")
+    if min(products) == 1:
+        _base.passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
+    else:  # no product seen in the learner's own code (e.g. a function of another module did it)
+        _base.passed("Q, K, V の値と形が、X @ W_Q, X @ W_K, X @ W_V と合っています。", quiet=hidden)
+
+
+def _check_fused_faces(got, X: np.ndarray, Ws: list[np.ndarray]) -> None:
+    """Each of the learner's Q, K, V against X @ W: a swap, a transposed or misplaced cut."""
     want = [X @ W for W in Ws]
     names = ("Q", "K", "V")
     for name, g, w in zip(names, got, want, strict=True):
@@ -193,26 +224,24 @@ def check_fused_qkv(fn: Callable, *, hidden: bool = False) -> None:
             continue
         for other, w2 in zip(names, want, strict=True):
             if other != name and g.shape == w2.shape and np.allclose(g, w2):
-                _base.fail(f"{name} のところに {other} が入っています。返す順番は (Q, K, V) です。")
+                _base.fail(f"{name} のところに {other} が入っています。返す順番は (Q, K, V) です。", mistake="order")
         if g.shape == w.shape[::-1] != w.shape and np.allclose(g.T, w):
             _base.fail(f"{name} の値は合っていますが、転置した形 {g.shape} で返っています。{name} は "
                        f"{w.shape}(語の数 × W_{name} の列の数)で、1 行が 1 語です。切り分けたあとに .T を"
-                       "つけていないか確かめましょう。")
+                       "つけていないか確かめましょう。", mistake="transposed")
         if g.shape != w.shape and (g.ndim != 2 or g.shape[0] != w.shape[0]):
             _base.fail(f"{name} の形が {g.shape} です。{w.shape}(語の数 × W_{name} の列の数)のはずです。"
-                       "行の方向(axis=0)に分けていませんか? それでは 1 語の行が切れてしまいます。")
+                       "行の方向(axis=0)に分けていませんか? それでは 1 語の行が切れてしまいます。",
+                       mistake="split_rows")
         if g.shape[1] == sum(W.shape[1] for W in Ws):
-            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。切り分けていません。")
+            _base.fail(f"{name} の形が {g.shape} で、三つ分の列が入ったままです。切り分けていません。",
+                       mistake="not_cut")
         if g.shape[1] != w.shape[1]:
             _base.fail(f"{name} の形が {g.shape} で、列の数が W_{name} の列の数 {w.shape[1]} ではありません。"
-                       "分ける位置がずれています。")
-        _base.fail(f"{name} の値が X @ W_{name[0]} と合いません。np.hstack で並べた順と、"
-                   "np.split で分けた順が同じか確かめましょう。")
-    with_X = len(_Watched.products)
-    if with_X > 1:
-        _base.fail(f"値は合っていますが、X との掛け算を {with_X} 回しています。この練習は、X との掛け算を"
-                   "一回だけにする練習です。「三つの W を一枚にまとめる」の節を見直しましょう。")
-    _base.passed("一回の掛け算 X @ [W_Q W_K W_V] で、三つの顔がまとめて出てきました。", quiet=hidden)
+                       f"分ける位置がずれています(ここでは d_k = {Ws[0].shape[1]}、d_v = {Ws[2].shape[1]})。"
+                       "切る位置を数で書いていませんか? W の列の数から求めましょう。", mistake="cut_misplaced")
+        _base.fail(f"{name} の値が X @ W_{name[0]} と合いません({_base.first_difference(w, g, name)})。"
+                   "np.hstack で並べた順と、np.split で分けた順が同じか確かめましょう。", mistake="wrong_values")
 
 
 #: Other words a learner may use for the order prediction's choices.

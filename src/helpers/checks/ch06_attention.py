@@ -39,16 +39,24 @@ ATTENTION_HINTS = {
 def _attention_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Two small problems: a square one (4 words attend to 4) and a rectangular one (3 to 5).
 
-    d_v differs from the number of keys, so weights (n_q × n_k) and output (n_q × d_v) never
-    share a shape, and d_k = 4 tells √d_k = 2 apart from d_k itself. `hidden`: two problems the
-    notebook never shows (7 keys; d_k = 9).
+    d_v differs from d_k and from the number of keys, so weights (n_q × n_k) and output
+    (n_q × d_v) never share a shape; √d_k, d_k, √n_q and √n_k are four different numbers in each
+    (d_k = 3, then 4), so a scores divided by a typed 2 or by a row count is named as what it is.
+    `hidden`: two problems the notebook never shows (7 keys; d_k = 9).
     """
     if hidden:
         return _base.hidden_cases("attention", ((5, 3), (7, 3), (7, 4)), ((3, 9), (3, 9), (3, 2)))
     rng = np.random.default_rng(6)
-    square = (rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 3)))
-    wide = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)), rng.normal(size=(5, 2)))
+    square = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)))
+    wide = (rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3)))
     return [square, wide]
+
+
+def _attention_kinds(case) -> set[str]:
+    """Square or not (queries and keys), and d_v ≠ d_k."""
+    Q, K, V = case
+    return {"n_q = n_k" if Q.shape[0] == K.shape[0] else "n_q ≠ n_k",
+            *(["d_v ≠ d_k"] if V.shape[1] != K.shape[1] else [])}
 
 
 def _a_key_per_value(a: dict) -> None:
@@ -99,23 +107,24 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
         w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS,
-                                          forbid=attention.__all__)
+                                          forbid=(*attention.__all__, "heads"))
         if w is None:
             continue
         _base.fail_on_typical_mistake(w, variants, ATTENTION_HINTS)
+        want_w = variants["right"]
+        if _base.rounded_to(w, want_w) is not None:
+            _base.fail_on_wrong_values(want_w, w, "weights")
         d_k = Q.shape[1]
         if (c := _divided_by(w, Q @ K.T)) is not None and not np.isclose(c, np.sqrt(d_k)):
             _base.fail(f"割る数が違います。Q {Q.shape}, K {K.shape}, V {V.shape} のとき、得点を {c:.3f} "
                        f"で割っています。割るのは √d_k = √{d_k} = {np.sqrt(d_k):.3f} です(d_k は、この Q "
-                       "と K の列の数)。")
-        want_w = variants["right"]
+                       "と K の列の数)。", mistake="wrong_divisor")
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
-                       f"{w.shape} でした。")
+                       f"{w.shape} でした。", mistake="wrong_shape")
         if not np.allclose(w.sum(axis=-1), 1.0):
-            _base.fail(ATTENTION_HINTS["not_normalised"])
-        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 1 行めは {want_w[0]} に"
-                   f"なるはずが {w[0]} でした。")
+            _base.fail(ATTENTION_HINTS["not_normalised"], mistake="not_normalised")
+        _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
     _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
                  "でも合っています。", quiet=hidden)
 
@@ -149,3 +158,73 @@ def check_identical_keys_prediction(answer) -> None:
         IDENTICAL_KEYS_SYNONYMS,
     )
 
+
+
+#: Chapter 06, 練習 3: the hint for each typical mistake in `batch_attention(Q, K, V)` (b sentences).
+BATCH_HINTS = {
+    "full_T": "K.T は、3 次元の配列では軸の順番を全部逆にします(文の数 × 語の数 × d_k → d_k × 語の数 × "
+              "文の数)。入れ替えたいのは最後の二つの軸だけです。「文をいくつも一度に:先頭の軸」の節で、"
+              "二つの軸だけを入れ替える書き方を見直しましょう。",
+    "axis1": "ソフトマックスを axis=1 にかけています。3 次元の配列では axis=1 は問い(語)の軸なので、"
+             "各列の和が 1 になります。一つの問いの行ごと、つまり最後の軸にかけましょう。",
+    "no_sqrt": ATTENTION_HINTS["no_sqrt"],
+    "by_d": ATTENTION_HINTS["by_d"],
+    "no_softmax": ATTENTION_HINTS["no_softmax"],
+    "swapped": ATTENTION_HINTS["swapped"],
+    "weights_as_output": ATTENTION_HINTS["weights_as_output"],
+    "bad_output": ATTENTION_HINTS["bad_output"],
+}
+
+
+def _batch_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Two batches: 2 sentences of 3 words attending to 2 (there b = d_k = n_k, so `K.T` runs and
+    gives wrong numbers instead of an error), and 3 sentences of 2 words attending to 5.
+    `hidden`: two batches the notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("batch_attention", ((4, 3, 5), (4, 6, 5), (4, 6, 2)),
+                                  ((2, 7, 3), (2, 7, 3), (2, 7, 4)))
+    rng = np.random.default_rng(63)
+    silent_T = (rng.normal(size=(2, 3, 2)), rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2, 3)))
+    wide = (rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 2)))
+    return [silent_T, wide]
+
+
+def batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
+    """The weights (b × n_q × n_k) of batched attention ("right") and those of each mistake."""
+    S = Q @ np.swapaxes(K, -1, -2)
+    root = np.sqrt(Q.shape[-1])
+    variants = {
+        "right": softmax(S / root, axis=-1),
+        "axis1": softmax(S / root, axis=1),
+        "no_sqrt": softmax(S, axis=-1),
+        "by_d": softmax(S / Q.shape[-1], axis=-1),
+        "no_softmax": S / root,
+    }
+    if K.T.shape[0] == Q.shape[0] and K.T.shape[1] == Q.shape[2]:  # Q @ K.T runs, wrongly
+        variants["full_T"] = softmax(Q @ K.T / root, axis=-1)
+    return variants
+
+
+@_base.exercise
+def check_batch_attention(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 06, 練習 3: `fn(Q, K, V)` for b sentences at once (Q: b × n_q × d_k, K: b × n_k × d_k,
+    V: b × n_k × d_v) returns `(output, weights)`, b × n_q × d_v and b × n_q × n_k."""
+    for Q, K, V in _batch_cases(hidden):
+        variants = batch_attention_variants(Q, K, V)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "batch_attention", variants, BATCH_HINTS,
+                                          forbid=attention.__all__)
+        if w is None:
+            continue
+        _base.fail_on_typical_mistake(w, variants, BATCH_HINTS)
+        want = variants["right"]
+        if w.shape != want.shape:
+            _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} のとき、weights の形は (文の数, 問いの数, "
+                       f"見出しの数) = {want.shape} のはずが {w.shape} でした。", mistake="weights_shape")
+        if np.allclose(w[0], want[0]):
+            _base.fail("1 文めの重みは合っていますが、2 文めからが違います。どの文も、自分の文の問いと見出し"
+                       "だけで計算しているかを確かめましょう。", mistake="later_sentences")
+        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、1 文めの weights の 1 行めは "
+                   f"{np.round(want[0, 0], 3)} になるはずが {np.round(w[0, 0], 3)} でした。",
+                   mistake="wrong_weights")
+    _base.passed("文ごとに、行ごとの重み(和が 1)で中身を混ぜられました。先頭の軸がいくつでも同じ書き方で"
+                 "動きます。", quiet=hidden)

@@ -19,6 +19,8 @@ GRADIENT_STEP_HINTS = {
     "transposed": "勾配の形は合っていますが、転置になっています(dW_Q の i 行 j 列が、W_Q の j 行 i 列を"
                   "動かしています)。「勾配を求める」の節の dW_Q の式を見直しましょう。",
     "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q です。",
+    "averaged": "勾配を語の数で割っています(平均)。「勾配を求める」の節の dW_Q の式は、語ごとの寄与の"
+                "和でした。",
 }
 
 
@@ -44,6 +46,7 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
         "no_lr": W_Q - G,
         "sign_no_lr": W_Q + G,
         "by_lr": W_Q - G / lr,
+        "averaged": W_Q - lr * G / X.shape[0],
     }
     if G.shape == G.T.shape:
         variants["transposed"] = W_Q - lr * G.T
@@ -91,9 +94,8 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
         _base.fail_on_typical_mistake(got, variants, GRADIENT_STEP_HINTS)
         if got.shape != W_Q.shape:
             _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
-                       f"shape {got.shape} が返ってきました。")
-        _base.fail(f"{shapes}, lr={lr} で、新しい W_Q の 1 行めは {variants['right'][0]} になるはずが "
-                   f"{got[0]} でした。")
+                       f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
+        _base.fail_on_wrong_values(variants["right"], got, "新しい W_Q", said=f"{shapes}, lr={lr} で、")
     _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 
 
@@ -123,3 +125,69 @@ def check_learning_rate_prediction(answer) -> None:
         LEARNING_RATE_SYNONYMS,
     )
 
+
+
+#: Chapter 07, 練習 3: the hint for each typical mistake in `grad_W_K(X_q, X_kv, W_Q, W_K, dS)`.
+GRAD_W_K_HINTS = {
+    "X_q": "見出し K を作ったのは X_kv です。K = X_kv W_K の段を逆にたどるので、dW_K は X_kv の転置から"
+           "作ります(問いを作った X_q ではありません)。",
+    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dP = Mᵀ dY で得た "
+            "d(Kᵀ) を転置したもの、dK = dSᵀ Q / √d_k でした(「勾配を求める」の節)。",
+    "Q_formula": "問いの側の式 dQ = dS K / √d_k を使っています。欲しいのは見出しの側の勾配 dK です。",
+    "with_K": "dK を K から作っています。S = Q Kᵀ の K の相手は Q なので、dK は dSᵀ と Q の積です。",
+    "no_sqrt": "√d_k で割り忘れています。S = Q Kᵀ / √d_k の √d_k は、勾配にもそのまま付きます。",
+    "by_d": "d_k そのもので割っています。割るのは √d_k です。",
+}
+
+
+def grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS) -> dict[str, np.ndarray]:
+    """dL/dW_K for S = (X_q W_Q)(X_kv W_K)ᵀ / √d_k given dS ("right"), and each mistake's (those
+    whose shapes fit)."""
+    Q, K = X_q @ W_Q, X_kv @ W_K
+    d_k = W_Q.shape[1]
+    root = np.sqrt(d_k)
+    variants = {"right": X_kv.T @ (dS.T @ Q) / root,
+                "no_sqrt": X_kv.T @ (dS.T @ Q),
+                "by_d": X_kv.T @ (dS.T @ Q) / d_k}
+    if dS.shape[0] == dS.shape[1]:  # one word list as long as the other: these run, wrongly
+        variants |= {"X_q": X_q.T @ (dS.T @ Q) / root,
+                     "no_T": X_kv.T @ (dS @ Q) / root,
+                     "Q_formula": X_kv.T @ (dS @ K) / root,
+                     "with_K": X_kv.T @ (dS.T @ K) / root}
+    return variants
+
+
+def _grad_W_K_cases(hidden: bool = False):
+    """3 questions and 3 keys from two different word lists (every slip runs), then 2 questions
+    about 5 keys; d_model = 2, d_k = 4 tells √d_k from d_k. `hidden`: two the notebook never shows."""
+    if hidden:
+        return _base.hidden_cases("grad_W_K", ((4, 3), (6, 3), (3, 2), (3, 2), (4, 6)),
+                                  ((1, 2), (3, 2), (2, 3), (2, 3), (1, 3)))
+    rng = np.random.default_rng(73)
+    return [(rng.normal(size=(n_q, 2)), rng.normal(size=(n_k, 2)), rng.normal(size=(2, 4)),
+             rng.normal(size=(2, 4)), rng.normal(size=(n_q, n_k))) for n_q, n_k in ((3, 3), (2, 5))]
+
+
+@_base.exercise
+def check_grad_W_K(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 07, 練習 3: `fn(X_q, X_kv, W_Q, W_K, dS)` returns dL/dW_K when the questions come from
+    X_q and the keys from X_kv (S = (X_q W_Q)(X_kv W_K)ᵀ / √d_k), given dS = dL/dS."""
+    for X_q, X_kv, W_Q, W_K, dS in _grad_W_K_cases(hidden):
+        call = "grad_W_K(X_q, X_kv, W_Q, W_K, dS)"
+        shapes = f"X_q {X_q.shape}, X_kv {X_kv.shape}, dS {dS.shape}"
+        got = _base.as_float_array(
+            _base.call_learner(fn, X_q.copy(), X_kv.copy(), W_Q.copy(), W_K.copy(), dS.copy(),
+                               what="grad_W_K", call=call,
+                               on_error=f"{shapes} のとき、途中の形を print して確かめましょう。"),
+            "grad_W_K")
+        variants = grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)
+        want = variants["right"]
+        if _base.same(got, want):
+            continue
+        _base.fail_on_typical_mistake(got, variants, GRAD_W_K_HINTS)
+        if got.shape != want.shape:
+            _base.fail(f"dW_K の形は W_K と同じ {want.shape} のはずが {got.shape} でした({shapes})。",
+                       mistake="shape")
+        _base.fail(f"{shapes} のとき、dW_K の 1 行めは {np.round(want[0], 3)} になるはずが "
+                   f"{np.round(got[0], 3)} でした。", mistake="wrong_values")
+    _base.passed("見出しの側の勾配が、見出しを作った X_kv を通って W_K に届きました。", quiet=hidden)

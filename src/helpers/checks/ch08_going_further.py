@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _validate
+from .. import _validate, attention
 from ..attention import softmax
 from ..heads import causal_mask, masked_softmax, merge_heads, split_heads
 from . import _base
@@ -29,6 +29,12 @@ CAUSAL_HINTS = {
     "zeroed_after": "ソフトマックスのあとで上の三角を 0 にしています。これでは行の和が 1 になりません。"
                     "因果マスクの節の「ソフトマックスの後で、上の三角を 0 にした場合」と見比べましょう。",
     "no_sqrt": "得点を √d_k で割り忘れています。第 6 章のアテンションの得点と見比べましょう。",
+    "mask_multiplied": "マスクを得点に掛けていませんか? 掛けると、隠すマスの得点が 0 になるだけで、"
+                       "後ろの語への重みが 0 になりません。マスクは得点に足すものです。",
+    "mask_finite": "後ろの語への重みが、小さいけれど 0 ではありません。隠すマスに足した数が、"
+                   "-inf(マイナスの無限大)ではなく有限の数になっていませんか?",
+    "mask_shifted": "自分のすぐ後ろの語(対角のすぐ上)が見えています。隠す三角形が一段ずれていませんか? "
+                    "「先を見ない目隠し:因果マスク」の節で、どこから上を隠したかを見直しましょう。",
     "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
                   "第 6 章のステップ 1 を見直しましょう。",
     "swapped": "返す順番が逆です。(output, weights) の順、つまり出力が先、重みが後です。",
@@ -50,6 +56,9 @@ MULTI_HEAD_HINTS = {
     "no_sqrt": "得点を √d_k で割り忘れています(d_k は一つの頭の列の数です)。",
     "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。問題文で、一つの頭の d_k が"
                  "いくつかを見直しましょう。",
+    "sqrt_h": "得点を頭の数 h の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
+    "sqrt_d_model": "得点を d_model(X の列の数)の平方根で割っています。割るのは一つの頭の列の数 d_k の"
+                    "平方根です。",
     "one_head": "h 個に分けずに、全体を一つの頭として計算しています。問題文で、頭 i が W_Q のどの列かを"
                 "見直しましょう。",
     "reversed": "頭をつなぐ順番が逆です(頭 h−1 の出力が左に来ています)。",
@@ -65,8 +74,13 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
         diagonal = np.exp(S + np.triu(np.full((n, n), -np.inf), k=0))
         diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
     plain = masked_softmax(S)
+    upper = np.triu(np.ones((n, n)), k=1)
     return {
         "right": masked_softmax(S, mask),
+        "mask_multiplied": masked_softmax(S * (1 - upper)),
+        "mask_multiplied:tril": masked_softmax(S * np.tril(np.ones((n, n)))),
+        "mask_finite": masked_softmax(S - 10 * upper),  # -1e9 is as good as -inf; -10 is not
+        "mask_shifted": masked_softmax(S, np.triu(np.full((n, n), -np.inf), k=2)),
         "no_mask": plain,
         "lower": masked_softmax(S, mask.T),
         "diagonal": diagonal,
@@ -77,12 +91,13 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 
 
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Square problems (a decoder looks at its own words): d_k = 4 tells √d_k from d_k."""
+    """Square problems (a decoder looks at its own words) with d_v ≠ d_k, as the hidden test's:
+    n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
                                   ((3, 4), (3, 4), (3, 5)))
     rng = np.random.default_rng(8)
-    sizes = ((4, 4, 3), (5, 2, 2))
+    sizes = ((4, 3, 2), (5, 4, 3))
     return [(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v)))
             for n, d_k, d_v in sizes]
 
@@ -95,26 +110,32 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
     """
     for Q, K, V in _causal_cases(hidden):
         variants = _causal_variants(Q, K, V)
-        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS)
+        w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS,
+                                          forbid=("attention", "heads"))
         if w is None:
             continue
         want_w = variants["right"]
         if w.shape != want_w.shape:
-            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。")
+            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。",
+                       mistake="wrong_shape")
         if np.isneginf(w).any():
-            _base.fail(CAUSAL_HINTS["mask_after"])
+            _base.fail(CAUSAL_HINTS["mask_after"], mistake="mask_after")
         nan_rows = np.isnan(w).any(axis=1)
         if len(w) > 2 and nan_rows[:-1].all() and not nan_rows[-1]:  # every row that hides a key
-            _base.fail(CAUSAL_HINTS["plus_inf"])
+            _base.fail(CAUSAL_HINTS["plus_inf"], mistake="plus_inf")
         if np.isnan(w).any():
-            _base.fail(CAUSAL_HINTS["diagonal"] if np.isnan(w[0]).all() else CAUSAL_HINTS["nan"])
+            nan = "diagonal" if np.isnan(w[0]).all() else "nan"
+            _base.fail(CAUSAL_HINTS[nan], mistake=nan)
         _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
+        if _base.rounded_to(w, want_w) is not None:
+            _base.fail_on_wrong_values(want_w, w, "weights")
         if np.any(np.triu(w, k=1) != 0):
-            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。マスクを得点に足したか確かめましょう。")
+            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。隠すマスの得点が、どんな値になって"
+                       "いるかを print して確かめましょう。", mistake="upper_not_zero")
         if not np.allclose(w.sum(axis=1), 1.0):
-            _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。")
-        _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} で、weights の 2 行めは {want_w[1]} になるはずが "
-                   f"{w[1]} でした。")
+            _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。",
+                       mistake="rows_not_one")
+        _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
     _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
                  quiet=hidden)
 
@@ -161,6 +182,8 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "merge_reshape_only": H.reshape(n, -1) @ W_O,
         "no_sqrt": merge_heads(_heads(Qh, Kh, Vh, 1.0)) @ W_O,
         "full_sqrt": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h * d_k))) @ W_O,
+        "sqrt_h": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h))) @ W_O,
+        "sqrt_d_model": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(X.shape[1]))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
         "reversed": merge_heads(H[::-1]) @ W_O,
         "transposed": (merge_heads(H) @ W_O).T,
@@ -169,11 +192,12 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
 
 def _multi_head_cases(hidden: bool):
     """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
-    if hidden:  # (n, d_model) = (5, 4) with h = 3, d_k = 2; (4, 3) with h = 2, d_k = 3
-        return _base.hidden_cases("multi_head", ((5, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
-                                  ((4, 3), (3, 6), (3, 6), (3, 6), (6, 3), 2))
+    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2; (6, 3) with h = 2, d_k = 4
+        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
+                                  ((6, 3), (3, 8), (3, 8), (3, 8), (8, 3), 2))
     rng = np.random.default_rng(9)
-    sizes = ((4, 3, 2, 2), (5, 2, 3, 2))
+    # d_model, h, d_k and h·d_k differ in each, so no two of their square roots coincide
+    sizes = ((4, 3, 2, 4), (5, 4, 3, 2))
     cases = []
     for n, d_model, h, d_k in sizes:
         cases.append((rng.normal(size=(n, d_model)),
@@ -204,6 +228,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
         result = _base.call_learner(
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
+            forbid=("heads", *(name for name in attention.__all__ if name != "softmax")),
             on_error=lambda err, X=X, W_Q=W_Q, W_O=W_O, h=h, d_k=d_k:
                 _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}"
                 f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
@@ -214,8 +239,93 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             continue
         _base.fail_on_typical_mistake(out, variants, MULTI_HEAD_HINTS)
         if out.shape != want.shape:
-            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。")
-        _base.fail(f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、出力の 1 行めは {want[0]} に"
-                   f"なるはずが {out[0]} でした。")
+            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。",
+                       mistake="wrong_shape")
+        _base.fail_on_wrong_values(want, out, "出力", said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
                  "(頭が 2 つでも 3 つでも)。", quiet=hidden)
+
+
+#: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
+PADDING_HINTS = {
+    "no_mask": "空席の列にも重みが配られています。空席の見出しの列の得点に -inf を足して、重みが"
+               "ちょうど 0 になるようにしましょう(「全部が隠された行」の節)。",
+    "rows": "隠しているのが空席の行(問い)になっています。空席は「誰からも見られない」ようにするので、"
+            "隠すのは見出しの列です。",
+    "off_by_one": "隠す席が一つずれています。席の番号は 0 から数えるので、本物の語は 0 〜 n_real − 1 番め、"
+                  "空席は n_real 番めから後ろです。",
+    "causal": "因果マスク(対角より上)をかけています。この練習で隠すのは後ろの語ではなく、空席の列です。",
+    "zeroed_after": "ソフトマックスのあとで空席の重みを 0 にしています。これでは行の和が 1 になりません。"
+                    "マスクは得点に、ソフトマックスの前に足しましょう。",
+    "no_sqrt": CAUSAL_HINTS["no_sqrt"],
+    "swapped": CAUSAL_HINTS["swapped"],
+    "weights_as_output": CAUSAL_HINTS["weights_as_output"],
+    "bad_output": CAUSAL_HINTS["bad_output"],
+}
+
+
+def padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
+    """The weights of attention whose keys from `n_real` on are padding ("right"), and each mistake's."""
+    n_q, n_k = Q.shape[0], K.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+
+    def hide_columns(first: int) -> np.ndarray:
+        return np.broadcast_to(np.where(np.arange(n_k) < first, 0.0, -np.inf), (n_q, n_k))
+
+    Z = S + np.where(np.arange(n_q) < n_real, 0.0, -np.inf)[:, None]   # the padded rows hidden
+    with np.errstate(invalid="ignore"):                                  # a hidden row: 0 / 0
+        rows = np.exp(Z - Z.max(axis=1, keepdims=True))
+        rows = rows / rows.sum(axis=1, keepdims=True)
+    variants = {
+        "right": masked_softmax(S, hide_columns(n_real)),
+        "no_mask": masked_softmax(S),
+        "rows": rows,
+        "off_by_one": masked_softmax(S, hide_columns(n_real + 1)),
+        "causal": masked_softmax(S, causal_mask(n_q)) if n_q == n_k else masked_softmax(S),
+        "zeroed_after": masked_softmax(S) * (np.arange(n_k) < n_real),
+        "no_sqrt": masked_softmax(Q @ K.T, hide_columns(n_real)),
+    }
+    if n_real > 1:  # one seat fewer: with a single real word, every key would be hidden
+        variants["off_by_one:less"] = masked_softmax(S, hide_columns(n_real - 1))
+    return variants
+
+
+def _padding_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+    """Four seats with two words (the rest padding) and six with three; `hidden`: others."""
+    if hidden:
+        return _base.hidden_cases("padded_attention", ((7, 3), (7, 3), (7, 2), 5), ((3, 4), (3, 4), (3, 3), 1))
+    rng = np.random.default_rng(83)
+    return [(rng.normal(size=(n, 4)), rng.normal(size=(n, 4)), rng.normal(size=(n, 3)), n_real)
+            for n, n_real in ((4, 2), (6, 3))]
+
+
+@_base.exercise
+def check_padded_attention(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 08, 練習 3: `fn(Q, K, V, n_real)` hides the keys from `n_real` on (padding) and
+    returns `(output, weights)` of scaled dot-product attention."""
+    for Q, K, V, n_real in _padding_cases(hidden):
+        variants = padding_variants(Q, K, V, n_real)
+        call = f"padded_attention(Q, K, V, {n_real})"
+        result = _base.call_learner(fn, Q.copy(), K.copy(), V.copy(), n_real, what="padded_attention",
+                                    call=call, on_error=f"Q {Q.shape}, K {K.shape}, n_real = {n_real} の"
+                                    "ときの途中の形を print して確かめましょう。")
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            _base.fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
+                       f"{type(result).__name__} が返ってきました。", mistake="not_a_pair")
+        out, w = (_base.as_float_array(r, "padded_attention") for r in result)
+        want_w = variants["right"]
+        if _base.same(out, want_w @ V) and _base.same(w, want_w):
+            continue
+        _base.check_attention_output(out, w, want_w @ V, want_w, V, PADDING_HINTS)
+        _base.fail_on_typical_mistake(w, variants, PADDING_HINTS)
+        if w.shape != want_w.shape:
+            _base.fail(f"weights の形は (問いの数, 席の数) = {want_w.shape} のはずが {w.shape} でした。",
+                       mistake="weights_shape")
+        if np.isnan(w).any():
+            _base.fail("重みに NaN が出ています。全部が -inf になった行がないか確かめましょう"
+                       "(「全部が隠された行」の節)。", mistake="nan")
+        if np.any(w[:, n_real:] != 0):
+            _base.fail(PADDING_HINTS["no_mask"], mistake="padding_seen")
+        _base.fail(f"{call} で、weights の 1 行めは {np.round(want_w[0], 3)} になるはずが "
+                   f"{np.round(w[0], 3)} でした。", mistake="wrong_weights")
+    _base.passed("空席の列の重みはちょうど 0 で、どの行も本物の語だけで和が 1 になりました。", quiet=hidden)

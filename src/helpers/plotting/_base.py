@@ -18,7 +18,16 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.mathtext import MathTextParser
 
 from .. import _validate
-from .._validate import HelpersError, HelpersTypeError, as_array, guard_size, number
+from .._validate import (
+    HelpersError,
+    HelpersTypeError,
+    arg,
+    as_array,
+    guard_size,
+    number,
+    public,
+    said,
+)
 
 COLORS = {"Q": "#0072B2", "K": "#D55E00", "V": "#009E73", "x": "#666666"}
 
@@ -55,8 +64,11 @@ def text(value, name: str, optional: bool = False) -> str | None:
 
 
 def texts(values, name: str, count: int | None = None,
-          counted: str = _validate.FIGURE_COUNT) -> list[str]:
-    """`_validate.texts` for labels a figure draws, each checked as `text` checks a title."""
+          counted: str = _validate.FIGURE_COUNT, optional: bool = False) -> list[str] | None:
+    """`_validate.texts` for labels a figure draws, each checked as `text` checks a title; None
+    passes too when `optional`."""
+    if values is None and optional:
+        return None
     values = _validate.texts(values, name, count, counted)
     for value in values:
         _check_maths(value, f"{name} の要素")
@@ -65,6 +77,8 @@ def texts(values, name: str, count: int | None = None,
 
 #: What `axis_labels` (the names of the x and y axes) are counted by, for `texts(..., counted=)`.
 AXIS_NAMES = "横軸と縦軸の名前"
+#: The spec of an `axis_labels` argument: the names of the two axes.
+AXIS_LABELS = arg(texts, count=2, counted=AXIS_NAMES)
 
 
 _MATHS = MathTextParser("path")
@@ -104,16 +118,26 @@ def apply_style() -> None:
 
 
 
+def axes(value, name: str):
+    """An `ax` argument: the matplotlib axes to draw on, or None (a new figure when drawing)."""
+    if value is not None and not isinstance(value, Axes):
+        raise HelpersTypeError(
+            f"{name} には matplotlib の軸(例: fig, ax = plt.subplots() の ax)か None を渡してください。"
+            f"{type(value).__name__} が来ました。"
+        )
+    return value
+
+
 def axes_or_new(ax):
     """The axes to draw on: `ax` itself, or a new figure's axes when `ax` is None."""
-    if ax is None:
+    if axes(ax, "ax") is None:
         _, ax = plt.subplots()
-    elif not isinstance(ax, Axes):
-        raise HelpersTypeError(
-            f"ax には matplotlib の軸(例: fig, ax = plt.subplots() の ax)か None を渡してください。"
-            f"{type(ax).__name__} が来ました。"
-        )
     return ax
+
+
+#: The specs of the arguments many figures take (`@public(..., draws=True)`, in `_validate`).
+AX = arg(axes)
+OPTIONAL_TEXT = arg(text, optional=True)  # a title, an axis label, a legend entry: drawn when given
 
 
 def colors_of(values, name: str, count: int) -> list:
@@ -125,27 +149,31 @@ def colors_of(values, name: str, count: int) -> list:
         raise HelpersError(f"{name} は {count} 個にしてください。{len(values)} 個が来ました。")
     odd = [v for v in values if not matplotlib.colors.is_color_like(v)]
     if odd:
-        raise HelpersError(f"{name} の {odd[0]!r} は色として読めません。\"#0072B2\" や \"tab:blue\" のように書いてください。")
+        raise HelpersError(f"{name} の {said(odd[0])} は色として読めません。\"#0072B2\" や \"tab:blue\" のように書いてください。")
     return list(values)
 
 
+def _colour_mapped(image, name: str):
+    if not isinstance(image, ScalarMappable):
+        raise HelpersTypeError(
+            f"{name} には色の付いた図(ax.pcolormesh(...) や ax.imshow(...) が返すもの)を渡してください。"
+            f"{type(image).__name__} が来ました。"
+        )
+    vmin, vmax = image.norm.vmin, image.norm.vmax
+    if vmin is not None and vmax is not None and vmin > vmax:
+        raise HelpersError(
+            f"{name} の色の範囲が逆さまです(vmin={vmin:g}、vmax={vmax:g})。vmin は vmax 以下にしてください。"
+        )
+    return image
+
+
+@public(image=arg(_colour_mapped), values=arg(as_array), draws=True)
 def text_colors(image, values) -> np.ndarray:
     """For numbers written on the cells of `image` (a heatmap's cells, or any colour-mapped
     artist): white on dark, black on light.
 
     One rule for every heatmap of the book, static or live: the cell colour's luminance.
     """
-    if not isinstance(image, ScalarMappable):
-        raise HelpersTypeError(
-            "image には色の付いた図(ax.pcolormesh(...) や ax.imshow(...) が返すもの)を渡してください。"
-            f"{type(image).__name__} が来ました。"
-        )
-    values = as_array(values, "values")
-    vmin, vmax = image.norm.vmin, image.norm.vmax
-    if vmin is not None and vmax is not None and vmin > vmax:
-        raise HelpersError(
-            f"image の色の範囲が逆さまです(vmin={vmin:g}、vmax={vmax:g})。vmin は vmax 以下にしてください。"
-        )
     rgba = np.asarray(image.cmap(image.norm(values)))  # a tuple for one number
     luminance = rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
     return np.where(luminance < 0.5, "white", "black")
@@ -164,15 +192,15 @@ def _labels_crowd(ax, labels: Sequence[str]) -> bool:
     return widest * em_inches > 0.85 * column
 
 
+@public(lambda a: guard_size((len(a["row_labels"]), len(a["col_labels"])), "ヒートマップの表", limit=MAX_DRAWN),
+        ax=AX, row_labels=arg(texts), col_labels=arg(texts), row_title=arg(text), col_title=arg(text),
+        draws=True)
 def heatmap_axes(ax, row_labels: Sequence[str], col_labels: Sequence[str],
                  row_title: str = ROW_TITLE, col_title: str = COL_TITLE):
     """Ticks and titles of a heatmap: rows = who looks (left), columns = who is looked at (top).
 
     Returns `ax` (a new figure's axes when `ax` is None).
     """
-    row_labels, col_labels = texts(row_labels, "row_labels"), texts(col_labels, "col_labels")
-    guard_size((len(row_labels), len(col_labels)), "ヒートマップの表", limit=MAX_DRAWN)
-    row_title, col_title = text(row_title, "row_title"), text(col_title, "col_title")
     ax = axes_or_new(ax)
     ax.grid(False)
     ax.set_xticks(range(len(col_labels)), col_labels,
@@ -193,12 +221,22 @@ def heatmap_of(ax):
     return cells[-1]
 
 
+def with_heatmap(ax, name: str):
+    """A spec: axes on which `plot_heatmap` drew (later figures frame or shade its cells)."""
+    heatmap_of(ax)
+    return ax
+
+
 def heatmap_axes_of(ax):
     """`ax` after checking that a heatmap was drawn on it; its (rows, cols)."""
     return heatmap_of(ax).get_array().shape[:2]
 
 
-def check_text_size(size, what: str = "label_size") -> None:
-    """A font size must be a positive finite number, at most 100 points (FreeType refuses sizes
-    far beyond it when the figure is drawn)."""
-    number(size, f"{what}(文字の大きさ)", positive=True, hi=100)
+def text_size(size, name: str) -> float:
+    """A font size: a positive finite number, at most 100 points (FreeType refuses sizes far
+    beyond it when the figure is drawn)."""
+    return number(size, f"{name}(文字の大きさ)", positive=True, hi=100)
+
+
+#: The spec of a font size argument (`label_size`, `legend_size`).
+TEXT_SIZE = arg(text_size)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validate import HelpersError, as_array, integer, pair
-from ._base import WORD_COLORS, axes_or_new, colors_of, text
+from .._validate import HelpersError, arg, as_array, integer, pair, public
+from ._base import AX, OPTIONAL_TEXT, WORD_COLORS, axes_or_new, colors_of
 
 __all__ = ["plot_histograms"]
 
@@ -15,6 +15,39 @@ __all__ = ["plot_histograms"]
 MAX_BINS = 1000
 
 
+def _samples(samples, name: str) -> dict[str, np.ndarray]:
+    """{legend label: values}, at least one entry."""
+    if not isinstance(samples, dict) or not samples:
+        raise HelpersError(
+            f"{name} は {{凡例の文字列: 値の配列}} の辞書で、1 つ以上の項目が必要です。"
+            f"{type(samples).__name__} が来ました。"
+        )
+    return {str(label): as_array(v, f"{name}[{str(label)!r}]").reshape(-1) for label, v in samples.items()}
+
+
+def _bars_of_a_width(a: dict) -> None:
+    arrays, bins = a["samples"], a["bins"]
+    colors = a["colors"]
+    if colors is None:
+        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(arrays))]
+    a["colors"] = colors_of(colors, "colors(1 つのヒストグラムに 1 色)", len(arrays))
+    value_range = a["value_range"]
+    if value_range is None:
+        lo = min(float(v.min()) for v in arrays.values())
+        hi = max(float(v.max()) for v in arrays.values())
+        value_range = (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+    with np.errstate(over="ignore", invalid="ignore"):
+        widths = np.diff(np.linspace(*value_range, bins + 1))
+    if not np.all(np.isfinite(widths) & (widths > 0)):
+        raise HelpersError(
+            f"値の範囲 {value_range} を {bins} 本の棒に分けられません。範囲が広すぎて幅が数として表せないか、"
+            "値の大きさに比べて狭すぎます。value_range に、値がおさまるふつうの大きさの範囲を渡してください。"
+        )
+    a["value_range"] = value_range
+
+
+@public(_bars_of_a_width, samples=arg(_samples), bins=arg(integer, lo=1, hi=MAX_BINS), title=OPTIONAL_TEXT,
+        xlabel=OPTIONAL_TEXT, value_range=arg(pair, optional=True), ax=AX, draws=True)
 def plot_histograms(
     samples: dict,
     ax=None,
@@ -28,33 +61,8 @@ def plot_histograms(
 
     Heights are densities (area 1), so samples of different sizes and spreads compare fairly.
     """
-    if not isinstance(samples, dict) or not samples:
-        raise HelpersError(
-            "samples は {凡例の文字列: 値の配列} の辞書で、1 つ以上の項目が必要です。"
-            f"{type(samples).__name__} が来ました。"
-        )
-    integer(bins, "bins", 1, MAX_BINS)
-    text(title, "title", optional=True)
-    text(xlabel, "xlabel", optional=True)
-    if value_range is not None:
-        value_range = pair(value_range, "value_range")
-    arrays = {
-        str(label): as_array(v, f"samples[{label!r}]").reshape(-1) for label, v in samples.items()
-    }
-    if colors is None:
-        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(arrays))]
-    colors = colors_of(colors, "colors(1 つのヒストグラムに 1 色)", len(arrays))
-    if value_range is None:
-        lo = min(float(v.min()) for v in arrays.values())
-        hi = max(float(v.max()) for v in arrays.values())
-        value_range = (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-    with np.errstate(over="ignore", invalid="ignore"):
-        widths = np.diff(np.linspace(*value_range, bins + 1))
-    if not np.all(np.isfinite(widths) & (widths > 0)):
-        raise HelpersError(
-            f"値の範囲 {value_range} を {bins} 本の棒に分けられません。範囲が広すぎて幅が数として表せないか、"
-            "値の大きさに比べて狭すぎます。value_range に、値がおさまるふつうの大きさの範囲を渡してください。"
-        )
+    arrays = samples
+    ax = axes_or_new(ax)
     ax = axes_or_new(ax)
     for (label, v), c in zip(arrays.items(), colors, strict=True):
         ax.hist(v, bins=bins, range=value_range, density=True, histtype="step", lw=2,

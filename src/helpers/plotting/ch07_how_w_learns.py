@@ -15,15 +15,27 @@ from matplotlib.patches import Patch, Rectangle
 from .._validate import (
     HelpersError,
     HelpersTypeError,
+    arg,
     as_array,
     as_matrix,
     flag,
     integer,
     number,
     pair,
+    public,
+    said,
 )
-from ._base import COLORS, axes_or_new, colors_of, heatmap_axes_of, text, texts
-from .common import plot_heatmap
+from ._base import (
+    AX,
+    COLORS,
+    OPTIONAL_TEXT,
+    axes_or_new,
+    heatmap_axes_of,
+    text,
+    texts,
+    with_heatmap,
+)
+from .common import _color, plot_heatmap
 from .matrices import plot_plane_transform
 
 __all__ = ["W_ROW_LABELS", "plot_learning_curve", "outline_cells", "plot_weight_matrix",
@@ -34,6 +46,16 @@ __all__ = ["W_ROW_LABELS", "plot_learning_curve", "outline_cells", "plot_weight_
 W_ROW_LABELS = ("甘さ", "辛さ")
 
 
+def _drawable_on_its_scale(a: dict) -> None:
+    v = a["values"]
+    if v.ndim != 1:
+        raise HelpersError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
+    if a["log"] and np.any(v <= 0):
+        raise HelpersError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
+
+
+@public(_drawable_on_its_scale, values=arg(as_array), log=arg(flag), color=arg(_color), title=OPTIONAL_TEXT,
+        ylabel=arg(text), label=OPTIONAL_TEXT, xlabel=arg(text), ax=AX, draws=True)
 def plot_learning_curve(
     values,
     ax=None,
@@ -49,16 +71,7 @@ def plot_learning_curve(
     `log=True` puts the y axis on a log scale, where a loss that keeps shrinking by the same
     factor shows as a straight slope. Call it again on the same `ax` to compare runs.
     """
-    v = as_array(values, "values")
-    log = flag(log, "log")
-    (color,) = colors_of([color], "color", 1)
-    for value, name, optional in ((title, "title", True), (ylabel, "ylabel", False),
-                                  (label, "label", True), (xlabel, "xlabel", False)):
-        text(value, name, optional=optional)
-    if v.ndim != 1:
-        raise HelpersError(f"values は 1 次元(ステップごとに 1 つの値)にしてください。shape {v.shape} が来ました。")
-    if log and np.any(v <= 0):
-        raise HelpersError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
+    v = values
     ax = axes_or_new(ax)
     ax.plot(np.arange(v.size), v, color=color, lw=2, label=label)
     if log:
@@ -76,6 +89,26 @@ def plot_learning_curve(
 FRAME_STYLES = ("-", "--", ":")
 
 
+def _a_column_per_row(a: dict) -> None:
+    n_rows, n_cols = heatmap_axes_of(a["ax"])
+    cols = a["cols"]
+    if isinstance(cols, (str, bytes)) or not isinstance(cols, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(f"cols には列の番号のリスト(各行に 1 つ)を渡してください。{type(cols).__name__} が来ました。")
+    a["cols"] = cols = [integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1) for i, j in enumerate(cols)]
+    if len(cols) != n_rows:
+        raise HelpersError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
+
+
+def _frame_style(linestyle, name: str) -> str:
+    if not isinstance(linestyle, str) or linestyle not in FRAME_STYLES:
+        raise HelpersError(f"{name} は {'、'.join(repr(s) for s in FRAME_STYLES)} のどれかにしてください"
+                           f"(実線・破線・点線)。{said(linestyle)} が来ました。")
+    return linestyle
+
+
+@public(_a_column_per_row, ax=arg(with_heatmap), color=arg(_color),
+        lw=arg(number, "lw(枠の線の太さ)", positive=True), animated=arg(flag),
+        linestyle=arg(_frame_style), draws=True)
 def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float = 2.5,
                   animated: bool = False, linestyle: str = "-"):
     """Frame cell (i, cols[i]) of every row i of a heatmap drawn on `ax` (e.g. the right key).
@@ -84,24 +117,30 @@ def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float =
     frame stays recognisable where a colour sinks into a dark cell).
     `animated=True` is for widgets whose heatmap is redrawn on top of a saved background.
     """
-    n_rows, n_cols = heatmap_axes_of(ax)
-    if isinstance(cols, (str, bytes)) or not isinstance(cols, (list, tuple, np.ndarray)):
-        raise HelpersTypeError(f"cols には列の番号のリスト(各行に 1 つ)を渡してください。{type(cols).__name__} が来ました。")
-    cols = [integer(j, f"cols[{i}](列の番号)", 0, n_cols - 1) for i, j in enumerate(cols)]
-    if len(cols) != n_rows:
-        raise HelpersError(f"cols は行の数 {n_rows} 個(各行に 1 つ)にしてください。{len(cols)} 個が来ました。")
-    (color,) = colors_of([color], "color", 1)
-    number(lw, "lw(枠の線の太さ)", positive=True)
-    animated = flag(animated, "animated")
-    if linestyle not in FRAME_STYLES:
-        raise HelpersError(f"linestyle は {'、'.join(repr(s) for s in FRAME_STYLES)} のどれかにしてください"
-                           f"(実線・破線・点線)。{linestyle!r} が来ました。")
     for i, j in enumerate(cols):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=lw, zorder=3,
                                animated=animated, linestyle=linestyle))
     return ax
 
 
+def _a_matrix_named(a: dict) -> None:
+    name = a["name"]
+    M = as_matrix(a["W"], name)
+    with np.errstate(over="ignore", invalid="ignore"):  # rounding 1e308 overflows: keep it as it is
+        a["W"] = M = np.where(np.abs(M) < 1e300, np.round(M, 2), M) + 0.0  # + 0.0: no "-0.00"
+    if not a["title"]:  # the title is ${name}$: it must read as maths
+        try:
+            MathTextParser("path").parse(f"${name}$")
+        except ValueError as err:
+            raise HelpersError(f"name {said(name)} は題名の数式 ${name}$ として読めません。"
+                               "\"W_Q\" のような名前にするか、title を渡してください。") from err
+    if a["reach"] is None:
+        a["reach"] = max(float(np.abs(M).max()), 1e-9)
+    a["row_labels"] = texts(a["row_labels"], "row_labels", count=M.shape[0])
+
+
+@public(_a_matrix_named, name=arg(text), title=OPTIONAL_TEXT, reach=arg(number, positive=True, optional=True),
+        colorbar=arg(flag), ax=AX, draws=True)
 def plot_weight_matrix(
     W,
     name: str,
@@ -116,19 +155,7 @@ def plot_weight_matrix(
     Rows are the input components (x), columns the output components (q, k or v). The title is
     drawn in the colour of the role (`name` = "W_Q", "W_K" or "W_V").
     """
-    text(name, "name")
-    M = as_matrix(W, name)
-    with np.errstate(over="ignore", invalid="ignore"):  # rounding 1e308 overflows: keep it as it is
-        M = np.where(np.abs(M) < 1e300, np.round(M, 2), M) + 0.0  # + 0.0: no "-0.00"
-    if not text(title, "title", optional=True):  # the title is ${name}$: it must read as maths
-        try:
-            MathTextParser("path").parse(f"${name}$")
-        except ValueError as err:
-            raise HelpersError(f"name {name!r} は題名の数式 ${name}$ として読めません。"
-                               "\"W_Q\" のような名前にするか、title を渡してください。") from err
-    reach = max(float(np.abs(M).max()), 1e-9) if reach is None else number(reach, "reach", positive=True)
-    colorbar = flag(colorbar, "colorbar")
-    row_labels = texts(row_labels, "row_labels", count=M.shape[0])
+    M = W  # rounded to the two digits the cells show
     ax = axes_or_new(ax)
     cols = [str(j + 1) for j in range(M.shape[1])]
     ax = plot_heatmap(M, row_labels, cols, ax=ax, title=title or f"${name}$",
@@ -143,12 +170,12 @@ def plot_weight_matrix(
 MAX_REACH = 1e100
 
 
-def _plane_points(points, most: int | None = None) -> np.ndarray:
+def _plane_points(points, name: str = "points", most: int | None = None) -> np.ndarray:
     """`points` as an n × 2 matrix of points of the plane (at most `most` of them)."""
-    pts = as_matrix(points, "points")
+    pts = as_matrix(points, name)
     if pts.shape[1] != 2 or (most is not None and len(pts) > most):
         up_to = f"{most} 個までの" if most is not None else ""
-        raise HelpersError(f"points は {up_to}n×2(平面の点を 1 行に 1 つ)にしてください。shape {pts.shape} が来ました。")
+        raise HelpersError(f"{name} は {up_to}n×2(平面の点を 1 行に 1 つ)にしてください。shape {pts.shape} が来ました。")
     return pts
 
 
@@ -168,14 +195,23 @@ def _plane_reach(W, name: str, pts, extent: float) -> float:
     return reach
 
 
+def _matrices(matrices, name: str):
+    if isinstance(matrices, (str, bytes)) or not isinstance(matrices, (list, tuple, np.ndarray)):
+        raise HelpersTypeError(f"{name} には 2×2 の行列のリストを渡してください。{type(matrices).__name__} が来ました。")
+    return matrices
+
+
+def _planes_reach(a: dict) -> None:
+    for k, W in enumerate(a["matrices"]):
+        _plane_reach(W, f"matrices[{k}]", a["points"], a["extent"])
+
+
+@public(_planes_reach, matrices=arg(_matrices), points=arg(_plane_points), extent=arg(number, positive=True),
+        margin=arg(number, hi=10.0, positive=True), draws=True)
 def plane_limits(matrices, points, extent: float = 1.0, margin: float = 1.15) -> tuple[float, float]:
     """One symmetric range that fits, for every 2×2 W in `matrices`, the grid [−extent, extent]²
     mapped by W, the points, and the points mapped by W: the same axes for a row of panels."""
-    if isinstance(matrices, (str, bytes)) or not isinstance(matrices, (list, tuple, np.ndarray)):
-        raise HelpersTypeError(f"matrices には 2×2 の行列のリストを渡してください。{type(matrices).__name__} が来ました。")
-    pts = _plane_points(points)
-    extent = number(extent, "extent", positive=True)
-    margin = number(margin, "margin", hi=10.0, positive=True)
+    pts = points
     reach = float(np.abs(pts).max())
     for k, W in enumerate(matrices):
         reach = max(reach, _plane_reach(W, f"matrices[{k}]", pts, extent))
@@ -186,6 +222,17 @@ def plane_limits(matrices, points, extent: float = 1.0, margin: float = 1.15) ->
 PLANE_MARKERS = ("o", "s", "^", "D")
 
 
+def _points_under_w(a: dict) -> None:
+    pts = a["points"]
+    if pts is not None:
+        a["points"] = pts = _plane_points(pts, "points", most=len(PLANE_MARKERS))
+    _plane_reach(a["W"], a["name"], pts, a["extent"])
+    a["W"] = as_matrix(a["W"], a["name"])
+
+
+@public(_points_under_w, name=arg(text), title=OPTIONAL_TEXT,
+        extent=arg(number, lo=0.5, hi=10.0),  # the grid's step is 0.5: 4·extent + 1 lines
+        limits=arg(pair, optional=True), ax=AX, draws=True)
 def plot_plane_map(
     W,
     name: str,
@@ -202,13 +249,7 @@ def plot_plane_map(
     of `name` where `x ↦ xW` sends it, joined by a dotted line. `plane_map_legend` names the
     markers and explains the colours and arrows once for the whole figure.
     """
-    text(name, "name")
-    text(title, "title", optional=True)
-    extent = number(extent, "extent", lo=0.5, hi=10.0)  # the grid's step is 0.5: 4·extent + 1 lines
-    if limits is not None:
-        limits = pair(limits, "limits")
-    pts = None if points is None else _plane_points(points, most=len(PLANE_MARKERS))
-    _plane_reach(W, name, pts, extent)
+    pts = points
     ax = axes_or_new(ax)
     color = COLORS[name[-1]] if name[-1:] in ("Q", "K", "V") else COLORS["x"]
     ax = plot_plane_transform(W, ax=ax, color=color, name=name, extent=extent, limits=limits,
@@ -218,7 +259,7 @@ def plot_plane_map(
             label.remove()
     if pts is None:
         return ax
-    img = pts @ as_matrix(W, name)
+    img = pts @ W
     for p, q, marker in zip(pts, img, PLANE_MARKERS, strict=False):
         ax.plot([p[0], q[0]], [p[1], q[1]], color=color, lw=0.8, ls=":", zorder=3)
         # The grey marker is drawn larger: where W barely moves a point, a grey rim stays visible.
@@ -234,17 +275,29 @@ LEGEND_PLACES = (*(p for p in Legend.codes if p != "best"),
                  "outside left upper", "outside left lower", "outside right upper", "outside right lower")
 
 
+def _figure(fig, name: str):
+    if not isinstance(fig, FigureBase):
+        raise HelpersTypeError(f"{name} には matplotlib の図(例: fig, axes = plt.subplots(...) の fig)を渡してください。"
+                               f"{type(fig).__name__} が来ました。")
+    return fig
+
+
+def _legend_place(loc, name: str) -> str:
+    if text(loc, name) not in LEGEND_PLACES:
+        raise HelpersError(f"{name} {loc!r} は凡例の置き場所として読めません。使えるもの: {'、'.join(LEGEND_PLACES)}")
+    return loc
+
+
+def _a_marker_per_label(a: dict) -> None:
+    labels = a["labels"]
+    if len(labels) > len(PLANE_MARKERS):
+        raise HelpersError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
+
+
+@public(_a_marker_per_label, fig=arg(_figure), labels=arg(texts), loc=arg(_legend_place), draws=True)
 def plane_map_legend(fig, labels: Sequence[str], loc: str = "outside lower center"):
     """One legend for a figure of `plot_plane_map` panels: which marker is which word, what the
     grey and coloured points and the arrows are."""
-    if not isinstance(fig, FigureBase):
-        raise HelpersTypeError(f"fig には matplotlib の図(例: fig, axes = plt.subplots(...) の fig)を渡してください。"
-                               f"{type(fig).__name__} が来ました。")
-    labels = texts(labels, "labels")
-    if len(labels) > len(PLANE_MARKERS):
-        raise HelpersError(f"ラベルは {len(PLANE_MARKERS)} 個までです。{len(labels)} 個が来ました。")
-    if text(loc, "loc") not in LEGEND_PLACES:
-        raise HelpersError(f"loc {loc!r} は凡例の置き場所として読めません。使えるもの: {'、'.join(LEGEND_PLACES)}")
     words = [Line2D([], [], ls="", marker=m, color="#333333", markerfacecolor="white")
              for m in PLANE_MARKERS[:len(labels)]]
     swatches = tuple(Patch(color=COLORS[r]) for r in ("Q", "K", "V"))

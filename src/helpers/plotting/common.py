@@ -12,14 +12,16 @@ import numpy as np
 from matplotlib.colors import Colormap
 
 from .. import _validate
-from .._validate import HelpersError, as_array, as_matrix, number
+from .._validate import HelpersError, arg, as_array, as_matrix, number, public
 from ..data import AXES
 from ._base import (
-    AXIS_NAMES,
+    AX,
+    AXIS_LABELS,
     COL_TITLE,
     COLORS,
     HEATMAP_GID,
     MAX_DRAWN,
+    OPTIONAL_TEXT,
     ROW_TITLE,
     WORD_COLORS,
     axes_or_new,
@@ -47,8 +49,11 @@ def _drawable(lo: float, hi: float, what: str) -> None:
         )
 
 
-def _limits(values, name: str) -> tuple[float, float]:
-    """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn."""
+def _limits(values, name: str, optional: bool = False) -> tuple[float, float] | None:
+    """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn (None
+    too when `optional`)."""
+    if values is None and optional:
+        return None
     lo, hi = _validate.pair(values, name)
     _drawable(lo, hi, name)
     return lo, hi
@@ -59,6 +64,31 @@ def _color(value, name: str):
     return colors_of([value], name, 1)[0]
 
 
+def _n_colours(colors, name: str, n: int) -> list:
+    """`colors` for n things: None → the word colours, one colour → all, else a list of n."""
+    if colors is None:
+        return [WORD_COLORS[i % len(WORD_COLORS)] for i in range(n)]
+    if isinstance(colors, str):
+        return [_color(colors, name)] * n
+    return colors_of(colors, name, n)
+
+
+def _an_arrow_per_label(a: dict) -> None:
+    v, labels = a["vectors"], a["labels"]
+    if v.shape[1] != 2:
+        raise HelpersError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
+    _validate.guard_size(v.shape, "矢印(vectors)", limit=MAX_DRAWN)
+    if len(labels) != v.shape[0]:
+        raise HelpersError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
+    a["colors"] = _n_colours(a["colors"], "colors", len(labels))
+    if a["limits"] is None:
+        lo, hi = min(0.0, float(v.min()) * 1.25), max(1.0, float(np.abs(v).max()) * 1.25)
+        _drawable(lo, hi, "vectors から決まる図の範囲")
+        a["limits"] = (lo, hi)
+
+
+@public(_an_arrow_per_label, vectors=arg(as_matrix), labels=arg(texts), ax=AX, title=OPTIONAL_TEXT,
+        axis_labels=AXIS_LABELS, limits=arg(_limits, optional=True), draws=True)
 def plot_vectors(
     vectors,
     labels: Sequence[str],
@@ -69,28 +99,8 @@ def plot_vectors(
     limits: tuple[float, float] | None = None,
 ):
     """Draw each row of `vectors` (n × 2) as an arrow from the origin, labelled at its tip."""
-    v = as_matrix(vectors, "vectors")
-    if v.shape[1] != 2:
-        raise HelpersError(f"平面に描けるのは 2 次元のベクトルだけです。shape {v.shape} が来ました。")
-    _validate.guard_size(v.shape, "矢印(vectors)", limit=MAX_DRAWN)
-    labels = texts(labels, "labels")
-    if len(labels) != v.shape[0]:
-        raise HelpersError(f"ラベルが {len(labels)} 個、ベクトルが {v.shape[0]} 本です。同じ数にしてください。")
-    if colors is None:
-        colors = [WORD_COLORS[i % len(WORD_COLORS)] for i in range(len(labels))]
-    elif isinstance(colors, str):
-        colors = [_color(colors, "colors")] * len(labels)
-    else:
-        colors = colors_of(colors, "colors", len(labels))
-    title = text(title, "title", optional=True)
-    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
-    if limits is None:
-        lo, hi = min(0.0, float(v.min()) * 1.25), max(1.0, float(np.abs(v).max()) * 1.25)
-        _drawable(lo, hi, "vectors から決まる図の範囲")
-    else:
-        lo, hi = _limits(limits, "limits")
     ax = axes_or_new(ax)
-    for (x, y), label, c in zip(v, labels, colors, strict=True):
+    for (x, y), label, c in zip(vectors, labels, colors, strict=True):
         ax.annotate(
             "", xy=(x, y), xytext=(0, 0),
             arrowprops={"arrowstyle": "-|>", "color": c, "lw": 2, "shrinkA": 0, "shrinkB": 0},
@@ -99,14 +109,12 @@ def plot_vectors(
         # arrow) would otherwise sit on that arrow's line
         ax.annotate(f" {label}", xy=(x, y), xytext=(0, 5), textcoords="offset points", color=c,
                     fontsize=11, va="bottom", ha="left")
-    return finish_plane(ax, (lo, hi), axis_labels, title)
+    return finish_plane(ax, limits, axis_labels, title)
 
 
+@public(ax=AX, limits=arg(_limits), axis_labels=AXIS_LABELS, title=OPTIONAL_TEXT, draws=True)
 def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
     """Square plane with equal scales, the two axes through the origin, labels and title."""
-    limits = _limits(limits, "limits")
-    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
-    title = text(title, "title", optional=True)
     ax = axes_or_new(ax)
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
@@ -120,6 +128,38 @@ def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], ti
     return ax
 
 
+def _a_label_per_row_and_column(a: dict) -> None:
+    m, row_labels, col_labels = a["matrix"], a["row_labels"], a["col_labels"]
+    _validate.guard_size(m.shape, "ヒートマップ(matrix)", limit=MAX_DRAWN)
+    if m.shape != (len(row_labels), len(col_labels)):
+        raise HelpersError(
+            f"行列は shape {m.shape} ですが、行ラベル {len(row_labels)} 個・列ラベル {len(col_labels)} 個です。"
+        )
+    _cell_texts(m, a["fmt"])  # a format that cannot write these numbers is refused here
+    lo = float(m.min()) if a["vmin"] is None else a["vmin"]
+    hi = float(m.max()) if a["vmax"] is None else a["vmax"]
+    if lo > hi:
+        raise HelpersError(
+            f"vmin は vmax 以下にしてください(指定しない方は matrix の最小・最大になります)。"
+            f"vmin = {lo:g}、vmax = {hi:g} です。"
+        )
+    _drawable(lo, hi, "色の範囲 (vmin, vmax)")
+
+
+def _colormap(cmap, name: str):
+    """A matplotlib colour map, or the name of one ("Blues", "RdBu_r")."""
+    if not isinstance(cmap, Colormap) and text(cmap, name) not in matplotlib.colormaps:
+        raise HelpersError(
+            f"{name} {cmap!r} という色の並びはありません。\"Blues\" や \"RdBu_r\" のような "
+            "matplotlib の名前にしてください。"
+        )
+    return cmap
+
+
+@public(_a_label_per_row_and_column, matrix=arg(as_matrix), row_labels=arg(texts), col_labels=arg(texts),
+        ax=AX, title=OPTIONAL_TEXT, row_title=arg(text), col_title=arg(text), cmap=arg(_colormap),
+        fmt=arg(text), colorbar=arg(_validate.flag), vmin=arg(number, optional=True),
+        vmax=arg(number, optional=True), draws=True)
 def plot_heatmap(
     matrix,
     row_labels: Sequence[str],
@@ -134,33 +174,11 @@ def plot_heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
 ):
-    """A labelled matrix: rows = who looks (queries), columns = who is looked at (keys)."""
-    m = as_matrix(matrix, "matrix")
-    _validate.guard_size(m.shape, "ヒートマップ(matrix)", limit=MAX_DRAWN)
-    row_labels, col_labels = texts(row_labels, "row_labels"), texts(col_labels, "col_labels")
-    if m.shape != (len(row_labels), len(col_labels)):
-        raise HelpersError(
-            f"行列は shape {m.shape} ですが、行ラベル {len(row_labels)} 個・列ラベル {len(col_labels)} 個です。"
-        )
-    title = text(title, "title", optional=True)
-    row_title, col_title = text(row_title, "row_title"), text(col_title, "col_title")
-    if not isinstance(cmap, Colormap) and text(cmap, "cmap") not in matplotlib.colormaps:
-        raise HelpersError(
-            f"cmap {cmap!r} という色の並びはありません。\"Blues\" や \"RdBu_r\" のような "
-            "matplotlib の名前にしてください。"
-        )
-    numbers = _cell_texts(m, text(fmt, "fmt"))
-    colorbar = _validate.flag(colorbar, "colorbar")
-    vmin = None if vmin is None else number(vmin, "vmin")
-    vmax = None if vmax is None else number(vmax, "vmax")
-    lo = float(m.min()) if vmin is None else vmin
-    hi = float(m.max()) if vmax is None else vmax
-    if lo > hi:
-        raise HelpersError(
-            f"vmin は vmax 以下にしてください(指定しない方は matrix の最小・最大になります)。"
-            f"vmin = {lo:g}、vmax = {hi:g} です。"
-        )
-    _drawable(lo, hi, "色の範囲 (vmin, vmax)")
+    """A labelled matrix: rows = who looks (queries), columns = who is looked at (keys).
+
+    `fmt` writes each number on its cell ("{:.2f}"); `vmin`, `vmax` fix the colour range.
+    """
+    m, numbers = matrix, _cell_texts(matrix, fmt)
     ax = axes_or_new(ax)
     # Cells as vector quads, not an image: an image is resampled to the axes' pixels on every
     # draw (several float copies of the whole axes, ~7 MiB at the book's size); quads cost nothing
@@ -190,6 +208,18 @@ def _cell_texts(m: np.ndarray, fmt: str) -> list[list[str]]:
         ) from err
 
 
+def _a_label_per_bar(a: dict) -> None:
+    vals, labels = a["values"].reshape(-1), a["labels"]
+    _validate.guard_size(vals.shape, "棒グラフ(values)", limit=MAX_DRAWN)
+    if len(labels) != vals.size:
+        raise HelpersError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
+    if a["highlight"] is not None:
+        _validate.integer(a["highlight"], "highlight(目立たせる棒の番号)", 0, vals.size - 1)
+    a["values"] = vals
+
+
+@public(_a_label_per_bar, values=arg(as_array), labels=arg(texts), ax=AX, color=arg(_color),
+        title=OPTIONAL_TEXT, ylabel=OPTIONAL_TEXT, ylim=arg(_limits, optional=True), draws=True)
 def plot_bars(
     values,
     labels: Sequence[str],
@@ -201,18 +231,7 @@ def plot_bars(
     ylim: tuple[float, float] | None = None,
 ):
     """Bars with their values printed on top; `highlight` marks one bar (e.g. the argmax)."""
-    vals = as_array(values, "values").reshape(-1)
-    _validate.guard_size(vals.shape, "棒グラフ(values)", limit=MAX_DRAWN)
-    labels = texts(labels, "labels")
-    if len(labels) != vals.size:
-        raise HelpersError(f"ラベルが {len(labels)} 個、値が {vals.size} 個です。同じ数にしてください。")
-    color = _color(color, "color")
-    title = text(title, "title", optional=True)
-    ylabel = text(ylabel, "ylabel", optional=True)
-    if highlight is not None:
-        highlight = _validate.integer(highlight, "highlight(目立たせる棒の番号)", 0, vals.size - 1)
-    if ylim is not None:
-        ylim = _limits(ylim, "ylim")
+    vals = values
     ax = axes_or_new(ax)
     edge = ["black" if i == highlight else "none" for i in range(vals.size)]
     ax.bar(range(vals.size), vals, color=color, edgecolor=edge, linewidth=2)

@@ -17,14 +17,27 @@ from matplotlib.patches import Polygon, Rectangle
 from .._validate import (
     HelpersError,
     HelpersTypeError,
+    arg,
     as_matrix,
     flag,
     guard_size,
     integer,
     number,
+    public,
+    said,
 )
 from ..matmul import tile_slices
-from ._base import AXIS_NAMES, COLORS, MAX_DRAWN, axes_or_new, check_text_size, text, texts
+from ._base import (
+    AX,
+    AXIS_LABELS,
+    COLORS,
+    MAX_DRAWN,
+    OPTIONAL_TEXT,
+    TEXT_SIZE,
+    axes_or_new,
+    text,
+    texts,
+)
 from .common import _color, _drawable, _limits, finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
@@ -60,7 +73,7 @@ def _math_name(name: str) -> str:
 
 def _shape_pair(shape, what: str) -> tuple[int, int]:
     if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-        raise HelpersTypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{shape!r} が来ました。")
+        raise HelpersTypeError(f"{what} は (行数, 列数) の整数の組で指定してください。{said(shape)} が来ました。")
     return (integer(shape[0], f"{what} の行数", 1, _MAX_SIDE),
             integer(shape[1], f"{what} の列数", 1, _MAX_SIDE))
 
@@ -68,8 +81,15 @@ def _shape_pair(shape, what: str) -> tuple[int, int]:
 def _three(values, what: str, meaning: str, optional: bool = False) -> list:
     """Three texts (the names of three boxes, the symbols of three sides); None too if `optional`."""
     if not isinstance(values, (tuple, list)) or len(values) != 3:
-        raise HelpersTypeError(f"{what} は {meaning}にしてください。{values!r} が来ました。")
+        raise HelpersTypeError(f"{what} は {meaning}にしてください。{said(values)} が来ました。")
     return [text(v, f"{what} の要素", optional) for v in values]
+
+
+def _side_symbols(dims, what: str) -> list:
+    """`dims`: the symbols of the (rows, inner, cols) sides, each a text or None; None: none."""
+    if dims is None:
+        return [None, None, None]
+    return _three(dims, what, "(行, 内側, 列) の 3 つの記号(または None)", optional=True)
 
 
 def _cell_lines(ax, x0: float, rows: int, cols: int) -> None:
@@ -120,6 +140,9 @@ def _frame_boxes(ax, x_min: float, x_max: float, height: int, title: str | None)
     return ax
 
 
+@public(left=arg(_shape_pair), right=arg(_shape_pair), names=arg(_three, meaning="(左, 右, 結果) の 3 つの文字列"),
+        dims=arg(_side_symbols),
+        color=arg(_color), left_color=arg(_color), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_matmul_shapes(
     ax=None,
     left: tuple[int, int] = (1, 2),
@@ -136,15 +159,8 @@ def plot_matmul_shapes(
     r"$d_{model}$"). When the inner sizes differ, they are drawn in red and no result is drawn:
     that product does not exist.
     """
-    n, d = _shape_pair(left, "left")
-    d2, m = _shape_pair(right, "right")
-    names = _three(names, "names", "(左, 右, 結果) の 3 つの文字列")
-    if dims is None:
-        dims = (None, None, None)
-    row_sym, inner_sym, col_sym = _three(dims, "dims", "(行, 内側, 列) の 3 つの記号(または None)",
-                                         optional=True)
-    color, left_color = _color(color, "color"), _color(left_color, "left_color")
-    title = text(title, "title", optional=True)
+    (n, d), (d2, m) = left, right
+    row_sym, inner_sym, col_sym = dims
     fits = d == d2
     inner_color = None if fits else _WRONG
     ax = axes_or_new(ax)
@@ -185,6 +201,45 @@ def _text_align(direction: np.ndarray) -> tuple[str, str]:
     return ha, va
 
 
+def _a_grid_that_can_be_drawn(a: dict) -> None:
+    name = a["name"]
+    W = a["W"] = as_matrix(a["W"], name)
+    if W.shape != (2, 2):
+        raise HelpersError(
+            f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
+        )
+    extent, step = a["extent"], a["step"]
+    if step > extent:
+        raise HelpersError(
+            f"extent は正の数、step は 0 より大きく extent 以下にしてください。extent={extent}, step={step}。"
+        )
+    if extent / step > _MAX_GRID_STEPS:
+        raise HelpersError(
+            f"方眼の線が多すぎます: extent / step = {extent / step:g} ですが、{_MAX_GRID_STEPS} までにしてください。"
+            "step を大きくするか extent を小さくしてください。"
+        )
+    pts = a["points"]
+    if pts is not None:
+        if pts.shape[1] != 2:
+            raise HelpersError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
+        guard_size(pts.shape, "点(points)", limit=MAX_DRAWN)
+    labels = a["labels"]
+    if labels is not None and pts is not None and len(labels) != pts.shape[0]:
+        raise HelpersError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
+    with np.errstate(over="ignore"):  # too far (inf) is refused just below, without a warning
+        reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
+        if pts is not None:
+            reach.append(float(np.abs(np.vstack([pts, pts @ W])).max()))
+    if a["limits"] is None:
+        a["limits"] = (-1.1 * max(reach), 1.1 * max(reach))
+        _drawable(*a["limits"], f"{name} と extent{'、points' if pts is not None else ''} から決まる図の範囲")
+
+
+@public(_a_grid_that_can_be_drawn, name=arg(text), ax=AX, color=arg(_color),
+        extent=arg(number, positive=True), step=arg(number, positive=True),
+        points=arg(as_matrix, optional=True), labels=arg(texts, optional=True),
+        show_original=arg(flag), key=arg(flag), title=OPTIONAL_TEXT, axis_labels=AXIS_LABELS,
+        label_size=TEXT_SIZE, limits=arg(_limits, optional=True), draws=True)
 def plot_plane_transform(
     W,
     ax=None,
@@ -210,47 +265,8 @@ def plot_plane_transform(
     says what grey/colour and solid/dashed mean. `label_size` is the font size of the arrows'
     labels (raise it when several planes share one wide figure).
     """
-    name = text(name, "name")
-    W = as_matrix(W, name)
-    if W.shape != (2, 2):
-        raise HelpersError(
-            f"平面から平面への変換として描けるのは 2×2 の {name} だけです。shape {W.shape} が来ました。"
-        )
-    color = _color(color, "color")
-    extent, step = number(extent, "extent", positive=True), number(step, "step", positive=True)
-    if step > extent:
-        raise HelpersError(
-            f"extent は正の数、step は 0 より大きく extent 以下にしてください。extent={extent}, step={step}。"
-        )
-    if extent / step > _MAX_GRID_STEPS:
-        raise HelpersError(
-            f"方眼の線が多すぎます: extent / step = {extent / step:g} ですが、{_MAX_GRID_STEPS} までにしてください。"
-            "step を大きくするか extent を小さくしてください。"
-        )
-    pts = moved = None  # the points and where x ↦ xW sends them
-    if points is not None:
-        pts = as_matrix(points, "points")
-        if pts.shape[1] != 2:
-            raise HelpersError(f"points は n×2(平面の点)にしてください。shape {pts.shape} が来ました。")
-        guard_size(pts.shape, "点(points)", limit=MAX_DRAWN)
-    if labels is not None:
-        labels = texts(labels, "labels")
-        if pts is not None and len(labels) != pts.shape[0]:
-            raise HelpersError(f"ラベルが {len(labels)} 個、点が {pts.shape[0]} 個です。同じ数にしてください。")
-    show_original, key = flag(show_original, "show_original"), flag(key, "key")
-    title = text(title, "title", optional=True)
-    axis_labels = texts(axis_labels, "axis_labels", count=2, counted=AXIS_NAMES)
-    check_text_size(label_size)
-    with np.errstate(over="ignore"):  # too far (inf) is refused just below, without a warning
-        reach = [extent * float(np.abs(W).sum(axis=0).max()), extent]
-        if pts is not None:
-            moved = pts @ W
-            reach.append(float(np.abs(np.vstack([pts, moved])).max()))
-    if limits is None:
-        limits = (-1.1 * max(reach), 1.1 * max(reach))
-        _drawable(*limits, f"{name} と extent{'、points' if pts is not None else ''} から決まる図の範囲")
-    else:
-        limits = _limits(limits, "limits")
+    pts = points
+    moved = None if pts is None else pts @ W  # where x ↦ xW sends the points
     ax = axes_or_new(ax)
     ticks = np.arange(-extent, extent + step / 2, step)
     for c in ticks:
@@ -313,6 +329,21 @@ def plot_plane_transform(
 _TILE_COLORS = ("#E69F00", "#CC79A7", "#999999", "#8C6D31", "#F0E442")
 
 
+def _tiles_of_a_product(a: dict) -> None:
+    (n, d), (d2, m) = a["x_shape"], a["w_shape"]
+    if d != d2:
+        raise HelpersError(
+            f"X の列数と W の行数が違います: x_shape {(n, d)}、w_shape {(d2, m)}。"
+            "(n×d) · (d×m) の形にしてください。"
+        )
+    guard_size((n, m), "結果 Y(X · W)", limit=MAX_DRAWN)  # at most one tile (a number on it) per cell
+    tiles = tile_slices((n, m), a["tile"])  # refuses a `tile` that cannot cut Y
+    if a["highlight"] is not None:
+        integer(a["highlight"], "highlight(タイル番号)", 0, len(tiles) - 1)
+
+
+@public(_tiles_of_a_product, label_size=TEXT_SIZE, x_shape=arg(_shape_pair), w_shape=arg(_shape_pair),
+        names=arg(_three, meaning="(X, W, Y) の 3 つの文字列"), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_tiles(
     x_shape: tuple[int, int],
     w_shape: tuple[int, int],
@@ -329,20 +360,9 @@ def plot_tiles(
     coloured like tile t: that is all it reads, which is why tiles can be computed at the same time.
     `label_size` is the font size of the sizes beside the boxes (names and numbers scale with it).
     """
-    check_text_size(label_size)
-    n, d = _shape_pair(x_shape, "x_shape")
-    d2, m = _shape_pair(w_shape, "w_shape")
-    if d != d2:
-        raise HelpersError(
-            f"X の列数と W の行数が違います: x_shape {(n, d)}、w_shape {(d2, m)}。"
-            "(n×d) · (d×m) の形にしてください。"
-        )
-    guard_size((n, m), "結果 Y(X · W)", limit=MAX_DRAWN)  # at most one tile (a number on it) per cell
+    (n, d), (_, m) = x_shape, w_shape
     tiles = tile_slices((n, m), tile)
-    if highlight is not None:
-        integer(highlight, "highlight(タイル番号)", 0, len(tiles) - 1)
-    name_x, name_w, name_y = (_math_name(s) for s in _three(names, "names", "(X, W, Y) の 3 つの文字列"))
-    title = text(title, "title", optional=True)
+    name_x, name_w, name_y = (_math_name(s) for s in names)
     ax = axes_or_new(ax)
     gap = 3.0
     x_w = d + gap

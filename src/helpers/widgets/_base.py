@@ -6,9 +6,9 @@ a learner reads `explorer.angle` in the next cell or sets it, and the picture fo
 module runs in JupyterLab and, through a small model shim (book/_ext), in the static book.
 
 `numbers()` gives, in numpy, the numbers the picture shows for the current traits (tests hold the
-browser's numbers to them). Modules import the shared `qkv_math.js` and `qkv_draw.js`;
-`module_source` inlines those imports, since anywidget (and a page opened from disk) load one
-module with no path to resolve another from.
+browser's numbers to them). Modules import the shared `qkv_math.js`, `qkv_draw.js` and
+`qkv_widget.js`; `module_source` inlines those imports, since anywidget loads one module with no
+path to resolve another from.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from .._validate import HelpersError, HelpersKeyError, HelpersTypeError, flag, n
 from ..data import Embedding, foods
 from ..plotting import COLORS
 
-#: The shared modules an explorable may import, in the order they are inlined.
-SHARED_MODULES = ("qkv_math", "qkv_draw")
+#: The shared modules an explorable may import, each after those it imports: the maths, the
+#: drawing primitives, the widget runtime (controls, binding to the model, redraws, dragging).
+SHARED_MODULES = ("qkv_math", "qkv_draw", "qkv_widget")
 _IMPORT = re.compile(r'^import\s*\{[^}]*\}\s*from\s*"\./(\w+)\.js";\s*$', re.M)
 _EXPORT = re.compile(r"^export (?=function|const|class|let)", re.M)
 
@@ -39,20 +40,28 @@ def js_source(name: str) -> str:
     return resources.files(__package__).joinpath("js", f"{name}.js").read_text(encoding="utf-8")
 
 
+def imported_modules(name: str) -> list[str]:
+    """The shared modules `js/<name>.js` needs, directly or through one another, in the order
+    they must run (SHARED_MODULES'); a module importing any other file is refused."""
+    wanted, todo = set(), [name]
+    while todo:
+        found = set(_IMPORT.findall(js_source(todo.pop())))
+        unknown = found - set(SHARED_MODULES)
+        if unknown:
+            raise HelpersError(f"{name}.js が知らないモジュールを読み込んでいます: {sorted(unknown)}")
+        todo += sorted(found - wanted)
+        wanted |= found
+    return [dep for dep in SHARED_MODULES if dep in wanted]
+
+
 @cache
 def module_source(name: str) -> str:
     """`js/<name>.js` as one module: its `import {…} from "./qkv_*.js"` lines replaced by those
-    shared modules' text (each once, `export` kept only on the explorable's own names)."""
-    own = js_source(name)
-    wanted = set(_IMPORT.findall(own))
-    unknown = wanted - set(SHARED_MODULES)
-    if unknown:
-        raise HelpersError(f"{name}.js が知らないモジュールを読み込んでいます: {sorted(unknown)}")
-    shared = []
-    for dep in SHARED_MODULES:  # qkv_draw imports qkv_math: inline math first, then draw
-        if dep in wanted or (dep == "qkv_math" and "qkv_draw" in wanted):
-            shared.append(_IMPORT.sub("", _EXPORT.sub("", js_source(dep))))
-    return "\n".join([*shared, _IMPORT.sub("", own)])
+    shared modules' text (each once, `export` kept only on the explorable's own names). JupyterLab
+    (anywidget) loads one module with no path to resolve another from; the book loads the shared
+    modules once per page instead (book/_ext/qkv_book/explorables.py)."""
+    shared = [_IMPORT.sub("", _EXPORT.sub("", js_source(dep))) for dep in imported_modules(name)]
+    return "\n".join([*shared, _IMPORT.sub("", js_source(name))])
 
 
 @cache
@@ -107,9 +116,67 @@ class Choice(traitlets.TraitType):
         return value
 
 
-def data_trait(value) -> traitlets.TraitType:
-    """A synced trait for the data the picture is drawn from (lists of numbers and names)."""
-    return traitlets.Any(value).tag(sync=True)
+class DataError(HelpersError, traitlets.TraitError):
+    """Data refused. Also a TraitError, so that traitlets puts back whatever a
+    `with explorer.hold_trait_notifications():` block had set before it."""
+
+
+class Data(traitlets.Any):
+    """A synced trait for the data the picture is drawn from, plain JSON: values of `kind`
+    ("text", "number", "integer"; "any" is not checked) in nested lists of `shape`, each entry a
+    length or a name. Every data trait of an explorable that names the same length must have it
+    (1 … the class's `SIZES[name]`, MAX_ITEMS unless said), and each number is finite, within
+    ±`lim` if given. Checked whenever set (from Python, after construction too), with the other
+    data traits and the choices that read them, before the browser draws anything."""
+
+    def __init__(self, default, kind: str = "any", shape: tuple = (), lim: float | None = None):
+        self.kind, self.shape, self.lim = kind, tuple(shape), lim
+        super().__init__(default_value=default)
+        self.tag(sync=True)
+
+    def _cross_validate(self, obj, value):
+        value = super()._cross_validate(obj, value)
+        obj.check_data(self.name, value)
+        return value
+
+
+def data_trait(value, kind: str = "any", shape: tuple = (), lim: float | None = None) -> Data:
+    """A synced trait for the data the picture is drawn from (see `Data`)."""
+    return Data(value, kind, shape, lim)
+
+
+def _form_of(value, trait: Data, where: str, depth: int, lengths: dict, sizes: dict) -> None:
+    """Refuse `value` (at `depth` in `trait`'s shape) unless it has `trait`'s kind and shape,
+    the named lengths agreeing with `lengths` (name → (length, where seen)), which it extends."""
+    shape = trait.shape[depth:]
+    if shape:
+        if not isinstance(value, (list, tuple)):
+            raise DataError(f"{where} はリストにしてください。{type(value).__name__} が来ました。")
+        n, dim = len(value), shape[0]
+        if isinstance(dim, int) and n != dim:
+            raise DataError(f"{where} の長さは {dim} にしてください。長さ {n} が来ました。")
+        if isinstance(dim, str):
+            if dim in lengths and lengths[dim][0] != n:
+                want, seen = lengths[dim]
+                raise DataError(
+                    f"{where} の長さ({n})が {seen} の長さ({want})と合いません。"
+                    "データを取り替えるときは、図を作る関数をもう一度呼んでください。"
+                )
+            most = sizes.get(dim, MAX_ITEMS)
+            if not 1 <= n <= most:
+                raise DataError(f"{where} は 1 個以上 {most} 個までにしてください。{n} 個が来ました。")
+            lengths.setdefault(dim, (n, where))
+        for i, item in enumerate(value):
+            _form_of(item, trait, f"{where}[{i}]", depth + 1, lengths, sizes)
+    elif trait.kind == "text" and not isinstance(value, str):
+        raise DataError(f"{where} は文字列にしてください。{type(value).__name__} が来ました。")
+    elif trait.kind in ("number", "integer"):
+        whole = trait.kind == "integer"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise DataError(f"{where} は{'整数' if whole else '数'}にしてください。{value!r} が来ました。")
+        if not np.isfinite(value) or (trait.lim is not None and abs(value) > trait.lim):
+            bound = f"絶対値 {trait.lim:g} 以下の" if trait.lim is not None else "有限の"
+            raise DataError(f"{where} は{bound}数にしてください。{value!r} が来ました。")
 
 
 #: ipywidgets' and anywidget's own traits: not part of an explorable's state.
@@ -126,6 +193,8 @@ class Explorable(anywidget.AnyWidget):
 
     module = ""
     title = ""
+    #: The most items a named length of the data may have (see `Data`), MAX_ITEMS unless said.
+    SIZES: dict[str, int] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -133,6 +202,21 @@ class Explorable(anywidget.AnyWidget):
         if "module" in cls.__dict__:
             cls._esm = module_source(cls.module)  # anywidget makes these two synced traits
             cls._css = stylesheet()
+
+    def check_data(self, name: str, value) -> None:
+        """Refuse `value` for data trait `name` unless every data trait (with it) has its form
+        and the named lengths agree, and every choice still has its value among its options."""
+        data = {n: getattr(self, n) for n, t in self.traits().items() if isinstance(t, Data)}
+        data[name] = value
+        lengths: dict = {}
+        for n in [*(n for n in data if n != name), name]:  # the new value is the one blamed
+            _form_of(data[n], self.traits()[n], n, 0, lengths, self.SIZES)
+        for n, t in self.traits().items():
+            if isinstance(t, Choice) and t.options == name and getattr(self, n) not in value:
+                raise DataError(
+                    f"{name} には {n} の今の値 {getattr(self, n)!r} も入れてください"
+                    f"(先に {n} を選び直すか、図を作る関数をもう一度呼んでください)。{value!r} が来ました。"
+                )
 
     @classmethod
     def control_traits(cls) -> dict[str, traitlets.TraitType]:
@@ -198,12 +282,13 @@ MAX_ITEMS = 12
 MAX_COORD = 1000.0
 
 
-def planar_embedding(embedding, most: int) -> Embedding:
-    """`embedding` (None: the foods) as an Embedding of at most `most` words, d_model = 2."""
+def planar_embedding(embedding, name: str, most: int = MAX_ITEMS, bounded: bool = False) -> Embedding:
+    """A spec: `embedding` (None: the foods) as an Embedding of at most `most` words, d_model = 2
+    (with `bounded`, every coordinate within ±`MAX_COORD` too)."""
     emb = foods() if embedding is None else embedding
     if not isinstance(emb, Embedding):
         raise HelpersTypeError(
-            f"embedding には helpers.data.Embedding(例: helpers.data.foods())を渡してください。"
+            f"{name} には helpers.data.Embedding(例: helpers.data.foods())を渡してください。"
             f"{type(emb).__name__} が来ました。"
         )
     if emb.vectors.shape[1] != 2:
@@ -212,6 +297,8 @@ def planar_embedding(embedding, most: int) -> Embedding:
             f"(shape {emb.vectors.shape})が来ました。"
         )
     at_most(len(emb.words), most, "埋め込みの語")
+    if bounded:
+        on_the_plane(emb.vectors, "埋め込みのベクトル")
     return emb
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import arg, public
 from ..attention import qkv, scaled_dot_product_attention
 from ..data import Embedding, preview_w_q
 from ._base import MAX_ITEMS, Explorable, Number, data_trait, planar_embedding
@@ -25,9 +26,9 @@ class AttentionPreviewExplorer(Explorable):
     module = "ch00_introduction"
     title = "W_Q を動かすと注目先が変わる"
     mix = Number(0.0, "mix(入れ替え度 t)", lo=0.0, hi=1.0)
-    words = data_trait([])
-    vectors = data_trait([])
-    axes = data_trait([])
+    words = data_trait([], "text", ("words",))
+    vectors = data_trait([], "number", ("words", 2))
+    axes = data_trait([], "text", (2,))
 
     @classmethod
     def example(cls) -> AttentionPreviewExplorer:
@@ -44,6 +45,7 @@ class AttentionPreviewExplorer(Explorable):
         return {"W_Q": W_Q, "weights": weights, "picks": picks}
 
 
+@public(embedding=arg(planar_embedding, most=MAX_ITEMS), draws=True)
 def attention_preview_explorer(
     embedding: Embedding | None = None, mix: float = 0.0, **controls
 ) -> AttentionPreviewExplorer:
@@ -51,7 +53,7 @@ def attention_preview_explorer(
 
     `embedding` (None: the five foods) must lie on the plane (d_model = 2, at most 12 words).
     """
-    emb = planar_embedding(embedding, MAX_ITEMS)
+    emb = embedding
     explorer = AttentionPreviewExplorer.starting_at(
         "attention_preview_explorer", {"mix": mix, **controls},
         words=list(emb.words), vectors=emb.vectors.tolist(), axes=list(emb.axes),

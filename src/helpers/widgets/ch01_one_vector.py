@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import HelpersError, text
+from .._validate import HelpersError, arg, public, text
 from ..attention import cosine_similarity
 from ..data import Embedding, foods
 from ..plotting import WORD_COLORS
-from ._base import MAX_ITEMS, Explorable, Number, data_trait, on_the_plane, planar_embedding
+from ._base import (
+    MAX_COORD,
+    MAX_ITEMS,
+    Explorable,
+    Number,
+    data_trait,
+    planar_embedding,
+)
 
 __all__ = ["similarity_explorer", "SimilarityExplorer"]
 
@@ -27,13 +34,13 @@ class SimilarityExplorer(Explorable):
     module = "ch01_one_vector"
     sweet = Number(2.0, "sweet(甘いもの好き度)", lo=-LIMIT, hi=LIMIT)
     spicy = Number(0.2, "spicy(辛いもの好き度)", lo=-LIMIT, hi=LIMIT)
-    word = data_trait("ケーキ")
-    word_color = data_trait(WORD_COLORS[0])
+    word = data_trait("ケーキ", "text")
+    word_color = data_trait(WORD_COLORS[0], "text")
     #: Where the word started (on the sliders): the picture draws its length as a dotted circle.
-    start = data_trait([2.0, 0.2])
-    other_words = data_trait([])
-    other_vectors = data_trait([])
-    axis_labels = data_trait([])
+    start = data_trait([2.0, 0.2], "number", (2,), lim=LIMIT)
+    other_words = data_trait([], "text", ("others",))
+    other_vectors = data_trait([], "number", ("others", 2), lim=MAX_COORD)
+    axis_labels = data_trait([], "text", (2,))
 
     @property
     def title(self) -> str:
@@ -60,21 +67,26 @@ class SimilarityExplorer(Explorable):
                 "best_dot": best_dot, "best_cosine": best_cos}
 
 
+def _a_word_with_others(a: dict) -> None:
+    emb, word = a["embedding"], a["word"]
+    emb.index(word)  # a word that is not there: its own Japanese KeyError
+    if all(w == word for w in emb.words):
+        raise HelpersError(
+            f"「{word}」と比べる相手がいません。埋め込みには「{word}」のほかに 1 語以上が必要です。"
+        )
+
+
+@public(_a_word_with_others, embedding=arg(planar_embedding, most=MAX_ITEMS, bounded=True),
+        word=arg(text, "word(動かす語)"), draws=True)
 def similarity_explorer(embedding: Embedding | None = None, word: str = "ケーキ", **controls) -> SimilarityExplorer:
     """Chapter 01: move one word's vector; watch its dot products and cosines with the others.
 
     `embedding` (None: the chapter's five foods) must be 2-D. The word starts where it is (moved
     onto the sliders' ±2 if it lies further out), or at `sweet=`, `spicy=`; the other words stay
     where they are."""
-    emb = planar_embedding(embedding, MAX_ITEMS)
-    on_the_plane(emb.vectors, "埋め込みのベクトル")
-    word = text(word, "word(動かす語)")
+    emb = embedding
     start = emb[word].reshape(-1)
     others = [w for w in emb.words if w != word]
-    if not others:
-        raise HelpersError(
-            f"「{word}」と比べる相手がいません。埋め込みには「{word}」のほかに 1 語以上が必要です。"
-        )
     rest = np.vstack([emb[w] for w in others])
     # The word keeps its colour from the chapter's first figure; blue is reserved for Q.
     colour = WORD_COLORS[emb.index(word) % len(WORD_COLORS)]

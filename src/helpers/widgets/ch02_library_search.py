@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import HelpersError, HelpersTypeError
+from .._validate import HelpersError, HelpersTypeError, arg, public
 from ..attention import softmax
 from ..data import Catalog, library_catalog
 from ..geometry import question_vector
-from ._base import MAX_ITEMS, Explorable, Number, at_most, data_trait, on_the_plane
+from ._base import MAX_COORD, MAX_ITEMS, Explorable, Number, at_most, data_trait, on_the_plane
 
 __all__ = ["library_search_explorer", "LibrarySearchExplorer"]
 
@@ -27,11 +27,11 @@ class LibrarySearchExplorer(Explorable):
     title = "検索カウンター"
     angle = Number(30.0, "angle(問いの向き、度)", lo=-90.0, hi=180.0)
     temperature = Number(1.0, "temperature(温度)", lo=T_MIN, hi=T_MAX)
-    names = data_trait([])
-    book_keys = data_trait([])
-    book_values = data_trait([])
-    key_axes = data_trait([])
-    value_axes = data_trait([])
+    names = data_trait([], "text", ("books",))
+    book_keys = data_trait([], "number", ("books", 2), lim=MAX_COORD)
+    book_values = data_trait([], "number", ("books", "contents"), lim=MAX_COORD)
+    key_axes = data_trait([], "text", (2,))
+    value_axes = data_trait([], "text", ("contents",))
 
     @classmethod
     def example(cls) -> LibrarySearchExplorer:
@@ -47,20 +47,27 @@ class LibrarySearchExplorer(Explorable):
                 "answer": weights @ V, "best": self.names[int(np.argmax(weights))]}
 
 
-def library_search_explorer(
-    catalog: Catalog | None = None, angle: float = 30, temperature: float = 1.0, **controls
-) -> LibrarySearchExplorer:
-    """The search counter for `catalog` (None: the chapter's five books). The question has the
-    labels' length (2), so only its direction and the temperature decide how sharp the weights are."""
+def _a_catalog_on_the_plane(catalog, name: str) -> Catalog:
+    """A spec: `catalog` (None: the chapter's five books), 2-D keys, a few books, drawable."""
     cat = library_catalog() if catalog is None else catalog
     if not isinstance(cat, Catalog):
-        raise HelpersTypeError(f"catalog には helpers.data.Catalog を渡してください。{type(cat).__name__} が来ました。")
+        raise HelpersTypeError(f"{name} には helpers.data.Catalog を渡してください。{type(cat).__name__} が来ました。")
     if cat.keys.shape[1] != 2:
         raise HelpersError(f"この図は見出しが 2 次元の目録用です。d_k = {cat.keys.shape[1]} が来ました。")
     at_most(len(cat.names), MAX_ITEMS, "目録の本")
     at_most(len(cat.value_axes), MAX_ITEMS, "中身の軸(value_axes)")
     on_the_plane(cat.keys, "目録の見出し(keys)")
     on_the_plane(cat.values, "目録の中身(values)")
+    return cat
+
+
+@public(catalog=arg(_a_catalog_on_the_plane), draws=True)
+def library_search_explorer(
+    catalog: Catalog | None = None, angle: float = 30, temperature: float = 1.0, **controls
+) -> LibrarySearchExplorer:
+    """The search counter for `catalog` (None: the chapter's five books). The question has the
+    labels' length (2), so only its direction and the temperature decide how sharp the weights are."""
+    cat = catalog
     return LibrarySearchExplorer.starting_at(
         "library_search_explorer", {"angle": angle, "temperature": temperature, **controls},
         names=list(cat.names), book_keys=cat.keys.tolist(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import HelpersError, HelpersTypeError, text
+from .._validate import HelpersError, HelpersTypeError, arg, public, text
 from ..data import Party, party, party_attention
 from ._base import MAX_ITEMS, Choice, Explorable, at_most, data_trait
 
@@ -23,12 +23,12 @@ class PartyExplorer(Explorable):
     module = "ch03_three_roles"
     title = "交流会で誰が誰を探すか"
     # The party first: `person` is checked against `names`.
-    names = data_trait([])
-    tastes = data_trait([])
-    w_q = data_trait([])
-    w_k = data_trait([])
-    w_v = data_trait([])
-    axis_labels = data_trait([])
+    names = data_trait([], "text", ("guests",))
+    tastes = data_trait([], "number", ("guests", 2))
+    w_q = data_trait([], "number", (2, 2))
+    w_k = data_trait([], "number", (2, 2))
+    w_v = data_trait([], "number", (2, 2))
+    axis_labels = data_trait([], "text", (2,))
     person = Choice("ケン", "person(探す人)", options="names")
 
     @classmethod
@@ -48,17 +48,23 @@ class PartyExplorer(Explorable):
         return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in state.items()}
 
 
-def party_explorer(guests: Party | None = None, person: str = "ケン", **controls) -> PartyExplorer:
-    """Pick a guest: their Q against everyone's name tag K, how the softmax weights fall, and
-    what they take home (the weighted mix of everyone's V, the thick green arrow)."""
+def _a_party_on_the_plane(guests, name: str) -> Party:
+    """A spec: `guests` (None: the chapter's party), everything 2-D, a few guests."""
     g = party() if guests is None else guests
     if not isinstance(g, Party):
-        raise HelpersTypeError(f"guests には helpers.data.Party を渡してください。{type(g).__name__} が来ました。")
+        raise HelpersTypeError(f"{name} には helpers.data.Party を渡してください。{type(g).__name__} が来ました。")
     if g.X.shape[1] != 2 or g.W_Q.shape[1] != 2 or g.W_V.shape[1] != 2:
         raise HelpersError("この図は平面(2 次元)の交流会用です。X, Q, K, V がすべて 2 列の Party を渡してください。")
     at_most(len(g.names), MAX_ITEMS, "交流会の参加者")
-    person = text(person, "person(探す人)")
-    g.index(person)  # a clear KeyError for a guest who is not there
+    return g
+
+
+@public(lambda a: a["guests"].index(a["person"]),  # a clear KeyError for a guest who is not there
+        guests=arg(_a_party_on_the_plane), person=arg(text, "person(探す人)"), draws=True)
+def party_explorer(guests: Party | None = None, person: str = "ケン", **controls) -> PartyExplorer:
+    """Pick a guest: their Q against everyone's name tag K, how the softmax weights fall, and
+    what they take home (the weighted mix of everyone's V, the thick green arrow)."""
+    g = guests
     return PartyExplorer.starting_at(
         "party_explorer", {"person": person, **controls}, names=list(g.names), tastes=g.X.tolist(), w_q=g.W_Q.tolist(), w_k=g.W_K.tolist(),
         w_v=g.W_V.tolist(), axis_labels=list(g.axes),

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import arg, public
 from ..attention import project
 from ..data import Embedding
 from ..geometry import rotation_scale_matrix
-from ._base import Explorable, Number, data_trait, on_the_plane, planar_embedding
+from ._base import MAX_COORD, Explorable, Number, data_trait, planar_embedding
 
 __all__ = ["three_faces_explorer", "ThreeFacesExplorer"]
 
@@ -49,8 +50,9 @@ class ThreeFacesExplorer(Explorable):
     k_scale = Number(1.0, "k_scale(W_K の倍率)", lo=0.0, hi=2.0)
     v_angle = Number(0.0, "v_angle(W_V の角度、度)", lo=-180.0, hi=180.0)
     v_scale = Number(1.0, "v_scale(W_V の倍率)", lo=0.0, hi=2.0)
-    words = data_trait([])
-    vectors = data_trait([])
+    SIZES = {"words": MAX_WORDS}
+    words = data_trait([], "text", ("words",))
+    vectors = data_trait([], "number", ("words", 2), lim=MAX_COORD)
 
     @classmethod
     def example(cls) -> ThreeFacesExplorer:
@@ -72,6 +74,8 @@ class ThreeFacesExplorer(Explorable):
                 "scores": scores.tolist(), "looks_at": best_matches(scores, list(self.words))}
 
 
+@public(embedding=arg(planar_embedding, most=MAX_WORDS, bounded=True),  # one marker shape per word
+        draws=True)
 def three_faces_explorer(embedding: Embedding | None = None, **controls) -> ThreeFacesExplorer:
     """Turn and stretch W_Q, W_K, W_V; watch every word's three faces move (Q, K, V panels).
 
@@ -80,7 +84,6 @@ def three_faces_explorer(embedding: Embedding | None = None, **controls) -> Thre
     the word whose key k best matches its query q (largest q·k), a taste of chapter 06.
     `controls` start the sliders elsewhere, e.g. `q_angle=30, v_scale=0.5`.
     """
-    emb = planar_embedding(embedding, MAX_WORDS)  # one marker shape per word
-    on_the_plane(emb.vectors, "埋め込みのベクトル")
+    emb = embedding
     return ThreeFacesExplorer.starting_at("three_faces_explorer", controls,
                                           words=list(emb.words), vectors=emb.vectors.tolist())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scaling
-from .._validate import integer
+from .._validate import arg, instance, integer, public
 from ..attention import softmax
 from ._base import MAX_ITEMS, Choice, Explorable, Flag, data_trait
 
@@ -32,25 +32,26 @@ class ScalingExplorer(Explorable):
     module = "ch06_attention"
     title = "d_k と得点の散らばり"
     # `d_ks` first: `d_k` is checked against it.
-    d_ks = data_trait(list(scaling.DK_CHOICES))
+    SIZES = {"bins": BINS, "row": MAX_ITEMS}
+    d_ks = data_trait(list(scaling.DK_CHOICES), "integer", ("choices",))
     d_k = Choice(16, "d_k(問いと見出しの次元)", options="d_ks")
     scaled = Flag(False, "scaled(√d_k で割るか)")
     #: How the picture names the two settings (SCALING_WORDS[False], SCALING_WORDS[True]).
-    scaling_words = data_trait([SCALING_WORDS[False], SCALING_WORDS[True]])
+    scaling_words = data_trait([SCALING_WORDS[False], SCALING_WORDS[True]], "text", (2,))
     #: How many rows (sentences × words) each d_k's experiment has.
-    n_rows = data_trait(0)
+    n_rows = data_trait(0, "integer")
     #: Per d_k: the typical row's raw scores q·k (n_words numbers) and its number among the rows.
-    rows = data_trait([])
-    row_index = data_trait([])
+    rows = data_trait([], "number", ("choices", "row"))
+    row_index = data_trait([], "integer", ("choices",))
     #: Per d_k: the histogram's bin heights (tallest = 1) over ±hist_limit, unscaled and scaled.
-    hist_limit = data_trait(1.0)
-    hist_raw = data_trait([])
-    hist_scaled = data_trait([])
+    hist_limit = data_trait(1.0, "number")
+    hist_raw = data_trait([], "number", ("choices", "bins"))
+    hist_scaled = data_trait([], "number", ("choices", "bins"))
     #: Per d_k: the variance of all scores and the average largest weight of a row.
-    var_raw = data_trait([])
-    var_scaled = data_trait([])
-    mean_max_raw = data_trait([])
-    mean_max_scaled = data_trait([])
+    var_raw = data_trait([], "number", ("choices",))
+    var_scaled = data_trait([], "number", ("choices",))
+    mean_max_raw = data_trait([], "number", ("choices",))
+    mean_max_scaled = data_trait([], "number", ("choices",))
 
     @classmethod
     def example(cls) -> ScalingExplorer:
@@ -70,6 +71,15 @@ class ScalingExplorer(Explorable):
                 "max_weight": float(weights.max()), "mean_max_weight": mean_max}
 
 
+def _generator(rng, name: str) -> np.random.Generator:
+    """A spec: the generator the draws come from (None: seed 0)."""
+    return np.random.default_rng(0) if rng is None else instance(rng, name, np.random.Generator,
+                                                                   "np.random.Generator")
+
+
+# Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar per
+# word: a few words are what the chapter needs (it uses 8).
+@public(rng=arg(_generator), n_words=arg(integer, "n_words(1 文の語の数)", lo=1, hi=MAX_ITEMS), draws=True)
 def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8, **controls) -> ScalingExplorer:
     """Chapter 06: move d_k and watch q·k spread out and one softmax row turn one-hot.
 
@@ -80,10 +90,6 @@ def scaling_explorer(rng: np.random.Generator | None = None, n_words: int = 8, *
     row, for every d_k (the ring marks the current one). `controls` start it elsewhere, e.g.
     `d_k=64, scaled=True`.
     """
-    # Every d_k draws 50 sentences of n_words × n_words scores, and the middle panel has a bar
-    # per word: a few words are what the chapter needs (it uses 8).
-    n_words = integer(n_words, "n_words(1 文の語の数)", lo=1, hi=MAX_ITEMS)
-    rng = np.random.default_rng(0) if rng is None else rng
     runs = scaling.scaling_experiment(scaling.DK_CHOICES, rng, n_words=n_words)
     limit = 4 * np.sqrt(max(r.d_k for r in runs))
     edges = np.linspace(-limit, limit, BINS + 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import traitlets
 
-from .._validate import HelpersError, HelpersTypeError
+from .._validate import HelpersError, HelpersTypeError, arg, public
 from ..learning import NAMES, History
 from ._base import Choice, Explorable, data_trait
 
@@ -32,15 +32,16 @@ class TrainingExplorer(Explorable):
     module = "ch07_how_w_learns"
     title = "学習の途中経過"
     # `steps` comes before `step`: the control's value is checked against it.
-    steps = data_trait([])
+    SIZES = {"saves": MAX_SNAPSHOTS, "run": 100_000}
+    steps = data_trait([], "integer", ("saves",))
     step = Choice(0, "step(更新の回数)", options="steps")
-    losses = data_trait([])
-    words = data_trait([])
-    partner = data_trait([])
-    saved_losses = data_trait([])
-    saved_accuracies = data_trait([])
-    saved_weights = data_trait([])
-    saved_W = data_trait([])
+    losses = data_trait([], "number", ("run",))
+    words = data_trait([], "text", ("words",))
+    partner = data_trait([], "integer", ("words",))
+    saved_losses = data_trait([], "number", ("saves",))
+    saved_accuracies = data_trait([], "number", ("saves",))
+    saved_weights = data_trait([], "number", ("saves", "words", "words"))
+    saved_W = data_trait([], "any", ("saves",))
 
     @traitlets.validate("step")
     def _whole_step(self, proposal):
@@ -66,6 +67,24 @@ class TrainingExplorer(Explorable):
                 "partner": list(self.partner)}
 
 
+def _a_history_with_saved_steps(history, name: str) -> History:
+    """A spec: what `learning.train` returned, with a few saved steps for the slider."""
+    if not isinstance(history, History):
+        raise HelpersTypeError(
+            f"{name} には learning.train(...) の結果を渡してください。{type(history).__name__} が来ました。"
+        )
+    steps = {s.step for s in history.snapshots}
+    if not steps or len(history.losses) == 0:
+        raise HelpersError(f"{name} に保存されたステップがありません。train の save_at を確かめてください。")
+    if len(steps) > MAX_SNAPSHOTS:
+        raise HelpersError(
+            f"保存されたステップが {len(steps)} 個あります。スライダーで選べるステップは "
+            f"{MAX_SNAPSHOTS} 個までにしてください(train の save_at で選びます)。"
+        )
+    return history
+
+
+@public(history=arg(_a_history_with_saved_steps), draws=True)
 def training_explorer(history: History, **controls) -> TrainingExplorer:
     """A slider over the saved steps of `history` (from `learning.train`).
 
@@ -73,18 +92,7 @@ def training_explorer(history: History, **controls) -> TrainingExplorer:
     partner of each row framed) and W_Q, W_K, W_V at that step. `step=` starts at another
     saved step than the first.
     """
-    if not isinstance(history, History):
-        raise HelpersTypeError(
-            f"history には learning.train(...) の結果を渡してください。{type(history).__name__} が来ました。"
-        )
     snaps = {s.step: s for s in history.snapshots}
-    if not snaps or len(history.losses) == 0:
-        raise HelpersError("history に保存されたステップがありません。train の save_at を確かめてください。")
-    if len(snaps) > MAX_SNAPSHOTS:
-        raise HelpersError(
-            f"保存されたステップが {len(snaps)} 個あります。スライダーで選べるステップは "
-            f"{MAX_SNAPSHOTS} 個までにしてください(train の save_at で選びます)。"
-        )
     steps = sorted(snaps)
     chosen = [snaps[s] for s in steps]
     return TrainingExplorer.starting_at(
@@ -95,6 +103,6 @@ def training_explorer(history: History, **controls) -> TrainingExplorer:
         saved_losses=[float(s.loss) for s in chosen],
         saved_accuracies=[float(s.accuracy) for s in chosen],
         saved_weights=[np.asarray(s.weights, dtype=float).tolist() for s in chosen],
-        saved_W=[{name: np.asarray(s.W[name], dtype=float).tolist() for name in NAMES}
+        saved_W=[{name: np.asarray(s.params[name], dtype=float).tolist() for name in NAMES}
                  for s in chosen],
     )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import traitlets
 
-from .._validate import HelpersError, as_array, as_matrix
+from .._validate import HelpersError, arg, as_array, as_matrix, public
 from ..data import phrase
 from ..heads import causal_mask, multi_head_attention
 from ..plotting._base import texts
@@ -34,15 +34,17 @@ class HeadsExplorer(Explorable):
     title = "頭を選ぶ・因果マスク"
     head = Choice(0, "head(頭の番号、0 から)", options="heads", labels="head_names")
     masked = Flag(False, "masked(因果マスク)")
-    heads = data_trait([0])
-    head_names = data_trait([])
-    words = data_trait([])
-    out_labels = data_trait([])
-    X = data_trait([])
-    W_Q = data_trait([])
-    W_K = data_trait([])
-    W_V = data_trait([])
-    W_O = data_trait([])
+    # The widths are bounded by the maths' guard on the cells, not here.
+    SIZES = {"heads": MAX_HEADS, "d_model": 10**6, "d_k": 10**6, "d_v": 10**6, "joined": 10**6}
+    heads = data_trait([0], "integer", ("heads",))
+    head_names = data_trait([], "text", ("heads",))
+    words = data_trait([], "text", ("words",))
+    out_labels = data_trait([], "text", ("outs",))
+    X = data_trait([], "number", ("words", "d_model"))
+    W_Q = data_trait([], "number", ("heads", "d_model", "d_k"))
+    W_K = data_trait([], "number", ("heads", "d_model", "d_k"))
+    W_V = data_trait([], "number", ("heads", "d_model", "d_v"))
+    W_O = data_trait([], "number", ("joined", "outs"))
 
     @classmethod
     def example(cls) -> HeadsExplorer:
@@ -71,35 +73,23 @@ class HeadsExplorer(Explorable):
                 "output": output}
 
 
-def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequence[str],
-                   out_labels: Sequence[str], **controls) -> HeadsExplorer:
-    """Left: the attention map of the chosen head; right: the output of all heads through W_O.
-
-    W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out (as
-    `helpers.heads.multi_head_attention` takes them). With the causal mask on, the cells above
-    the diagonal (later words) are hatched: hidden. `numbers()` gives what the picture shows.
-    `controls` start it elsewhere, e.g. `head=1, masked=True`.
-    """
-    X = as_matrix(X, "X")
+def _heads_that_can_be_drawn(a: dict) -> None:
+    X, words, W_Q, W_O = a["X"], a["words"], a["W_Q"], a["W_O"]
     n = X.shape[0]
-    words = texts(words, "words(語)")
     if len(words) != n:
         raise HelpersError(f"語が {len(words)} 個、X の行が {n} 本です。同じ数にしてください。")
     at_most(n, MAX_ITEMS, "語(X の行)")
-    W_Q = as_array(W_Q, "W_Q")
     if W_Q.ndim == 3:  # other shapes: multi_head_attention names them
         at_most(W_Q.shape[0], MAX_HEADS, "頭(W_Q の 1 つめの軸)")
-    W_O = as_matrix(W_O, "W_O")
     at_most(W_O.shape[1], MAX_ITEMS, "出力の列(W_O の列)")
-    out_labels = texts(out_labels, "out_labels(出力の列の名前)", count=W_O.shape[1])
-    W_K, W_V = as_array(W_K, "W_K"), as_array(W_V, "W_V")
+    a["out_labels"] = texts(a["out_labels"], "out_labels(出力の列の名前)", count=W_O.shape[1])
+    faces = (W_Q, a["W_K"], a["W_V"], W_O)
     # The shapes first (multi_head_attention names what does not fit; zeros never overflow) …
-    multi_head_attention(np.zeros_like(X), W_Q, W_K, W_V, W_O)
+    multi_head_attention(np.zeros_like(X), *faces)
     # … so that what fails below can only be numbers too large (inf or NaN on the way).
     try:
         with np.errstate(all="ignore"):
-            results = [multi_head_attention(X, W_Q, W_K, W_V, W_O, mask)
-                       for mask in (None, causal_mask(n))]
+            results = [multi_head_attention(X, *faces, mask) for mask in (None, causal_mask(n))]
         finite = all(np.all(np.isfinite(out)) for out, _ in results)
     except HelpersError:
         finite = False
@@ -109,9 +99,23 @@ def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequ
             "もっと小さな数にしてください。"
         )
     h = results[0][1].shape[0]
-    head_names = texts(head_names, "head_names(頭の名前)")
-    if len(head_names) != h:
-        raise HelpersError(f"頭が {h} 個、head_names が {len(head_names)} 個です。同じ数にしてください。")
+    if len(a["head_names"]) != h:
+        raise HelpersError(f"頭が {h} 個、head_names が {len(a['head_names'])} 個です。同じ数にしてください。")
+
+
+@public(_heads_that_can_be_drawn, X=arg(as_matrix), words=arg(texts, "words(語)"), W_Q=arg(as_array),
+        W_O=arg(as_matrix), W_K=arg(as_array), W_V=arg(as_array),
+        head_names=arg(texts, "head_names(頭の名前)"), draws=True)
+def heads_explorer(X, words: Sequence[str], W_Q, W_K, W_V, W_O, head_names: Sequence[str],
+                   out_labels: Sequence[str], **controls) -> HeadsExplorer:
+    """Left: the attention map of the chosen head; right: the output of all heads through W_O.
+
+    W_Q, W_K: h × d_model × d_k; W_V: h × d_model × d_v; W_O: h·d_v × d_out (as
+    `helpers.heads.multi_head_attention` takes them). With the causal mask on, the cells above
+    the diagonal (later words) are hatched: hidden. `numbers()` gives what the picture shows.
+    `controls` start it elsewhere, e.g. `head=1, masked=True`.
+    """
+    h = len(head_names)  # one per head (the relation held them to W_Q's heads)
     return HeadsExplorer.starting_at(
         "heads_explorer", controls, heads=list(range(h)), head_names=head_names, words=words, out_labels=out_labels,
         X=X.tolist(), W_Q=W_Q.tolist(), W_K=W_K.tolist(), W_V=W_V.tolist(), W_O=W_O.tolist(),

@@ -25,19 +25,29 @@ from .answers import (
 )
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
 from .credit import exercise, score
-from .hidden import hidden_cases
-from .learner import as_float_array, as_number, call_learner, three_arrays
-from .mistakes import KEEPDIMS_HINTS, fail_on_typical_mistake, keepdims_slips, same, typical_mistake
+from .hidden import case_kinds, hidden_cases
+from .learner import as_float_array, as_number, call_learner, counting_products, three_arrays
+from .mistakes import (
+    KEEPDIMS_HINTS,
+    fail_on_typical_mistake,
+    fail_on_wrong_values,
+    first_difference,
+    keepdims_slips,
+    rounded_to,
+    same,
+    typical_mistake,
+)
 from .numpy_errors import broadcast_shapes, crash_in_japanese, matmul_sizes
 from .verdicts import CheckFailed, fail, passed
 
 __all__ = [
     "CheckFailed", "passed", "fail",
     "exercise", "score",
-    "hidden_cases",
-    "call_learner", "as_float_array", "as_number", "three_arrays",
+    "hidden_cases", "case_kinds",
+    "call_learner", "counting_products", "as_float_array", "as_number", "three_arrays",
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
-    "same", "typical_mistake", "fail_on_typical_mistake", "KEEPDIMS_HINTS", "keepdims_slips",
+    "same", "typical_mistake", "fail_on_typical_mistake", "first_difference", "rounded_to",
+    "fail_on_wrong_values", "KEEPDIMS_HINTS", "keepdims_slips",
     "attention_pair", "check_attention_output", "wrong_attention_weights",
     "canonical_text", "normalise_answer", "read_choice", "check_choice", "TRAILING", "READINGS",
     "shape_answer", "check_shape_choice",

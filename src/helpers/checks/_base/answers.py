@@ -17,7 +17,7 @@ TRAILING = "。.、,!?"
 #: Polite endings a learner of a です・ます book types, rewritten in this order until the answer
 #: is a choice: 変わらないと思います → 変わらない, 変わりません → 変わらない, 対称になります →
 #: 対称になる, 壊れます → 壊れる, エラーです → エラー (and then a trailing になる: 均等になります → 均等).
-_POLITE_ENDINGS = (("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
+_POLITE_ENDINGS = (("だと思います", ""), ("だと思う", ""), ("と思います", ""), ("と思う", ""), ("りません", "らない"), ("ります", "る"),
                    ("れません", "れない"), ("れます", "れる"), ("します", "する"), ("です", ""))
 
 
@@ -34,8 +34,12 @@ READINGS = {"一冊": "いっさつ", "平均": "へいきん", "均等": "き�
             "対称にならない": "たいしょうにならない", "自分": "じぶん", "先頭": "せんとう",
             "問い次第": "といしだい", "照り焼き": "てりやき"}
 
-#: A shape typed as text: (5, 3), 5×3, 5x3, 5*3, 5、3, 5行3列, with or without brackets (after NFKC).
-_SHAPE_TEXT = re.compile(r"\(?(\d+)(?:[,、x×*]|行)(\d+)列?\)?")
+#: A shape typed as text: (5, 3), [5, 3], 5×3, 5x3, 5*3, 5、3, 5行3列, with or without brackets
+#: (after NFKC).
+_SHAPE_TEXT = re.compile(r"[(\[]?(\d+)(?:[,、x×*]|行)(\d+)列?[)\]]?")
+
+#: Characters that look like the long-vowel mark ー after a katakana: the kanji 一, hyphens, dashes.
+_LOOK_ALIKE_BAR = re.compile(r"(?<=[ァ-ヺー])[一\-−‐‑–—―~〜]")
 
 #: Okurigana written short: 変る, 変らない, 変ります are 変わる, 変わらない, 変わります.
 _SHORT_OKURIGANA = re.compile(r"変(?=[らりるれろ])")
@@ -44,8 +48,13 @@ _SHORT_OKURIGANA = re.compile(r"変(?=[らりるれろ])")
 def canonical_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)  # ｹｰｷ → ケーキ, full-width space → space
     text = _SHORT_OKURIGANA.sub("変わ", text)     # before kana are folded: 変らない → 変わらない
+    text = text.replace("無い", "ない")           # 変わら無い → 変わらない
+    text = re.sub(r"(?<![\d.])1(?=[冊つ人])", "一", text)  # 1冊 → 一冊: a counter read either way
     text = text.translate(_HIRAGANA_AS_KATAKANA)
+    text = _LOOK_ALIKE_BAR.sub("ー", text)        # ケ一キ (the kanji 一), ケ-キ → ケーキ
+    text = text.casefold()                        # Error → error
     text = re.sub(r"\s+", "", text)             # surrounding and inner spaces, IME's included
+    text = re.sub(r"^1/\d+$", "1/n", text)       # 1/7 (one over the number of keys) → 1/n
     text = text.strip(_WRAPPERS).rstrip(TRAILING).strip(_WRAPPERS)
     return text
 
@@ -60,7 +69,10 @@ def _peel_once(key: str) -> str:
         polite, plain = canonical_text(polite), canonical_text(plain)
         if key.endswith(polite):
             return key[: -len(polite)] + plain
-    return key.removesuffix(canonical_text("になる"))
+    for suffix in ("になる", "する"):  # 均等になる → 均等, 一冊に集中する → 一冊に集中
+        if key.endswith(canonical_text(suffix)) and len(key) > len(canonical_text(suffix)):
+            return key[: -len(canonical_text(suffix))]
+    return key
 
 
 def _peelings(answer: str):
@@ -86,11 +98,12 @@ def normalise_answer(answer, choices: Sequence[str],
     """
     if not isinstance(answer, str):
         return None
-    table = {canonical_text(c): c for c in choices}
-    table.update({canonical_text(word): choice for word, choice in (synonyms or {}).items()})
     written = {**{c: c for c in choices}, **(synonyms or {})}
-    table.update({canonical_text(READINGS[word]): choice for word, choice in written.items()
-                  if word in READINGS})
+    forms = [*written.items(), *((READINGS[w], c) for w, c in written.items() if w in READINGS)]
+    table = {canonical_text(c): c for c in choices}
+    for word, choice in forms:  # every accepted word by the same rule as the answer, peeled too
+        for key in _peelings(word):
+            table.setdefault(key, choice)
     return next((table[key] for key in _peelings(answer) if key in table), None)
 
 
@@ -130,13 +143,14 @@ def read_choice(answer, choices: Sequence[str], synonyms: Mapping[str, str] | No
     how = "(形は (4, 5) のような組で)" if shapes else "を文字列で"
     to, of = (f"{label} に", f"{label} の") if label else ("", "")
     if answer is None or (isinstance(answer, str) and canonical_text(answer) == ""):
-        fail(f"{to}まだ答えが入っていません。{listed} のどれか{how}書いてください。")
+        fail(f"{to}まだ答えが入っていません。{listed} のどれか{how}書いてください。", mistake="no_answer")
     if not isinstance(answer, str):
         fail(f"{of}答えは {listed} のどれかを、引用符 \" でかこんだ文字列で書いてください。"
-             f"{_as_typed(answer)} が来ました。")
+             f"{_as_typed(answer)} が来ました。", mistake="not_text")
     choice = normalise_answer(answer, choices, synonyms)
     if choice is None:
-        fail(f"{of}{_as_typed(answer)}は選択肢にありません。{listed} のどれかを書いてください。")
+        fail(f"{of}{_as_typed(answer)}は選択肢にありません。{listed} のどれかを書いてください。",
+             mistake="not_a_choice")
     return choice
 
 
@@ -144,8 +158,9 @@ def check_choice(answer, correct: str, choices: Sequence[str], hints: Mapping[st
                  synonyms: Mapping[str, str] | None = None) -> None:
     """A prediction question: `answer` must mean one of `choices`; a wrong one gets its own hint."""
     choice = read_choice(answer, choices, synonyms)
-    if choice != correct:
-        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"))
+    if choice != correct:  # the id says which choice, by its place on the page: chose_1, chose_2 …
+        fail(hints.get(choice, f"「{choice}」ではありません。図と表を見直してみましょう。"),
+             mistake=f"chose_{list(choices).index(choice) + 1}")
     passed(hints.get(correct, ""))
 
 
@@ -157,5 +172,5 @@ def check_shape_choice(answer, correct: str, choices: Sequence[str], hints: Mapp
     shape = shape_answer(answer)
     if shape is not None and not isinstance(shape, str):
         fail("形は (4, 5) のような組(タプル)か、\"4×5\" のような文字列で書いてください。"
-             f"{_as_typed(answer)} が来ました。")
+             f"{_as_typed(answer)} が来ました。", mistake="not_a_shape")
     check_choice(shape, correct, choices, hints, synonyms)

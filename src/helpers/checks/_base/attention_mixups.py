@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .learner import as_float_array, call_learner
-from .mistakes import same
+from .mistakes import first_difference, same
 from .verdicts import fail
 
 
@@ -20,7 +20,7 @@ def attention_pair(fn: Callable, Q, K, V, what: str,
                                    "print して確かめましょう。", forbid=forbid)
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
-             f"{type(result).__name__} が返ってきました。")
+             f"{type(result).__name__} が返ってきました。", mistake="not_a_pair")
     return tuple(as_float_array(r, what) for r in result)
 
 
@@ -30,21 +30,21 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
     or right weights with a wrong output (`hints` has "swapped", "weights_as_output",
     "bad_output"). Right weights with a wrong output earn half the credit."""
     if out.shape == want_w.shape and w.shape == want_out.shape:
-        fail(hints["swapped"])
+        fail(hints["swapped"], mistake="swapped")
     half = 0.5 if same(w, want_w) else 0.0  # right weights, wrong output: half the credit
     if same(out, want_w):
-        fail(hints["weights_as_output"], half)
+        fail(hints["weights_as_output"], half, mistake="weights_as_output")
     if half:
         square = want_w.shape[0] == want_w.shape[1]
         if "transposed_output" in hints and square and same(out, want_w.T @ V):
-            fail(hints["transposed_output"], half)
+            fail(hints["transposed_output"], half, mistake="transposed_output")
         if out.shape != want_out.shape and out.size == want_out.size and same(out.reshape(want_out.shape), want_out):
             fail(f"出力の値は合っていますが、shape {out.shape} で返ってきました。出力は (問いの数, d_v) = "
-                 f"{want_out.shape} の形のまま返します(ravel や reshape は要りません)。", half)
+                 f"{want_out.shape} の形のまま返します(ravel や reshape は要りません)。", half, mistake="flat_output")
         if out.shape != want_out.shape:
-            fail(f"{hints['bad_output']}形は (問いの数, d_v) = {want_out.shape} のはずが {out.shape} でした。", half)
-        fail(f"{hints['bad_output']}1 行めは {np.round(want_out[0], 3)} のはずが {np.round(out[0], 3)} でした。",
-             half)
+            fail(f"{hints['bad_output']}形は (問いの数, d_v) = {want_out.shape} のはずが {out.shape} でした。", half,
+                 mistake="bad_output_shape")
+        fail(f"{hints['bad_output']}{first_difference(want_out, out, '出力')}。", half, mistake="bad_output")
 
 
 def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
@@ -59,5 +59,8 @@ def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[
     want_out = want_w @ V
     if same(out, want_out) and same(w, want_w):
         return None
+    if same(out, want_out) and same(w.T, want_w):
+        fail("出力は合っていますが、重みを転置して返しています(行が見出し、列が問いの表です)。"
+             "重みは (問いの数, 見出しの数) の表のまま返しましょう。", 0.5, mistake="transposed_weights")
     check_attention_output(out, w, want_out, want_w, V, hints)
     return w

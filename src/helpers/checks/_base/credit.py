@@ -8,6 +8,13 @@ print its ✗ line on stdout instead of raising, so that the cell runs on to its
 the mean credit of that cell's checks, the number nbgrader reads as the cell's partial credit.
 Anywhere else nothing changes: a wrong answer raises.
 
+Under autograding each verdict also leaves a record for the teacher's class report
+(`qkv_classroom.class_report`): a display_data output whose only mimetype is `VERDICT_MIME`,
+{check, credit, mistake, message}, which neither nbconvert's feedback page nor JupyterLab shows
+(they have no renderer for it), so the student sees the same ✓/✗ lines. `mistake` is the
+recognised mistake's stable id (`CheckFailed.mistake`, a hint table's key) or None. Only records
+in a grade cell are read, and only as many as that cell calls checks (`qkv_classroom.tamper`).
+
 The record lives in this module (one kernel grades one notebook, cell after cell); the classroom's
 tamper scan flags an answer cell that reaches it (`_records`, `_note`, `_cell`, `_running`).
 """
@@ -20,6 +27,9 @@ from collections.abc import Callable
 
 from ..._mode import autograding
 from .verdicts import CheckFailed
+
+#: The mimetype of a verdict record (nothing renders it: the student never sees it).
+VERDICT_MIME = "application/vnd.qkv.verdict+json"
 
 #: Credits noted by the checks of the cell that ran one last ({IPython execution count: [credit]}).
 _records: dict[int | None, list[float]] = {}
@@ -43,6 +53,21 @@ def _note(credit: float) -> None:
     _records.setdefault(cell, []).append(credit)
 
 
+def _record(check: str, credit: float, mistake: str | None, message: str) -> None:
+    """Under autograding: the verdict as a display_data output for the grader (see the top)."""
+    if not autograding():
+        return
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # plain Python: no notebook to leave it in
+        return
+    if get_ipython() is None:  # display() would print the dict instead
+        return
+    record = {"check": check, "credit": credit, "mistake": mistake, "message": message}
+    display({VERDICT_MIME: record}, raw=True)
+
+
 def exercise(check: Callable) -> Callable:
     """A public check: notes its credit for `score`; under autograding a wrong answer prints its
     ✗ line (stdout) and the cell goes on, anywhere else it raises `CheckFailed` as usual."""
@@ -60,8 +85,10 @@ def exercise(check: Callable) -> Callable:
             if not autograding():
                 raise
             print(wrong)
+            _record(check.__name__, wrong.credit, wrong.mistake, str(wrong).removeprefix("✗ "))
         else:
             _note(1.0)
+            _record(check.__name__, 1.0, None, "")
         finally:
             _running = False
 

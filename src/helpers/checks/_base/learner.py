@@ -5,8 +5,10 @@ from __future__ import annotations
 import builtins
 import contextlib
 import difflib
+import dis
 import functools
 import inspect
+import linecache
 import re
 import sys
 import types
@@ -14,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ... import attention
+from ... import attention, heads
 from .numpy_errors import crash_in_japanese
 from .verdicts import fail
 
@@ -40,6 +42,22 @@ def _learner_frame(err: Exception, fn: Callable) -> types.FrameType | None:
             found = tb.tb_frame
         tb = tb.tb_next
     return found
+
+
+def _where(err: Exception, fn: Callable) -> str:
+    """The learner's own line the error stopped at, as 「my_attention の 3 行め `w = e / e.sum`」."""
+    module, found = getattr(fn, "__module__", None), None
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == module:
+            found = tb
+        tb = tb.tb_next
+    if found is None:
+        return ""
+    code = found.tb_frame.f_code
+    source = linecache.getline(code.co_filename, found.tb_lineno, found.tb_frame.f_globals).strip()
+    line = found.tb_lineno - code.co_firstlineno + 1
+    return f"止まったのは {code.co_name} の {line} 行め" + (f" `{source}` です。" if source else "です。")
 
 
 def _close_match(name: str, known: list[str]) -> str | None:
@@ -96,24 +114,48 @@ def misspelt_name(err: Exception, fn: Callable, call: str) -> str | None:
     return f"{call} の中で、{where}。{guess}"
 
 
+#: The modules whose every public function `forbid` may name at once ("heads": all of them).
+_MODULES = {"attention": attention, "heads": heads}
+
+
+def _forbidden(names: Sequence[str]) -> dict[Callable, str]:
+    """The `helpers` functions `names` stand for, each with the name a message gives it: a name
+    of helpers.attention ("softmax" → helpers.softmax), a module ("heads" → every public function
+    of helpers.heads, helpers.heads.masked_softmax …) or one of its functions ("heads.causal_mask")."""
+    found: dict[Callable, str] = {}
+    for name in names:
+        module_name, _, function = name.rpartition(".") if "." in name else ("", "", name)
+        if not module_name and function in _MODULES:
+            module = _MODULES[function]
+            found.update({getattr(module, n): f"{function}.{n}" for n in module.__all__
+                          if inspect.isfunction(getattr(module, n))})
+        elif module_name:
+            found[getattr(_MODULES[module_name], function)] = name
+        else:
+            found[getattr(attention, function)] = function
+    return found
+
+
 @contextlib.contextmanager
 def _watching(fn: Callable, names: Sequence[str]):
-    """While the learner's `fn` runs, the `helpers` functions `names` note each call (in the
-    package, in `helpers.attention`, and under any name `fn`'s module gave them); yields the list
-    of the names called."""
+    """While the learner's `fn` runs, the `helpers` functions `names` (see `_forbidden`) note each
+    call (in their module, in the package, and under any name `fn`'s module gave them); yields
+    the list of the names called, as a message writes them after "helpers."."""
     used: list[str] = []
 
     def spy(name: str, original: Callable) -> Callable:
         @functools.wraps(original)
         def noted(*args, **kwargs):
-            used.append(name)
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if caller != "helpers" and not caller.startswith("helpers."):  # not helpers' own use
+                used.append(name)
             return original(*args, **kwargs)
         return noted
 
-    originals = {getattr(attention, name): spy(name, getattr(attention, name)) for name in names}
-    spaces = [vars(attention), vars(sys.modules["helpers"]), getattr(fn, "__globals__", {})]
+    originals = {f: spy(label, f) for f, label in _forbidden(names).items()}
+    spaces = [vars(attention), vars(heads), vars(sys.modules["helpers"]), getattr(fn, "__globals__", {})]
     swapped = [(space, key, value) for space in spaces for key, value in list(space.items())
-               if callable(value) and value in originals]
+               if callable(value) and not isinstance(value, type) and value in originals]
     for space, key, value in swapped:
         space[key] = originals[value]
     try:
@@ -135,25 +177,28 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
     numpy's warnings about a wrong formula stay quiet.
     """
     if not callable(fn):
-        fail(f"{what} には関数を渡してください({type(fn).__name__} が来ました)。")
+        fail(f"{what} には関数を渡してください({type(fn).__name__} が来ました)。", mistake="not_a_function")
     call = call or f"{what}(...)"
     before = [a.copy() if isinstance(a, np.ndarray) else None for a in args]
     try:
         with np.errstate(all="ignore"), _watching(fn, forbid) as used:  # a wrong formula may divide by 0
             result = fn(*args)
     except NotImplementedError:
-        fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。")
+        fail(f"{what} はまだ書かれていません。`raise NotImplementedError` の行を消して、中身を書きましょう。",
+             mistake="not_written")
     except Exception as err:  # the learner's code crashed: say what and where to look
         if note := misspelt_name(err, fn, call):
-            fail(note)  # a typo: nothing else is wrong yet, so no advice about shapes or order
+            fail(note, mistake="misspelt_name")  # a typo: nothing else is wrong yet, so no advice about shapes or order
         advice = on_error(err) if callable(on_error) else on_error
-        fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{advice}")
-    used = [name for name in forbid if getattr(attention, name) is fn] + used  # the helper itself passed
+        fail(f"{call} がエラーで止まりました({crash_in_japanese(err)})。{_where(err, fn)}{advice}",
+             mistake="crashed")
+    used = [label for f, label in _forbidden(forbid).items() if f is fn] + used  # the helper itself passed
     if used:
         fail(f"{what} の中で helpers.{used[0]} を使っています。この練習は、それを自分で numpy で書く練習です。"
-             f"helpers.{used[0]} を使わずに書いてみましょう。")
+             f"helpers.{used[0]} を使わずに書いてみましょう。", mistake="forbidden_helper")
     if result is None:
-        fail(f"{what} が何も返していません(None)。関数の最後に return を書き忘れていませんか?")
+        fail(f"{what} が何も返していません(None)。関数の最後に return を書き忘れていませんか?",
+             mistake="no_return")
     names = _parameter_names(fn)
     for i, (arg, old) in enumerate(zip(args, before, strict=True)):
         if old is not None and not _unchanged(arg, old):
@@ -161,18 +206,19 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
             fail(f"{what} が、受け取った {name} の中身を書き換えています(`{name} -= …` や "
                  f"`{name}[...] = …` のような、その場での書き換え)。呼び出した側の {name} まで"
                  f"変わってしまいます。`{name} = {name} - …` や `new = {name} - …` のように、"
-                 "新しい配列を作る書き方にしましょう(`/=` や `*=` も同じです)。")
+                 "新しい配列を作る書き方にしましょう(`/=` や `*=` も同じです)。", mistake="changed_argument")
     return result
 
 
 def as_float_array(value, what: str) -> np.ndarray:
     """The learner's result as a float array, or a hint that it is not numbers."""
     if isinstance(value, (str, bytes)):
-        fail(f"{what} は数の配列を返してください(文字列 {value!r} が返ってきました)。")
+        fail(f"{what} は数の配列を返してください(文字列 {value!r} が返ってきました)。", mistake="not_numbers")
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        fail(f"{what} は数の配列を返してください({type(value).__name__} が返ってきました)。")
+        fail(f"{what} は数の配列を返してください({type(value).__name__} が返ってきました)。",
+             mistake="not_numbers")
 
 
 def as_number(value, what: str) -> float:
@@ -181,7 +227,7 @@ def as_number(value, what: str) -> float:
     arr = as_float_array(value, what)
     if arr.ndim:
         fail(f"{what} は数を 1 つ返してください(配列ではなく、ただの数です)。"
-             f"shape {arr.shape} の配列が返ってきました。")
+             f"shape {arr.shape} の配列が返ってきました。", mistake="not_a_number")
     return float(arr)
 
 
@@ -189,7 +235,47 @@ def three_arrays(result, what: str, names: str = "(Q, K, V)") -> tuple[np.ndarra
     """The learner's three returned faces, each as a float array."""
     if not isinstance(result, (tuple, list)) or len(result) != 3:
         fail(f"{what} は 3 つの配列を {names} の順に返してください"
-             f"(return q, k, v のように)。{type(result).__name__} が返ってきました。")
+             f"(return q, k, v のように)。{type(result).__name__} が返ってきました。", mistake="not_three")
     return tuple(as_float_array(r, what) for r in result)
 
+
+#: What makes a matrix product in the learner's code: the `@` operator, and loading a function or
+#: method of these names (np.matmul, np.dot, X.dot, np.einsum, a `from numpy import matmul` …).
+_PRODUCT_NAMES = {"matmul", "dot", "einsum", "tensordot", "inner", "multi_dot", "vdot", "__matmul__", "__rmatmul__"}
+_MATMUL_OP = "@"
+
+
+@functools.lru_cache(maxsize=256)
+def _product_offsets(code: types.CodeType) -> frozenset[int]:
+    """The bytecode offsets in `code` that take a matrix product (see `_PRODUCT_NAMES`)."""
+    return frozenset(ins.offset for ins in dis.get_instructions(code)
+                     if (ins.opname.startswith("BINARY_OP") and ins.argrepr.startswith(_MATMUL_OP))
+                     or ins.opname == "BINARY_MATRIX_MULTIPLY"
+                     or (ins.opname.startswith("LOAD_") and ins.argval in _PRODUCT_NAMES))
+
+
+@contextlib.contextmanager
+def counting_products(fn: Callable):
+    """While the learner's `fn` runs, count the matrix products its own code takes (in `fn`'s
+    module: its helpers too), however the arrays were made: `@`, np.matmul, np.dot, X.dot,
+    np.einsum … each time one runs (a loop counts every turn). Yields a one-item list, the count."""
+    module, count = getattr(fn, "__module__", None), [0]
+
+    def per_opcode(frame, event, arg):
+        if event == "opcode" and frame.f_lasti in _product_offsets(frame.f_code):
+            count[0] += 1
+        return per_opcode
+
+    def per_call(frame, event, arg):
+        if event != "call" or frame.f_globals.get("__name__") != module:
+            return None
+        frame.f_trace_opcodes = True
+        return per_opcode
+
+    before = sys.gettrace()
+    sys.settrace(per_call)
+    try:
+        yield count
+    finally:
+        sys.settrace(before)
 

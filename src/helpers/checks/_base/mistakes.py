@@ -65,3 +65,58 @@ def fail_on_typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray],
         fail(f"{said}{hints[mistake]}", mistake=mistake)
 
 
+
+
+def _digits(w: float, g: float) -> int:
+    """Decimals enough to show `w` and `g` as different numbers (3 at least, 12 at most)."""
+    digits = 3
+    while digits < 12 and f"{w:.{digits}f}" == f"{g:.{digits}f}":
+        digits += 1
+    return digits
+
+
+def first_difference(want, got, name: str = "") -> str:
+    """The first entry where `got` differs from `want` (same shape), with as many digits as show
+    the difference, and its size when that is below the third decimal. A table's whole row is
+    shown with the column that differs: 「weights の 2 行めは [0.1609 0.2695] になるはずが、
+    [0.1609 0.2696] でした(2 列めが違います。差 9.0e-05)」; a vector's or a number's entry alone."""
+    want, got = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
+    bad = ~np.isclose(got, want, atol=1e-6, equal_nan=True)
+    index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else (0,) * want.ndim
+    w, g = float(want[index]), float(got[index])
+    digits = _digits(w, g)
+    size = f"差 {abs(g - w):.1e}" if digits > 3 and np.isfinite(g - w) else ""
+    of = f"{name} の " if name else ""
+    if want.ndim == 2:
+        row = index[0]
+
+        def shown(values):
+            return "[" + " ".join(f"{v:.{digits}f}" for v in values) + "]"
+        column = f"{index[1] + 1} 列めが違います" if want.shape[1] > 1 else ""
+        note = "。".join(t for t in (column, size) if t)
+        return (f"{of}{row + 1} 行めは {shown(want[row])} になるはずが、{shown(got[row])} でした"
+                + (f"({note})" if note else ""))
+    where = f"{of}{index[0] + 1} 番めの成分は " if want.ndim == 1 else (f"{name} は " if name else "")
+    return f"{where}{w:.{digits}f} になるはずが、{g:.{digits}f} でした" + (f"({size})" if size else "")
+
+
+def rounded_to(got, want) -> int | None:
+    """The number of decimals `got` is `want` rounded to (0 to 4), or None when it is not that."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    if got.shape != want.shape or np.allclose(got, want, atol=1e-6, rtol=0):
+        return None
+    for decimals in range(0 if np.abs(want).max(initial=0) >= 1 else 1, 5):  # weights: not to 0 or 1
+        if np.allclose(got, np.round(want, decimals), atol=1e-9, rtol=0) or (
+                decimals == 0 and np.allclose(got, np.trunc(want), atol=1e-9, rtol=0)):
+            return decimals
+    return None
+
+
+def fail_on_wrong_values(want, got, name: str, *, said: str = "") -> None:
+    """The last word on a result of the right shape: values rounded (to how many decimals), or
+    the first entry that differs (`first_difference`); `said` first."""
+    if (decimals := rounded_to(got, want)) is not None:
+        where = "整数に" if decimals == 0 else f"小数第 {decimals} 位で"
+        fail(f"{said}{f'{name} の値' if name else '返した値'}を{where}丸めています(int(...) や round(...)、np.round)。"
+             "丸めずに、計算したままの値を返しましょう。", mistake="rounded")
+    fail(f"{said}{first_difference(want, got, name)}。", mistake="wrong_values")

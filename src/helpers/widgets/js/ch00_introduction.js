@@ -2,7 +2,8 @@
 // "keep x as it is" (t = 0, so Q = K = X) to "swap the two axes" (t = 1); W_K = W_V = I.
 // Left: W_Q's numbers; right: the attention weights, a ring on each row's largest weight.
 import { argmax, attention, matmul } from "./qkv_math.js";
-import { FONT, PANEL, colormap, fmt, heatmap, mount, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, colormap, fmt, heatmap, svg, text } from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 // The weights' colour scale: fixed, so colours stay comparable while t moves (0.6 and above
 // are the darkest blue).
@@ -43,13 +44,26 @@ function weightsPanel(words, weights, picks) {
   const size = FONT - 1;
   const stagger = words.some((w) => String(w).length * size > g.cell * 0.95);
   const dy = stagger ? 20 : 0; // room for the second row of column labels
-  const grid = heatmap({ M: weights, rows: words, cols: words.map(() => ""), lo: 0, hi: TOP, title: "", colTitle: "" })
+  const grid = heatmap({
+    M: weights,
+    rows: words,
+    cols: words.map(() => ""),
+    lo: 0,
+    hi: TOP,
+    title: "",
+    colTitle: "",
+  })
     .replace(/^<svg[^>]*>/, "")
     .replace(/<\/svg>$/, "");
   let body = text(PANEL / 2, 12, "注目の重み(各行の合計 = 1)", { weight: "bold" });
-  body += text((g.left + g.right) / 2, 32, "見出し(見られる側)", { size, fill: "var(--qkv-muted)" });
+  body += text((g.left + g.right) / 2, 32, "見出し(見られる側)", {
+    size,
+    fill: "var(--qkv-muted)",
+  });
   words.forEach((w, j) => {
-    body += text(g.left + (j + 0.5) * g.cell, dy + g.top - 10 - (stagger && j % 2 ? 18 : 0), w, { size });
+    body += text(g.left + (j + 0.5) * g.cell, dy + g.top - 10 - (stagger && j % 2 ? 18 : 0), w, {
+      size,
+    });
   });
   body += `<g transform="translate(0 ${dy})">${grid}`;
   picks.forEach((word, i) => {
@@ -89,7 +103,8 @@ function matrixPanel(W, t, axes) {
       body += text(j ? x1 : x0, i ? y1 : y0, fmt(v), { size: FONT + 6, fill: "var(--qkv-q)" });
     });
   });
-  const bracket = (x, dx) => `<path d="M${x + dx},60 H${x} V144 H${x + dx}" fill="none" style="stroke:var(--qkv-q)" stroke-width="2"/>`;
+  const bracket = (x, dx) =>
+    `<path d="M${x + dx},60 H${x} V144 H${x + dx}" fill="none" style="stroke:var(--qkv-q)" stroke-width="2"/>`;
   body += bracket(62, 10) + bracket(238, -10);
   const note = { size: FONT - 1, fill: "var(--qkv-muted)" };
   body += text(PANEL / 2, 176, "t = 0:そのまま(Q = X)", note);
@@ -102,23 +117,48 @@ function matrixPanel(W, t, axes) {
 
 export function picture(data) {
   const n = numbers(data);
-  const panels = [matrixPanel(n.W_Q, data.mix, data.axes), weightsPanel(data.words, n.weights, n.picks)];
-  const best = data.words.map((w, i) => `${w}→${n.picks[i]}(${fmt(Math.max(...n.weights[i]))})`).join("、");
-  const rows = data.words.map((w, i) => `${w}の行 ${n.weights[i].map((v) => fmt(v)).join(", ")}`).join("。");
-  const alt = `入れ替え度 t = ${fmt(data.mix)}。W_Q = [[${n.W_Q[0].map((v) => fmt(v)).join(", ")}], [${n.W_Q[1].map((v) => fmt(v)).join(", ")}]]。`
-    + `注目の重み(行が見る側、列は ${data.words.join("、")} の順): ${rows}。一番の注目先: ${best}。`;
+  const panels = [
+    matrixPanel(n.W_Q, data.mix, data.axes),
+    weightsPanel(data.words, n.weights, n.picks),
+  ];
+  const best = data.words
+    .map((w, i) => `${w}→${n.picks[i]}(${fmt(Math.max(...n.weights[i]))})`)
+    .join("、");
+  const rows = data.words
+    .map((w, i) => `${w}の行 ${n.weights[i].map((v) => fmt(v)).join(", ")}`)
+    .join("。");
+  const alt =
+    `入れ替え度 t = ${fmt(data.mix)}。W_Q = [[${n.W_Q[0].map((v) => fmt(v)).join(", ")}], [${n.W_Q[1].map((v) => fmt(v)).join(", ")}]]。` +
+    `注目の重み(行が見る側、列は ${data.words.join("、")} の順): ${rows}。一番の注目先: ${best}。`;
   return { panels, alt, readout: `一番の注目先: ${best}`, numbers: n };
 }
+
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "t = 0", state: { mix: 0 } },
+  { label: "t = 0.5", state: { mix: 0.5 } },
+  { label: "t = 1", state: { mix: 1 } },
+];
 
 export default {
   render({ model, el }) {
     return mount({
-      model, el,
+      model,
+      el,
       data: ["words", "vectors", "axes"],
       controls: [
-        { trait: "mix", kind: "range", label: "入れ替え度 t", min: 0, max: 1, step: 0.01, format: (v) => fmt(v) },
+        {
+          trait: "mix",
+          kind: "range",
+          label: "入れ替え度 t",
+          min: 0,
+          max: 1,
+          step: 0.01,
+          format: (v) => fmt(v),
+        },
       ],
       draw: picture,
+      presets: PRESETS,
     });
   },
 };

@@ -2,7 +2,19 @@
 // and cosine similarities with the other words follow. A zero vector has no direction: its
 // cosines are NaN, shown as "—", and no bar is outlined.
 import { argmax, cosine, dot, norm } from "./qkv_math.js";
-import { FONT, arrow, bars, fmt, mount, plane, planeAxes, svg, text, textWidth } from "./qkv_draw.js";
+import {
+  FONT,
+  arrow,
+  bars,
+  fmt,
+  plane,
+  planeAxes,
+  svg,
+  text,
+  textWidth,
+  tickValues,
+} from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 const LIMIT = 2; // each slider runs from -2 to 2
 const LIM = 2.2; // the plane shows a little more
@@ -43,15 +55,20 @@ function label(p, x, y, s, { fill, below = false, weight = "normal" }) {
   if (!right && tx - 4 - w < -6) right = true;
   const dy = below ? 13 : -11;
   const yy = Math.min(Math.max(ty + dy, FONT), p.size - FONT);
-  return text(tx + (right ? 4 : -4), yy, s, { anchor: right ? "start" : "end", fill, weight, cls: "qkv-halo" });
+  return text(tx + (right ? 4 : -4), yy, s, {
+    anchor: right ? "start" : "end",
+    fill,
+    weight,
+    cls: "qkv-halo",
+  });
 }
 
-// Integer ticks along the plane's frame, labelled outside it.
-function ticks(p) {
+// The integer grid over the plane, labelled outside its frame.
+function grid(p) {
   let body = "";
   const lo = p.pad;
   const hi = p.size - p.pad;
-  for (let v = -LIMIT; v <= LIMIT; v++) {
+  for (const v of tickValues(-LIMIT, LIMIT, 1)) {
     if (v === 0) continue;
     const [x] = p.at(v, 0);
     const [, y] = p.at(0, v);
@@ -72,12 +89,14 @@ export function picture(data) {
   // What lies beyond the frame is cut off there (a learner's word may sit far out). A clip path,
   // not a nested <svg>: mount's drag looks for the panel as the pointer's nearest <svg>. Every
   // copy of this id clips the same square, so two explorables on one page may share it.
-  const clip = (inner) => `<defs><clipPath id="qkv-ch01-frame"><rect x="${p.pad}" y="${p.pad}" width="${span}" height="${span}"/></clipPath></defs>`
-    + `<g clip-path="url(#qkv-ch01-frame)">${inner}</g>`;
+  const clip = (inner) =>
+    `<defs><clipPath id="qkv-ch01-frame"><rect x="${p.pad}" y="${p.pad}" width="${span}" height="${span}"/></clipPath></defs>` +
+    `<g clip-path="url(#qkv-ch01-frame)">${inner}</g>`;
   let inside = "";
   const [ox, oy] = p.at(0, 0);
   const radius = (norm(start) / (2 * LIM)) * span;
-  if (radius > 1) inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
+  if (radius > 1)
+    inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
   rest.forEach((k) => {
     inside += arrow(p, k[0], k[1], { color: "var(--qkv-muted)", width: 2 });
   });
@@ -88,17 +107,37 @@ export function picture(data) {
   inside += `<circle cx="${tx}" cy="${ty}" r="7" style="fill:${colour};stroke:var(--qkv-bg)" fill-opacity="0.35" stroke-width="1"/>`;
   let labels = "";
   rest.forEach((k, i) => {
-    if (Math.abs(k[0]) <= LIM && Math.abs(k[1]) <= LIM) labels += label(p, k[0], k[1], words[i], { fill: "var(--qkv-muted)" });
+    if (Math.abs(k[0]) <= LIM && Math.abs(k[1]) <= LIM)
+      labels += label(p, k[0], k[1], words[i], { fill: "var(--qkv-muted)" });
   });
   labels += label(p, x, y, word, { fill: colour, below: true, weight: "bold" });
-  const body = ticks(p) + planeAxes(p, { title: `「${word}」を動かす`, xLabel, yLabel }) + clip(inside) + labels;
+  const body =
+    grid(p) +
+    planeAxes(p, { title: `「${word}」を動かす`, xLabel, yLabel }) +
+    clip(inside) +
+    labels;
 
-  const reach = 1.15 * Math.max(...rest.map((k) => LIMIT * (Math.abs(k[0]) + Math.abs(k[1]))), 1e-9);
+  const reach =
+    1.15 * Math.max(...rest.map((k) => LIMIT * (Math.abs(k[0]) + Math.abs(k[1]))), 1e-9);
   const at = (name) => (name === null ? null : words.indexOf(name));
   const panels = [
     svg(p.size, p.size, body),
-    bars({ labels: words, values: n.dot, lo: -reach, hi: reach, title: `「${word}」との内積`, highlight: at(n.best_dot) }),
-    bars({ labels: words, values: n.cosine, lo: -1.15, hi: 1.15, title: `「${word}」とのコサイン類似度`, highlight: at(n.best_cosine) }),
+    bars({
+      labels: words,
+      values: n.dot,
+      lo: -reach,
+      hi: reach,
+      title: `「${word}」との内積`,
+      highlight: at(n.best_dot),
+    }),
+    bars({
+      labels: words,
+      values: n.cosine,
+      lo: -1.15,
+      hi: 1.15,
+      title: `「${word}」とのコサイン類似度`,
+      highlight: at(n.best_cosine),
+    }),
   ];
 
   const list = (vs) => words.map((w, i) => `${w} ${fmt(vs[i])}`).join("、");
@@ -111,9 +150,15 @@ export function picture(data) {
     alt = `${where}${dots}長さ 0 のベクトルには向きがないので、コサイン類似度は決まりません(—)。`;
     readout = `(${fmt(x)}, ${fmt(y)}):長さ 0 のベクトルには向きがなく、コサイン類似度は決まりません`;
   } else {
-    const cosText = n.best_cosine === null ? "コサイン類似度は決まりません(—)。" : `コサイン類似度: ${list(n.cosine)}。`;
-    const top = `内積が一番大きいのは${best(n.best_dot, n.dot)}`
-      + (n.best_cosine === null ? "。" : `、コサイン類似度が一番大きいのは${best(n.best_cosine, n.cosine)}。`);
+    const cosText =
+      n.best_cosine === null
+        ? "コサイン類似度は決まりません(—)。"
+        : `コサイン類似度: ${list(n.cosine)}。`;
+    const top =
+      `内積が一番大きいのは${best(n.best_dot, n.dot)}` +
+      (n.best_cosine === null
+        ? "。"
+        : `、コサイン類似度が一番大きいのは${best(n.best_cosine, n.cosine)}。`);
     alt = `${where}${dots}${cosText}${top}`;
     readout = `(${fmt(x)}, ${fmt(y)})、長さ ${fmt(Math.hypot(x, y))}:${top}`;
   }
@@ -123,7 +168,15 @@ export function picture(data) {
 // The two sliders, labelled with the embedding's axes. Their step divides 2, so 0 (the zero
 // vector) is a stop on both.
 export function controls([xLabel = "横", yLabel = "縦"] = []) {
-  const range = (trait, label) => ({ trait, kind: "range", label, min: -LIMIT, max: LIMIT, step: 0.01, format: (v) => fmt(v) });
+  const range = (trait, label) => ({
+    trait,
+    kind: "range",
+    label,
+    min: -LIMIT,
+    max: LIMIT,
+    step: 0.01,
+    format: (v) => fmt(v),
+  });
   return [range("sweet", xLabel), range("spicy", yLabel)];
 }
 
@@ -134,13 +187,24 @@ export function dragTo(x, y) {
   return { sweet: clamp(x), spicy: clamp(y) };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "(0.33, 1.98) カレーと同じ向き", state: { sweet: 0.33, spicy: 1.98 } },
+  { label: "(1.00, 0.10) 長さを半分", state: { sweet: 1, spicy: 0.1 } },
+  { label: "(0.50, 0.05)", state: { sweet: 0.5, spicy: 0.05 } },
+  { label: "(−1.50, −1.50) 左下", state: { sweet: -1.5, spicy: -1.5 } },
+  { label: "(0, 0) 長さ 0", state: { sweet: 0, spicy: 0 } },
+];
+
 export default {
   render({ model, el }) {
     return mount({
-      model, el,
+      model,
+      el,
       data: ["word", "word_color", "start", "other_words", "other_vectors", "axis_labels"],
       controls: controls(model.get("axis_labels") ?? []),
       draw: picture,
+      presets: PRESETS,
       // Drag the word's arrow: its tip goes where the pointer is.
       drag: { panel: 0, plane: plane(LIM), set: dragTo },
     });

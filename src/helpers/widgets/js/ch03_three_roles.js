@@ -3,7 +3,8 @@
 // they take home, the weights' mix of everyone's V. As in helpers.data.party_attention, the
 // scores are q·k as they are (this chapter does not divide by √d_k).
 import { argmax, dot, matmul, softmax, vecmat } from "./qkv_math.js";
-import { FONT, PANEL, arrow, bars, fmt, mount, svg, text, textWidth } from "./qkv_draw.js";
+import { FONT, PANEL, arrow, bars, fmt, svg, text, textWidth } from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
   const i = names.indexOf(person);
@@ -13,7 +14,14 @@ export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
   const V = matmul(tastes, w_v);
   const scores = K.map((k) => dot(q, k));
   const weights = softmax(scores);
-  return { person, q, scores, weights, take_home: vecmat(weights, V), pick: names[argmax(weights)] };
+  return {
+    person,
+    q,
+    scores,
+    weights,
+    take_home: vecmat(weights, V),
+    pick: names[argmax(weights)],
+  };
 }
 
 // A square plane from `lo` to `hi` on both axes (the party sits mostly in the first quadrant, so
@@ -22,7 +30,10 @@ export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
 function squarePlane(lo, hi, size = PANEL, pad = 34) {
   const span = size - 2 * pad;
   const at = (x, y) => [pad + ((x - lo) / (hi - lo)) * span, pad + ((hi - y) / (hi - lo)) * span];
-  const back = (px, py) => [lo + ((px - pad) / span) * (hi - lo), hi - ((py - pad) / span) * (hi - lo)];
+  const back = (px, py) => [
+    lo + ((px - pad) / span) * (hi - lo),
+    hi - ((py - pad) / span) * (hi - lo),
+  ];
   return { lo, hi, size, pad, at, back };
 }
 
@@ -31,7 +42,8 @@ function squareAxes(p, { title, xLabel, yLabel }) {
   const [x1] = p.at(p.hi, 0);
   const [xc, yTop] = p.at(0, p.hi);
   const [, yBottom] = p.at(0, p.lo);
-  const line = (a, b, c, d) => `<line x1="${a}" x2="${b}" y1="${c}" y2="${d}" style="stroke:var(--qkv-axis)"/>`;
+  const line = (a, b, c, d) =>
+    `<line x1="${a}" x2="${b}" y1="${c}" y2="${d}" style="stroke:var(--qkv-axis)"/>`;
   let body = `<rect x="${p.pad}" y="${p.pad}" width="${p.size - 2 * p.pad}" height="${p.size - 2 * p.pad}" fill="none" style="stroke:var(--qkv-axis)"/>`;
   body += line(x0, x1, y0, y0) + line(xc, xc, yTop, yBottom);
   body += text(p.size / 2, 12, title, { weight: "bold" });
@@ -50,7 +62,10 @@ function limits(rows, below, grow, least) {
 function tipLabel(p, x, y, label) {
   const [tx, ty] = p.at(x, y);
   const right = x >= 0;
-  return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, { anchor: right ? "start" : "end", cls: "qkv-halo" });
+  return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
+    anchor: right ? "start" : "end",
+    cls: "qkv-halo",
+  });
 }
 
 // Where a label of the arrow to (x, y) sits, beside its shaft (`at` of the way out, `side` 1:
@@ -79,7 +94,12 @@ function pastTip(p, x, y, label) {
   const ty = py + (y >= 0 ? -9 : 11);
   const w = textWidth(label);
   const left = right ? tx : tx - w;
-  return { tx, ty, anchor: right ? "start" : "end", box: [left, ty - FONT / 2, left + w, ty + FONT / 2] };
+  return {
+    tx,
+    ty,
+    anchor: right ? "start" : "end",
+    box: [left, ty - FONT / 2, left + w, ty + FONT / 2],
+  };
 }
 
 function segmentDistance(px, py, [ax, ay], [bx, by]) {
@@ -113,16 +133,26 @@ function qLabel(p, q, K, names, label) {
   for (const place of candidates) {
     const [l, t, r, b] = place.box;
     const points = [];
-    for (let i = 0; i <= 4; i++) points.push([l + ((r - l) * i) / 4, t], [l + ((r - l) * i) / 4, b]);
-    let room = Math.min(...points.map(([px, py]) => Math.min(
-      ...tags.map(({ tip }) => segmentDistance(px, py, origin, tip)),
-      ...tags.map(({ tip }) => Math.hypot(px - tip[0], py - tip[1]) - 14), // a head is wider than a shaft
-      ...tags.map(({ box }) => boxDistance(px, py, box) - 4),
-    )));
+    for (let i = 0; i <= 4; i++)
+      points.push([l + ((r - l) * i) / 4, t], [l + ((r - l) * i) / 4, b]);
+    let room = Math.min(
+      ...points.map(([px, py]) =>
+        Math.min(
+          ...tags.map(({ tip }) => segmentDistance(px, py, origin, tip)),
+          ...tags.map(({ tip }) => Math.hypot(px - tip[0], py - tip[1]) - 14), // a head is wider than a shaft
+          ...tags.map(({ box }) => boxDistance(px, py, box) - 4),
+        ),
+      ),
+    );
     if (l < 0 || r > p.size || t < 20 || b > p.size - 20) room -= 100;
     if (!best || room > best.room + 2) best = { ...place, room };
   }
-  return text(best.tx, best.ty, label, { anchor: best.anchor, fill: "var(--qkv-q)", weight: "bold", cls: "qkv-halo" });
+  return text(best.tx, best.ty, label, {
+    anchor: best.anchor,
+    fill: "var(--qkv-q)",
+    weight: "bold",
+    cls: "qkv-halo",
+  });
 }
 
 // The name tag whose arrow passes within `reach` of (x, y); -1 for none (or near the origin,
@@ -143,7 +173,12 @@ function planes({ tastes, w_q, w_k, w_v }) {
   const Q = matmul(tastes, w_q);
   const K = matmul(tastes, w_k);
   const V = matmul(tastes, w_v);
-  return { K, V, qk: squarePlane(...limits([...Q, ...K], -0.5, 1.3, 1.2)), v: squarePlane(...limits(V, -0.2, 1.3, 1.25)) };
+  return {
+    K,
+    V,
+    qk: squarePlane(...limits([...Q, ...K], -0.5, 1.3, 1.2)),
+    v: squarePlane(...limits(V, -0.2, 1.3, 1.25)),
+  };
 }
 
 export function picture(data) {
@@ -159,20 +194,34 @@ export function picture(data) {
   left += qLabel(qk, n.q, K, data.names, `${data.person}の Q`);
   let right = squareAxes(v, { title: "中身 V(緑)と持ち帰り(太い矢印)", xLabel, yLabel });
   V.forEach(([x, y], j) => {
-    right += arrow(v, x, y, { color: "var(--qkv-v)", width: 1.4, label: data.names[j], labelColor: "var(--qkv-fg)" });
+    right += arrow(v, x, y, {
+      color: "var(--qkv-v)",
+      width: 1.4,
+      label: data.names[j],
+      labelColor: "var(--qkv-fg)",
+    });
   });
   right += arrow(v, n.take_home[0], n.take_home[1], { color: "var(--qkv-v)", width: 5 });
   const best = data.names.indexOf(n.pick);
   const panels = [
     svg(PANEL, PANEL, left),
     // a weight belongs to neither Q nor K (it is made from both): neutral grey bars
-    bars({ labels: data.names, values: n.weights, lo: 0, hi: 1.1, title: "注目の重み(合計 1)", color: "var(--qkv-x)", highlight: best }),
+    bars({
+      labels: data.names,
+      values: n.weights,
+      lo: 0,
+      hi: 1.1,
+      title: "注目の重み(合計 1)",
+      color: "var(--qkv-x)",
+      highlight: best,
+    }),
     svg(PANEL, PANEL, right),
   ];
   const weights = data.names.map((name, j) => `${name} ${fmt(n.weights[j])}`).join("、");
   const home = `(${fmt(n.take_home[0])}, ${fmt(n.take_home[1])})`;
-  const alt = `探す人 ${data.person}。${data.person}の Q は (${fmt(n.q[0])}, ${fmt(n.q[1])})。`
-    + `注目の重み: ${weights}。一番重いのは${n.pick}。持ち帰り(重みで混ぜた V)は ${home}。`;
+  const alt =
+    `探す人 ${data.person}。${data.person}の Q は (${fmt(n.q[0])}, ${fmt(n.q[1])})。` +
+    `注目の重み: ${weights}。一番重いのは${n.pick}。持ち帰り(重みで混ぜた V)は ${home}。`;
   const readout = `${data.person}が一番探しているのは${n.pick}(重み ${fmt(n.weights[best])})。持ち帰り ${home}。`;
   return { panels, alt, readout, numbers: n };
 }
@@ -180,17 +229,26 @@ export function picture(data) {
 export default {
   render({ model, el }) {
     const names = model.get("names");
-    const { K, qk } = planes(Object.fromEntries(["tastes", "w_q", "w_k", "w_v"].map((t) => [t, model.get(t)])));
+    const { K, qk } = planes(
+      Object.fromEntries(["tastes", "w_q", "w_k", "w_v"].map((t) => [t, model.get(t)])),
+    );
     return mount({
-      model, el,
+      model,
+      el,
       data: ["names", "tastes", "w_q", "w_k", "w_v", "axis_labels"],
       controls: [
-        { trait: "person", kind: "choice", label: "探す人", options: names.map((name) => ({ label: name, value: name })) },
+        {
+          trait: "person",
+          kind: "choice",
+          label: "探す人",
+          options: names.map((name) => ({ label: name, value: name })),
+        },
       ],
       draw: picture,
       // A click (or a drag) on or near a name tag's arrow in the first panel picks that guest.
       drag: {
-        panel: 0, plane: qk,
+        panel: 0,
+        plane: qk,
         set: (x, y) => {
           const j = nearestTag(K, x, y, 0.15 * (qk.hi - qk.lo));
           return j < 0 ? {} : { person: names[j] };

@@ -3,7 +3,20 @@
 // W_V, and a fourth names the words, says whose key best matches each word's query (largest q·k)
 // and prints the three matrices. Drag the ring (where (1, 0) goes) to set that W's angle and scale.
 import { argmax, matmul, norm, rotationScale, transpose } from "./qkv_math.js";
-import { FONT, PANEL, arrow, esc, fmt, mount, plane, planeAxes, setter, svg, text } from "./qkv_draw.js";
+import {
+  FONT,
+  PANEL,
+  arrow,
+  esc,
+  fmt,
+  plane,
+  planeAxes,
+  svg,
+  text,
+  tickStep,
+  tickValues,
+} from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 // face, its matrix, the prefix of its two traits, its role, its colour (the order the book uses)
 const FACES = [
@@ -42,38 +55,85 @@ function planeFor(vectors) {
   return plane(Math.max(4, 2.1 * far), PANEL, PAD);
 }
 
-function tickStep(lim) {
-  const base = 10 ** Math.floor(Math.log10(lim / 2.5));
-  return [1, 2, 5, 10].map((m) => m * base).find((s) => s >= lim / 2.5);
-}
-
 // Text with a subscript: "XW" + "Q" drawn as XW_Q (the subscript at FONT - 2, never smaller).
-function subscripted(x, y, parts, { size = FONT, anchor = "middle", fill = "var(--qkv-fg)", weight = "normal" } = {}) {
-  const body = parts.map(([s, sub]) => (sub
-    ? `<tspan dy="4" font-size="${FONT - 2}">${esc(s)}</tspan>`
-    : `<tspan>${esc(s)}</tspan>`)).join("");
+function subscripted(
+  x,
+  y,
+  parts,
+  { size = FONT, anchor = "middle", fill = "var(--qkv-fg)", weight = "normal" } = {},
+) {
+  const body = parts
+    .map(([s, sub]) =>
+      sub ? `<tspan dy="4" font-size="${FONT - 2}">${esc(s)}</tspan>` : `<tspan>${esc(s)}</tspan>`,
+    )
+    .join("");
   return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="central" style="fill:${fill}" font-weight="${weight}">${body}</text>`;
 }
 
 // One marker shape per word, as the old figure's matplotlib markers: o s ^ D P v X h.
 function marker(i, cx, cy, r, fill, stroke = "var(--qkv-bg)") {
   const paint = `style="fill:${fill};stroke:${stroke}" stroke-width="1.2"`;
-  const poly = (pts) => `<polygon points="${pts.map(([a, b]) => `${(cx + a * r).toFixed(2)},${(cy + b * r).toFixed(2)}`).join(" ")}" ${paint}/>`;
+  const poly = (pts) =>
+    `<polygon points="${pts.map(([a, b]) => `${(cx + a * r).toFixed(2)},${(cy + b * r).toFixed(2)}`).join(" ")}" ${paint}/>`;
   const cross = (turn) => {
-    const arm = [[-0.38, -1.15], [0.38, -1.15], [0.38, -0.38], [1.15, -0.38], [1.15, 0.38], [0.38, 0.38], [0.38, 1.15], [-0.38, 1.15], [-0.38, 0.38], [-1.15, 0.38], [-1.15, -0.38], [-0.38, -0.38]];
+    const arm = [
+      [-0.38, -1.15],
+      [0.38, -1.15],
+      [0.38, -0.38],
+      [1.15, -0.38],
+      [1.15, 0.38],
+      [0.38, 0.38],
+      [0.38, 1.15],
+      [-0.38, 1.15],
+      [-0.38, 0.38],
+      [-1.15, 0.38],
+      [-1.15, -0.38],
+      [-0.38, -0.38],
+    ];
     const c = Math.cos(turn);
     const s = Math.sin(turn);
     return poly(arm.map(([a, b]) => [a * c - b * s, a * s + b * c]));
   };
   switch (i % 8) {
-    case 0: return `<circle cx="${cx}" cy="${cy}" r="${r}" ${paint}/>`;
-    case 1: return poly([[-0.9, -0.9], [0.9, -0.9], [0.9, 0.9], [-0.9, 0.9]]);
-    case 2: return poly([[0, -1.25], [1.15, 0.8], [-1.15, 0.8]]);
-    case 3: return poly([[0, -1.3], [0.95, 0], [0, 1.3], [-0.95, 0]]);
-    case 4: return cross(0);
-    case 5: return poly([[0, 1.25], [1.15, -0.8], [-1.15, -0.8]]);
-    case 6: return cross(Math.PI / 4);
-    default: return poly([0, 1, 2, 3, 4, 5].map((k) => [1.1 * Math.sin((k * Math.PI) / 3), -1.1 * Math.cos((k * Math.PI) / 3)]));
+    case 0:
+      return `<circle cx="${cx}" cy="${cy}" r="${r}" ${paint}/>`;
+    case 1:
+      return poly([
+        [-0.9, -0.9],
+        [0.9, -0.9],
+        [0.9, 0.9],
+        [-0.9, 0.9],
+      ]);
+    case 2:
+      return poly([
+        [0, -1.25],
+        [1.15, 0.8],
+        [-1.15, 0.8],
+      ]);
+    case 3:
+      return poly([
+        [0, -1.3],
+        [0.95, 0],
+        [0, 1.3],
+        [-0.95, 0],
+      ]);
+    case 4:
+      return cross(0);
+    case 5:
+      return poly([
+        [0, 1.25],
+        [1.15, -0.8],
+        [-1.15, -0.8],
+      ]);
+    case 6:
+      return cross(Math.PI / 4);
+    default:
+      return poly(
+        [0, 1, 2, 3, 4, 5].map((k) => [
+          1.1 * Math.sin((k * Math.PI) / 3),
+          -1.1 * Math.cos((k * Math.PI) / 3),
+        ]),
+      );
   }
 }
 
@@ -93,9 +153,12 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
   const span = p.size - 2 * p.pad;
   let body = `<defs><clipPath id="${clip}"><rect x="${p.pad}" y="${p.pad}" width="${span}" height="${span}"/></clipPath></defs>`;
   body += planeAxes(p, { xLabel: "1 成分め", yLabel: "2 成分め" });
-  body += subscripted(p.size / 2, 14, [[`${role} ${face} = XW`], [face, true]], { fill: color, weight: "bold" });
-  const step = tickStep(p.lim);
-  for (let v = -Math.floor(p.lim / step) * step; v <= p.lim + 1e-9; v += step) {
+  body += subscripted(p.size / 2, 14, [[`${role} ${face} = XW`], [face, true]], {
+    fill: color,
+    weight: "bold",
+  });
+  const step = tickStep(p.lim, 2.5);
+  for (const v of tickValues(-p.lim, p.lim, step)) {
     const [tx] = p.at(v, 0);
     const [, ty] = p.at(0, v);
     const label = fmt(v, Number.isInteger(step) ? 0 : 1);
@@ -108,7 +171,14 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
     inside += line(p, apply([c, -2], W), apply([c, 2], W), grid);
     inside += line(p, apply([-2, c], W), apply([2, c], W), `${grid} stroke-dasharray="4 3"`);
   }
-  const square = [[0, 0], [1, 0], [1, 1], [0, 1]].map((pt) => p.at(...apply(pt, W)).join(",")).join(" ");
+  const square = [
+    [0, 0],
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ]
+    .map((pt) => p.at(...apply(pt, W)).join(","))
+    .join(" ");
   inside += `<polygon points="${square}" style="fill:${color}" fill-opacity="0.18"/>`;
   inside += `<g opacity="0.45">${X.map(([a, b]) => arrow(p, a, b, { color: "var(--qkv-x)", width: 1.5 })).join("")}</g>`;
   const [ox, oy] = p.at(0, 0);
@@ -132,10 +202,16 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
 function matrixBlock(cx, top, { face, color }, W) {
   let body = subscripted(cx, top, [["W"], [face, true]], { fill: color, weight: "bold" });
   const y0 = top + 24;
-  W.forEach((row, r) => row.forEach((v, c) => {
-    body += text(cx + (c === 0 ? -19 : 19), y0 + r * 20, fmt(v), { size: FONT - 2, anchor: "middle" });
-  }));
-  const bracket = (x, dir) => `<path d="M${x + 5 * dir},${y0 - 11} h${-5 * dir} v42 h${5 * dir}" fill="none" style="stroke:var(--qkv-fg)" stroke-width="1.2"/>`;
+  W.forEach((row, r) =>
+    row.forEach((v, c) => {
+      body += text(cx + (c === 0 ? -19 : 19), y0 + r * 20, fmt(v), {
+        size: FONT - 2,
+        anchor: "middle",
+      });
+    }),
+  );
+  const bracket = (x, dir) =>
+    `<path d="M${x + 5 * dir},${y0 - 11} h${-5 * dir} v42 h${5 * dir}" fill="none" style="stroke:var(--qkv-fg)" stroke-width="1.2"/>`;
   return body + bracket(cx - 41, 1) + bracket(cx + 41, -1);
 }
 
@@ -144,14 +220,20 @@ function matrixBlock(cx, top, { face, color }, W) {
 function keyPanel(data, n) {
   const words = data.words;
   let body = text(PANEL / 2, 14, "一番合う見出し", { weight: "bold" });
-  body += text(PANEL / 2, 34, "問い q との内積 q·k が最大の語", { size: FONT - 2, fill: "var(--qkv-muted)" });
+  body += text(PANEL / 2, 34, "問い q との内積 q·k が最大の語", {
+    size: FONT - 2,
+    fill: "var(--qkv-muted)",
+  });
   let y = 60;
   words.forEach((word, i) => {
     const best = n.looks_at[i];
     body += marker(i, 22, y, 6.5, "var(--qkv-fg)");
     body += text(38, y, word, { anchor: "start" });
     body += text(150, y, "→", { fill: "var(--qkv-muted)" });
-    body += text(166, y, best, { anchor: "start", fill: best === TIE ? "var(--qkv-muted)" : "var(--qkv-fg)" });
+    body += text(166, y, best, {
+      anchor: "start",
+      fill: best === TIE ? "var(--qkv-muted)" : "var(--qkv-fg)",
+    });
     y += 24;
   });
   y += 4;
@@ -176,81 +258,92 @@ export function picture(data) {
   const p = planeFor(data.vectors);
   const panels = FACES.map((f) => facePanel(p, f, n[f.w], n[f.face], data.vectors));
   panels.push(keyPanel(data, n));
-  const settings = FACES.map(({ w, t }) => `${w} は角度 ${angleText(data[`${t}_angle`])}・倍率 ${fmt(data[`${t}_scale`])}`).join("、");
+  const settings = FACES.map(
+    ({ w, t }) => `${w} は角度 ${angleText(data[`${t}_angle`])}・倍率 ${fmt(data[`${t}_scale`])}`,
+  ).join("、");
   const point = ([a, b]) => `(${fmt(a)}, ${fmt(b)})`;
-  const faces = FACES.map(({ face, role }) => `${role} ${face}: ${data.words.map((word, i) => `${word} ${point(n[face][i])}`).join("、")}`).join("。");
+  const faces = FACES.map(
+    ({ face, role }) =>
+      `${role} ${face}: ${data.words.map((word, i) => `${word} ${point(n[face][i])}`).join("、")}`,
+  ).join("。");
   const matches = data.words.map((word, i) => `${word}→${n.looks_at[i]}`).join("、");
-  const alt = `三つのパネルに、${data.words.length} 語の問い Q・見出し K・中身 V を描いた図。${settings}。${faces}。`
-    + `問い q との内積が最大の見出し: ${matches}。`;
-  const short = FACES.map(({ w, t }) => `${w} ${angleText(data[`${t}_angle`])}×${fmt(data[`${t}_scale`])}`).join("、");
+  const alt =
+    `三つのパネルに、${data.words.length} 語の問い Q・見出し K・中身 V を描いた図。${settings}。${faces}。` +
+    `問い q との内積が最大の見出し: ${matches}。`;
+  const short = FACES.map(
+    ({ w, t }) => `${w} ${angleText(data[`${t}_angle`])}×${fmt(data[`${t}_scale`])}`,
+  ).join("、");
   const readout = `${short}。一番合う見出し: ${matches}`;
   return { panels, alt, readout, numbers: n };
 }
 
-// Dragging a ring: mount's `drag` moves one panel's controls; here each of the three panels
+// Dragging a ring (where (1, 0) goes) sets that W's angle and scale; each of the three panels
 // moves its own W, and only a press on (or near) the ring starts a drag, so a finger that swipes
 // elsewhere across the picture still scrolls the page.
-function dragRings(model, root) {
-  const current = () => planeFor(model.get("vectors")); // as the picture draws it now
-  const picture = root.querySelector(".qkv-panels");
-  const set = setter(model);
-  let active = null;
-  const local = (at, panel) => {
-    const m = panel.getScreenCTM();
-    return m ? new DOMPoint(at.clientX, at.clientY).matrixTransform(m.inverse()) : null;
-  };
-  // The face whose ring is under `at` (a pointer or a touch) in `panel`, or null.
-  const ringAt = (at, panel) => {
-    const index = [...picture.querySelectorAll("svg")].indexOf(panel);
-    if (index < 0 || index >= FACES.length) return null;
-    const { t } = FACES[index];
-    const pt = local(at, panel);
-    if (!pt) return null;
-    const W = rotationScale(model.get(`${t}_angle`), model.get(`${t}_scale`));
-    const [hx, hy] = current().at(W[0][0], W[0][1]);
-    return Math.hypot(pt.x - hx, pt.y - hy) <= 22 ? { index, t } : null;
-  };
-  const move = (event) => {
-    const panel = picture.querySelectorAll("svg")[active.index];
-    const pt = panel && local(event, panel);
-    if (!pt) return;
-    const [x, y] = current().back(pt.x, pt.y);
+const RINGS = {
+  panels: [0, 1, 2],
+  plane: (traits) => planeFor(traits.vectors), // as the picture draws it now
+  grab: (k, px, py, traits) => {
+    const { t } = FACES[k];
+    const W = rotationScale(traits[`${t}_angle`], traits[`${t}_scale`]);
+    const [hx, hy] = planeFor(traits.vectors).at(W[0][0], W[0][1]);
+    return Math.hypot(px - hx, py - hy) <= 22;
+  },
+  set: (x, y, k) => {
+    const { t } = FACES[k];
     const angle = Math.round((Math.atan2(y, x) * 180) / Math.PI);
-    set(`${active.t}_angle`, angle === -180 ? 180 : angle); // atan2 gives -180 … 180
-    set(`${active.t}_scale`, Math.min(2, Math.round(Math.hypot(x, y) * 100) / 100));
-  };
-  const down = (event) => {
-    active = ringAt(event, event.target.closest("svg"));
-    if (!active) return;
-    event.preventDefault();
-    event.stopPropagation();
-    picture.setPointerCapture(event.pointerId);
-    move(event);
-  };
-  // A touch that starts on a ring must not scroll the page (touch-action does not reach the
-  // SVG circle in Chromium): only a cancelled touchstart keeps the browser from panning.
-  const touch = (event) => {
-    if (event.touches.length === 1 && ringAt(event.touches[0], event.target.closest("svg"))) event.preventDefault();
-  };
-  const drag = (event) => active && move(event);
-  const up = () => (active = null);
-  const handlers = [["pointerdown", down], ["pointermove", drag], ["pointerup", up], ["pointercancel", up], ["touchstart", touch]];
-  for (const [type, handler] of handlers) picture.addEventListener(type, handler, { passive: false });
-  return () => handlers.forEach(([type, handler]) => picture.removeEventListener(type, handler));
-}
+    // atan2 gives -180 … 180; the slider stops at 180
+    return {
+      [`${t}_angle`]: angle === -180 ? 180 : angle,
+      [`${t}_scale`]: Math.min(2, Math.round(Math.hypot(x, y) * 100) / 100),
+    };
+  },
+};
+
+// The states the chapter's text and exercises name (「試してほしいこと」): from the identity,
+// W_Q turned or squashed.
+const IDENTITY = { q_angle: 0, q_scale: 1, k_angle: 0, k_scale: 1, v_angle: 0, v_scale: 1 };
+export const PRESETS = [
+  { label: "W_Q −90°", state: { ...IDENTITY, q_angle: -90 } },
+  { label: "W_Q −89°", state: { ...IDENTITY, q_angle: -89 } },
+  { label: "W_Q −91°", state: { ...IDENTITY, q_angle: -91 } },
+  { label: "W_Q 倍率 0", state: { ...IDENTITY, q_scale: 0 } },
+  { label: "W_Q 倍率 0.01", state: { ...IDENTITY, q_scale: 0.01 } },
+];
 
 export default {
   render({ model, el }) {
     // Each W's two sliders sit right above its own panel (six in one bar would cover a phone).
     const controls = FACES.flatMap(({ w, t }, panel) => [
-      { trait: `${t}_angle`, kind: "range", label: `${w} の角度`, min: -180, max: 180, step: 1, format: angleText, panel },
-      { trait: `${t}_scale`, kind: "range", label: `${w} の倍率`, min: 0, max: 2, step: 0.01, format: (v) => fmt(v), panel },
+      {
+        trait: `${t}_angle`,
+        kind: "range",
+        label: `${w} の角度`,
+        min: -180,
+        max: 180,
+        step: 1,
+        format: angleText,
+        panel,
+      },
+      {
+        trait: `${t}_scale`,
+        kind: "range",
+        label: `${w} の倍率`,
+        min: 0,
+        max: 2,
+        step: 0.01,
+        format: (v) => fmt(v),
+        panel,
+      },
     ]);
-    const stop = mount({ model, el, data: ["words", "vectors"], controls, draw: picture });
-    const undrag = dragRings(model, el);
-    return () => {
-      stop();
-      undrag();
-    };
+    return mount({
+      model,
+      el,
+      data: ["words", "vectors"],
+      controls,
+      draw: picture,
+      drag: RINGS,
+      presets: PRESETS,
+    });
   },
 };

@@ -3,7 +3,8 @@
 // weight of a row follow. The random experiment was drawn once in Python; the row's softmax is
 // computed here, as the chapter teaches it: softmax(q·k / √d_k), or of the raw q·k.
 import { argmax, softmax } from "./qkv_math.js";
-import { FONT, PANEL, bars, fmt, mount, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, bars, fmt, svg, text, tickStep, tickValues } from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 const HEIGHT = 250;
 
@@ -19,7 +20,8 @@ export function numbers(data) {
   const row = data.rows[i];
   const weights = softmax(scaled ? row.map((s) => s / Math.sqrt(d_k)) : row);
   return {
-    d_k, scaled,
+    d_k,
+    scaled,
     variance: (scaled ? data.var_scaled : data.var_raw)[i],
     expected_variance: scaled ? 1 : d_k,
     row: data.row_index[i],
@@ -31,16 +33,6 @@ export function numbers(data) {
 
 const line = (x1, y1, x2, y2, style, extra = "") =>
   `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" style="${style}"${extra}/>`;
-
-// Ticks for ±lim: the largest of 1, 2, 4, 5 × 10ᵏ that fits twice into lim.
-function ticks(lim) {
-  const half = lim / 2;
-  const p = 10 ** Math.floor(Math.log10(half));
-  const step = [5, 4, 2, 1].map((m) => m * p).find((s) => s <= half) ?? p;
-  const out = [];
-  for (let v = -Math.floor(lim / step) * step; v <= lim + 1e-9; v += step) out.push(v);
-  return out;
-}
 
 // Left: the histogram of all scores as softmax gets them (the tallest bin = 1).
 function histogramPanel(data, n, i) {
@@ -57,12 +49,18 @@ function histogramPanel(data, n, i) {
   heights.forEach((h, k) => (d += `L${left + k * w},${y(h)}L${left + (k + 1) * w},${y(h)}`));
   d += `L${right},${bottom}Z`;
   let body = text(PANEL / 2, 12, "得点の散らばり", { weight: "bold" });
-  body += text(left, 34, `d_k = ${n.d_k}・${data.scaling_words[n.scaled ? 1 : 0]}`, { anchor: "start", size: FONT - 1 });
-  body += text(left, 53, `分散 ${fmt(n.variance, 1)}(理論では ${n.expected_variance})`, { anchor: "start", size: FONT - 1 });
+  body += text(left, 34, `d_k = ${n.d_k}・${data.scaling_words[n.scaled ? 1 : 0]}`, {
+    anchor: "start",
+    size: FONT - 1,
+  });
+  body += text(left, 53, `分散 ${fmt(n.variance, 1)}(理論では ${n.expected_variance})`, {
+    anchor: "start",
+    size: FONT - 1,
+  });
   body += `<path d="${d}" style="fill:var(--qkv-x)"/>`;
   body += line(left, bottom, right, bottom, "stroke:var(--qkv-axis)");
   body += line(left, top, left, bottom, "stroke:var(--qkv-axis)");
-  for (const v of ticks(lim)) {
+  for (const v of tickValues(-lim, lim, tickStep(lim, 3))) {
     body += line(x(v), bottom, x(v), bottom + 4, "stroke:var(--qkv-axis)");
     body += text(x(v), bottom + 13, fmt(v, 0), { size: FONT - 2 });
   }
@@ -70,8 +68,15 @@ function histogramPanel(data, n, i) {
     body += line(left - 4, y(h), left, y(h), "stroke:var(--qkv-axis)");
     body += text(left - 6, y(h), fmt(h, h === 0.5 ? 1 : 0), { anchor: "end", size: FONT - 2 });
   }
-  body += text((left + right) / 2, HEIGHT - 14, "ソフトマックスに渡す得点", { size: FONT - 1, fill: "var(--qkv-muted)" });
-  body += text(13, (top + bottom) / 2, "相対的な頻度(最大 = 1)", { size: FONT - 2, fill: "var(--qkv-muted)", rotate: -90 });
+  body += text((left + right) / 2, HEIGHT - 14, "ソフトマックスに渡す得点", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
+  body += text(13, (top + bottom) / 2, "相対的な頻度(最大 = 1)", {
+    size: FONT - 2,
+    fill: "var(--qkv-muted)",
+    rotate: -90,
+  });
   return svg(PANEL, HEIGHT, body);
 }
 
@@ -79,10 +84,20 @@ function histogramPanel(data, n, i) {
 function rowPanel(n) {
   const labels = n.weights.map((_, k) => String(k + 1));
   const chart = bars({
-    labels, values: n.weights, lo: 0, hi: 1.15, title: "ある 1 行の注目の重み", color: "var(--qkv-q)",
-    highlight: argmax(n.weights), height: HEIGHT, digits: labels.length > 9 ? 1 : 2,
+    labels,
+    values: n.weights,
+    lo: 0,
+    hi: 1.15,
+    title: "ある 1 行の注目の重み",
+    color: "var(--qkv-q)",
+    highlight: argmax(n.weights),
+    height: HEIGHT,
+    digits: labels.length > 9 ? 1 : 2,
   });
-  const xLabel = text(PANEL / 2, HEIGHT - 12, "見出し(キー)の番号", { size: FONT - 1, fill: "var(--qkv-muted)" });
+  const xLabel = text(PANEL / 2, HEIGHT - 12, "見出し(キー)の番号", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
   return chart.replace(/<\/svg>$/, `${xLabel}</svg>`);
 }
 
@@ -100,7 +115,9 @@ function curveGeometry(d_ks) {
   // From SVG units back to the nearest d_k (clicking or dragging in the panel picks it).
   const nearest = (px) => {
     const u = lo + ((px - left) / (right - left)) * span;
-    return d_ks.reduce((best, d) => (Math.abs(Math.log2(d) - u) < Math.abs(Math.log2(best) - u) ? d : best));
+    return d_ks.reduce((best, d) =>
+      Math.abs(Math.log2(d) - u) < Math.abs(Math.log2(best) - u) ? d : best,
+    );
   };
   return { left, right, top, bottom, x, y, nearest, back: (px, py) => [px, py] };
 }
@@ -113,18 +130,32 @@ function curvePanel(data, n) {
   body += line(g.left, g.top, g.left, g.bottom, "stroke:var(--qkv-axis)");
   data.d_ks.forEach((d, k) => {
     body += line(g.x(d), g.bottom, g.x(d), g.bottom + 4, "stroke:var(--qkv-axis)");
-    if (k % 2 === 0 || k === data.d_ks.length - 1) body += text(g.x(d), g.bottom + 13, String(d), { size: FONT - 2 });
+    if (k % 2 === 0 || k === data.d_ks.length - 1)
+      body += text(g.x(d), g.bottom + 13, String(d), { size: FONT - 2 });
   });
   for (const v of [0, 0.5, 1]) {
     body += line(g.left - 4, g.y(v), g.left, g.y(v), "stroke:var(--qkv-axis)");
     body += text(g.left - 6, g.y(v), fmt(v, v === 0.5 ? 1 : 0), { anchor: "end", size: FONT - 2 });
   }
-  body += text((g.left + g.right) / 2, HEIGHT - 14, "d_k(目盛りは 2 倍ずつ)", { size: FONT - 1, fill: "var(--qkv-muted)" });
-  body += line(g.left, g.y(even), g.right, g.y(even), "stroke:var(--qkv-muted)", ' stroke-width="1.5" stroke-dasharray="2 3"');
+  body += text((g.left + g.right) / 2, HEIGHT - 14, "d_k(目盛りは 2 倍ずつ)", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
+  body += line(
+    g.left,
+    g.y(even),
+    g.right,
+    g.y(even),
+    "stroke:var(--qkv-muted)",
+    ' stroke-width="1.5" stroke-dasharray="2 3"',
+  );
   const curve = (values, colour) => {
     const pts = data.d_ks.map((d, k) => `${g.x(d)},${g.y(values[k])}`).join(" ");
     let s = `<polyline points="${pts}" fill="none" style="stroke:${colour}" stroke-width="2"/>`;
-    data.d_ks.forEach((d, k) => (s += `<circle cx="${g.x(d)}" cy="${g.y(values[k])}" r="3.5" style="fill:${colour}"/>`));
+    data.d_ks.forEach(
+      (d, k) =>
+        (s += `<circle cx="${g.x(d)}" cy="${g.y(values[k])}" r="3.5" style="fill:${colour}"/>`),
+    );
     return s;
   };
   body += curve(data.mean_max_raw, "var(--qkv-muted)");
@@ -152,29 +183,59 @@ export function picture(data) {
   const heaviest = argmax(n.weights);
   const panels = [histogramPanel(data, n, i), rowPanel(n), curvePanel(data, n)];
   const list = n.weights.map((w, k) => `${k + 1} 番 ${fmt(w)}`).join("、");
-  const alt = `d_k = ${n.d_k}・${how}。得点の分散は ${fmt(n.variance, 1)}(理論では ${n.expected_variance})。`
-    + `典型的な 1 行(${data.n_rows} 行のうち上から ${n.row + 1} 行め)の重み: ${list}。`
-    + `一番重いのは ${heaviest + 1} 番の ${fmt(n.max_weight)}。`
-    + `行の最大の重みの平均は、割らないと ${fmt(data.mean_max_raw[i])}、√d_k で割ると ${fmt(data.mean_max_scaled[i])}`
-    + `(均等なら ${fmt(1 / n.weights.length, 3)})。`;
-  const readout = `d_k = ${n.d_k}・${how}:分散 ${fmt(n.variance, 1)}、この行の最大の重み ${fmt(n.max_weight)}、`
-    + `行の最大の重みの平均 ${fmt(n.mean_max_weight)}`;
+  const alt =
+    `d_k = ${n.d_k}・${how}。得点の分散は ${fmt(n.variance, 1)}(理論では ${n.expected_variance})。` +
+    `典型的な 1 行(${data.n_rows} 行のうち上から ${n.row + 1} 行め)の重み: ${list}。` +
+    `一番重いのは ${heaviest + 1} 番の ${fmt(n.max_weight)}。` +
+    `行の最大の重みの平均は、割らないと ${fmt(data.mean_max_raw[i])}、√d_k で割ると ${fmt(data.mean_max_scaled[i])}` +
+    `(均等なら ${fmt(1 / n.weights.length, 3)})。`;
+  const readout =
+    `d_k = ${n.d_k}・${how}:分散 ${fmt(n.variance, 1)}、この行の最大の重み ${fmt(n.max_weight)}、` +
+    `行の最大の重みの平均 ${fmt(n.mean_max_weight)}`;
   return { panels, alt, readout, numbers: n };
 }
+
+// The states the chapter's text asks the reader to try (「試してほしいこと」).
+export const PRESETS = [
+  { label: "d_k = 512", state: { d_k: 512, scaled: false } },
+  { label: "d_k = 512・√d_k で割る", state: { d_k: 512, scaled: true } },
+  { label: "d_k = 1", state: { d_k: 1, scaled: false } },
+  { label: "d_k = 1・√d_k で割る", state: { d_k: 1, scaled: true } },
+];
 
 export default {
   render({ model, el }) {
     const d_ks = model.get("d_ks");
     const g = curveGeometry(d_ks);
     return mount({
-      model, el,
-      data: ["d_ks", "rows", "row_index", "n_rows", "scaling_words", "hist_limit", "hist_raw", "hist_scaled",
-        "var_raw", "var_scaled", "mean_max_raw", "mean_max_scaled"],
+      model,
+      el,
+      data: [
+        "d_ks",
+        "rows",
+        "row_index",
+        "n_rows",
+        "scaling_words",
+        "hist_limit",
+        "hist_raw",
+        "hist_scaled",
+        "var_raw",
+        "var_scaled",
+        "mean_max_raw",
+        "mean_max_scaled",
+      ],
       controls: [
-        { trait: "d_k", kind: "range", label: "d_k(次元)", options: d_ks, format: (v) => String(v) },
+        {
+          trait: "d_k",
+          kind: "range",
+          label: "d_k(次元)",
+          options: d_ks,
+          format: (v) => String(v),
+        },
         { trait: "scaled", kind: "checkbox", label: "√d_k で割る" },
       ],
       draw: picture,
+      presets: PRESETS,
       // Click or drag across the right panel: the nearest d_k on its axis is chosen.
       drag: { panel: 2, plane: g, set: (px) => ({ d_k: g.nearest(px) }) },
     });

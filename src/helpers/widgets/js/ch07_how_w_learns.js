@@ -2,17 +2,44 @@
 // saved steps; the loss curve marks the step, the attention map of the full menu frames each
 // food's right partner, and W_Q, W_K, W_V are drawn as three small heatmaps on one colour scale.
 import { argmax } from "./qkv_math.js";
-import { FONT, PANEL, colormap, esc, fmt, heatmap, mount, svg, text } from "./qkv_draw.js";
+import {
+  FONT,
+  PANEL,
+  colormap,
+  esc,
+  fmt,
+  heatmap,
+  svg,
+  text,
+  tickStep,
+  tickValues,
+} from "./qkv_draw.js";
+import { mount } from "./qkv_widget.js";
 
 const NAMES = ["W_Q", "W_K", "W_V"];
 const ROLE = { W_Q: "q", W_K: "k", W_V: "v" };
 const W_ROWS = ["甘さ", "辛さ"]; // the input component (a row of x @ W)
 
-export function numbers({ step, steps, saved_losses, saved_accuracies, saved_weights, saved_W, partner }) {
+export function numbers({
+  step,
+  steps,
+  saved_losses,
+  saved_accuracies,
+  saved_weights,
+  saved_W,
+  partner,
+}) {
   const i = steps.indexOf(step);
   if (i < 0) throw new Error(`保存されていないステップです: ${step}`);
   const W = Object.fromEntries(NAMES.map((name) => [name, saved_W[i][name]]));
-  return { step, loss: saved_losses[i], accuracy: saved_accuracies[i], weights: saved_weights[i], W, partner };
+  return {
+    step,
+    loss: saved_losses[i],
+    accuracy: saved_accuracies[i],
+    weights: saved_weights[i],
+    W,
+    partner,
+  };
 }
 
 // A loss as the chapter prints it: three decimals, four once it is below 0.01.
@@ -29,13 +56,6 @@ function decade(e) {
   if (e >= 0 && e <= 3) return String(10 ** e);
   if (e < 0 && e >= -3) return `0.${"0".repeat(-e - 1)}1`;
   return `1e${e}`;
-}
-
-// A round whole step between x ticks (1, 2 or 5 × 10^k) giving at most five intervals.
-function tickStep(span) {
-  const raw = Math.max(span / 5, 1);
-  const base = 10 ** Math.floor(Math.log10(raw));
-  return [1, 2, 5, 10].map((m) => m * base).find((s) => s >= raw);
 }
 
 // The loss curve's frame: step → x, loss → y on a log scale. `back` turns a point of the panel
@@ -60,18 +80,23 @@ function lossFrame(losses) {
 function lossPanel(data, n) {
   const f = lossFrame(data.losses);
   let body = text(PANEL / 2, 12, "損失の下がり方", { weight: "bold" });
-  body += text(PANEL / 2, 34, `${n.step} 回目:損失 ${lossText(n.loss)}、正解率 ${percent(n.accuracy)}`, { size: FONT - 1 });
+  body += text(
+    PANEL / 2,
+    34,
+    `${n.step} 回目:損失 ${lossText(n.loss)}、正解率 ${percent(n.accuracy)}`,
+    { size: FONT - 1 },
+  );
   const first = Math.ceil(f.lo);
   const last = Math.floor(f.hi);
   const every = Math.max(1, Math.ceil((last - first + 1) / 5)); // at most about five labelled decades
   for (let e = first; e <= last; e++) {
     const yy = f.y(10 ** e);
     body += `<line x1="${f.left}" x2="${f.right}" y1="${yy}" y2="${yy}" style="stroke:var(--qkv-axis)" stroke-width="0.5" stroke-dasharray="2 3"/>`;
-    if ((e - first) % every === 0) body += text(f.left - 5, yy, decade(e), { anchor: "end", size: FONT - 2 });
+    if ((e - first) % every === 0)
+      body += text(f.left - 5, yy, decade(e), { anchor: "end", size: FONT - 2 });
   }
-  const dx = tickStep(f.last);
-  for (let k = 0; k * dx <= f.last; k++) {
-    const s = k * dx;
+  // A round whole step (1, 2 or 5 × 10^k) giving at most five intervals.
+  for (const s of tickValues(0, f.last, tickStep(Math.max(f.last, 5), 5))) {
     const xx = f.x(s);
     body += `<line x1="${xx}" x2="${xx}" y1="${f.bottom}" y2="${f.bottom + 4}" style="stroke:var(--qkv-axis)"/>`;
     body += text(xx, f.bottom + 14, String(s), { size: FONT - 2 });
@@ -83,8 +108,15 @@ function lossPanel(data, n) {
   const cy = f.y(n.loss);
   body += `<line x1="${cx}" x2="${cx}" y1="${cy}" y2="${f.bottom}" style="stroke:var(--qkv-q)" stroke-width="1.2" stroke-dasharray="3 3"/>`;
   body += `<circle cx="${cx}" cy="${cy}" r="6" style="fill:var(--qkv-q);stroke:var(--qkv-bg)" stroke-width="1.5"/>`;
-  body += text(PANEL / 2, f.bottom + 34, "更新の回数(ステップ)", { size: FONT - 1, fill: "var(--qkv-muted)" });
-  body += text(12, (f.top + f.bottom) / 2, "損失(対数目盛り)", { size: FONT - 1, fill: "var(--qkv-muted)", rotate: -90 });
+  body += text(PANEL / 2, f.bottom + 34, "更新の回数(ステップ)", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
+  body += text(12, (f.top + f.bottom) / 2, "損失(対数目盛り)", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+    rotate: -90,
+  });
   return svg(PANEL, f.bottom + 46, body);
 }
 
@@ -109,7 +141,10 @@ function wPanel(W, reach) {
     const x0 = left + k * (block + gap) + (block - cell * M[0].length) / 2;
     body += wTitle(x0 + (cell * M[0].length) / 2, 36, name);
     M[0].forEach((_, j) => {
-      body += text(x0 + (j + 0.5) * cell, top - 9, String(j + 1), { size: FONT - 2, fill: "var(--qkv-muted)" });
+      body += text(x0 + (j + 0.5) * cell, top - 9, String(j + 1), {
+        size: FONT - 2,
+        fill: "var(--qkv-muted)",
+      });
     });
     M.forEach((row, i) => {
       row.forEach((v, j) => {
@@ -117,12 +152,16 @@ function wPanel(W, reach) {
         const x = x0 + j * cell;
         const y = top + i * cell;
         body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" style="stroke:var(--qkv-bg)" stroke-width="1"/>`;
-        if (cell >= 30) body += text(x + cell / 2, y + cell / 2, fmt(v), { size: FONT - 2, fill: ink });
+        if (cell >= 30)
+          body += text(x + cell / 2, y + cell / 2, fmt(v), { size: FONT - 2, fill: ink });
       });
     });
   });
   for (let i = 0; i < rowsN; i++) {
-    body += text(left - 6, top + (i + 0.5) * cell, W_ROWS[i] ?? String(i + 1), { anchor: "end", size: FONT - 1 });
+    body += text(left - 6, top + (i + 0.5) * cell, W_ROWS[i] ?? String(i + 1), {
+      anchor: "end",
+      size: FONT - 1,
+    });
   }
   // the colour scale: a thin bar from -reach to +reach
   const barTop = top + rowsN * cell + 16;
@@ -136,15 +175,23 @@ function wPanel(W, reach) {
   body += `<rect x="${barLeft}" y="${barTop}" width="${barWidth}" height="10" fill="url(#qkv-ch07-rdbu)" style="stroke:var(--qkv-axis)" stroke-width="0.5"/>`;
   body += text(barLeft - 6, barTop + 5, fmt(-reach, 1), { anchor: "end", size: FONT - 2 });
   body += text(barLeft + barWidth / 2, barTop + 22, "0", { size: FONT - 2 });
-  body += text(barLeft + barWidth + 6, barTop + 5, fmt(reach, 1), { anchor: "start", size: FONT - 2 });
-  body += text(PANEL / 2, barTop + 44, "行:入力の成分、列:出力の成分", { size: FONT - 1, fill: "var(--qkv-muted)" });
+  body += text(barLeft + barWidth + 6, barTop + 5, fmt(reach, 1), {
+    anchor: "start",
+    size: FONT - 2,
+  });
+  body += text(PANEL / 2, barTop + 44, "行:入力の成分、列:出力の成分", {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
   return svg(PANEL, barTop + 56, body);
 }
 
 // One colour range for every W at every saved step, rounded up to a multiple of 0.5.
 export function reachOf(saved_W) {
   let far = 0;
-  for (const snap of saved_W) for (const name of NAMES) for (const row of snap[name]) for (const v of row) far = Math.max(far, Math.abs(v));
+  for (const snap of saved_W)
+    for (const name of NAMES)
+      for (const row of snap[name]) for (const v of row) far = Math.max(far, Math.abs(v));
   return Math.max(Math.ceil(far * 2) / 2, 0.5);
 }
 
@@ -154,10 +201,20 @@ export function picture(data) {
   const outline = n.partner.map((j, i) => [i, j]);
   const panels = [
     lossPanel(data, n),
-    heatmap({ M: n.weights, rows: words, cols: words, lo: 0, hi: 1, title: `注目の重み(全 ${words.length} 品)`, outline }),
+    heatmap({
+      M: n.weights,
+      rows: words,
+      cols: words,
+      lo: 0,
+      hi: 1,
+      title: `注目の重み(全 ${words.length} 品)`,
+      outline,
+    }),
     wPanel(n.W, reachOf(data.saved_W)),
   ];
-  const onPartner = words.map((w, i) => `${w}→${words[n.partner[i]]} ${fmt(n.weights[i][n.partner[i]])}`).join("、");
+  const onPartner = words
+    .map((w, i) => `${w}→${words[n.partner[i]]} ${fmt(n.weights[i][n.partner[i]])}`)
+    .join("、");
   const matrix = (M) => `[${M.map((row) => `[${row.map((v) => fmt(v)).join(", ")}]`).join(", ")}]`;
   const ws = NAMES.map((name) => `${name} = ${matrix(n.W[name])}`).join("、");
   const right = n.weights.filter((row, i) => argmax(row) === n.partner[i]).length;
@@ -168,22 +225,50 @@ export function picture(data) {
   return { panels, alt, readout, numbers: n };
 }
 
+// The steps the chapter's text asks the reader to look at (「試してほしいこと」).
+export const PRESETS = [0, 1, 5, 6, 20, 200].map((step) => ({
+  label: `${step} 回目`,
+  state: { step },
+}));
+
 export default {
   render({ model, el }) {
     const steps = model.get("steps");
     const f = lossFrame(model.get("losses"));
     return mount({
-      model, el,
-      data: ["steps", "losses", "words", "partner", "saved_losses", "saved_accuracies", "saved_weights", "saved_W"],
+      model,
+      el,
+      data: [
+        "steps",
+        "losses",
+        "words",
+        "partner",
+        "saved_losses",
+        "saved_accuracies",
+        "saved_weights",
+        "saved_W",
+      ],
       controls: [
-        { trait: "step", kind: "range", label: "更新の回数", options: steps, format: (v) => `${v} 回目` },
+        {
+          trait: "step",
+          kind: "range",
+          label: "更新の回数",
+          options: steps,
+          format: (v) => `${v} 回目`,
+        },
       ],
       draw: picture,
+      presets: PRESETS,
       // Drag along the loss curve: the saved step nearest to the finger.
       drag: {
         panel: 0,
         plane: { back: (px, py) => [f.back(px), py] },
-        set: (s) => ({ step: steps.reduce((best, t) => (Math.abs(t - s) < Math.abs(best - s) ? t : best), steps[0]) }),
+        set: (s) => ({
+          step: steps.reduce(
+            (best, t) => (Math.abs(t - s) < Math.abs(best - s) ? t : best),
+            steps[0],
+          ),
+        }),
       },
     });
   },

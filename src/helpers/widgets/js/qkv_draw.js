@@ -1,12 +1,11 @@
-// What every explorable shares: SVG pictures as strings (bars, heatmaps, arrows on a plane) and
-// `mount`, which builds the controls once, binds them to the model's traits and redraws the
-// picture on every change. The same code runs in JupyterLab (anywidget's model) and in the book
-// (book/_ext's model shim). Colours come from CSS variables (qkv.css), so the theme's dark mode
-// and the book's Q/K/V palette apply.
+// The drawing primitives every explorable shares: SVG pictures as strings (text, bars, heatmaps,
+// arrows on a plane, axis ticks). Pure functions of their arguments, no DOM: the same code draws
+// in the browser, in Node (tests, the saved notebooks' first pictures) and in the book. Colours
+// come from CSS variables (qkv.css), so the theme's dark mode and the book's Q/K/V palette apply.
+// The widget runtime (controls, binding to the model, redraws, dragging) is qkv_widget.js.
 
 export const FONT = 14; // user units; every panel is PANEL wide, so ≥ 12 CSS px once stacked on a phone
 export const PANEL = 300;
-const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 
 // About how wide `s` is drawn, in SVG units at font size `size`: a kana or kanji (or any other
 // character past Latin-1) is about 1 em, a Latin letter or digit about 0.6 em. Labels are placed
@@ -28,7 +27,20 @@ export function fmt(v, digits = 2) {
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 }
 
-export function text(x, y, s, { size = FONT, anchor = "middle", base = "central", fill = "var(--qkv-fg)", weight = "normal", rotate = 0, cls = "" } = {}) {
+export function text(
+  x,
+  y,
+  s,
+  {
+    size = FONT,
+    anchor = "middle",
+    base = "central",
+    fill = "var(--qkv-fg)",
+    weight = "normal",
+    rotate = 0,
+    cls = "",
+  } = {},
+) {
   const turn = rotate ? ` transform="rotate(${rotate} ${x} ${y})"` : "";
   return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${fill}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
 }
@@ -39,7 +51,18 @@ export function svg(width, height, body, { cls = "", label = "" } = {}) {
 }
 
 // A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined.
-export function bars({ labels, values, lo, hi, title, color = "var(--qkv-x)", highlight = null, width = PANEL, height = 230, digits = 2 }) {
+export function bars({
+  labels,
+  values,
+  lo,
+  hi,
+  title,
+  color = "var(--qkv-x)",
+  highlight = null,
+  width = PANEL,
+  height = 230,
+  digits = 2,
+}) {
   const top = 30;
   const bottom = height - 44;
   const left = 12;
@@ -55,7 +78,8 @@ export function bars({ labels, values, lo, hi, title, color = "var(--qkv-x)", hi
     const yv = y(v);
     const outline = i === highlight ? ' style="stroke:var(--qkv-fg)" stroke-width="2.5"' : "";
     body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.abs(zero - yv)}" style="fill:${color}"/>`;
-    if (outline) body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
+    if (outline)
+      body += `<rect x="${x}" y="${Math.min(yv, zero)}" width="${w}" height="${Math.max(Math.abs(zero - yv), 1)}" fill="none"${outline}/>`;
     const above = v >= 0;
     body += text(x + w / 2, above ? yv - 8 : yv + 9, fmt(values[i], digits), { size: FONT - 1 });
     const long = labels.some((l) => textWidth(l) > step * 1.1);
@@ -68,8 +92,30 @@ export function bars({ labels, values, lo, hi, title, color = "var(--qkv-x)", hi
 
 // Matplotlib's Blues and RdBu_r, a few stops each, interpolated linearly in sRGB.
 const MAPS = {
-  Blues: ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"],
-  RdBu_r: ["#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f"],
+  Blues: [
+    "#f7fbff",
+    "#deebf7",
+    "#c6dbef",
+    "#9ecae1",
+    "#6baed6",
+    "#4292c6",
+    "#2171b5",
+    "#08519c",
+    "#08306b",
+  ],
+  RdBu_r: [
+    "#053061",
+    "#2166ac",
+    "#4393c3",
+    "#92c5de",
+    "#d1e5f0",
+    "#f7f7f7",
+    "#fddbc7",
+    "#f4a582",
+    "#d6604d",
+    "#b2182b",
+    "#67001f",
+  ],
 };
 
 function rgb(hex) {
@@ -89,15 +135,36 @@ export function colormap(name, t) {
 
 // A labelled heatmap: rows = who looks (問い), columns = who is looked at (見出し), a number in
 // each cell, `outline` a list of [row, col] cells framed, `hatch` cells crossed out (masked).
-export function heatmap({ M, rows, cols, lo, hi, title, cmap = "Blues", rowTitle = "問い(見る側)", colTitle = "見出し(見られる側)", digits = 2, outline = [], hatch = [], width = PANEL }) {
+export function heatmap({
+  M,
+  rows,
+  cols,
+  lo,
+  hi,
+  title,
+  cmap = "Blues",
+  rowTitle = "問い(見る側)",
+  colTitle = "見出し(見られる側)",
+  digits = 2,
+  outline = [],
+  hatch = [],
+  width = PANEL,
+}) {
   const longest = Math.max(...rows.map((r) => String(r).length));
   const left = 34 + longest * FONT;
   const top = 58;
   const cell = Math.min(44, (width - left - 10) / cols.length);
   const height = top + cell * rows.length + 14;
   let body = text(width / 2, 12, title, { weight: "bold" });
-  body += text(left + (cell * cols.length) / 2, 32, colTitle, { size: FONT - 1, fill: "var(--qkv-muted)" });
-  body += text(12, top + (cell * rows.length) / 2, rowTitle, { size: FONT - 1, fill: "var(--qkv-muted)", rotate: -90 });
+  body += text(left + (cell * cols.length) / 2, 32, colTitle, {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+  });
+  body += text(12, top + (cell * rows.length) / 2, rowTitle, {
+    size: FONT - 1,
+    fill: "var(--qkv-muted)",
+    rotate: -90,
+  });
   cols.forEach((c, j) => {
     body += text(left + (j + 0.5) * cell, top - 10, c, { size: FONT - 1 });
   });
@@ -109,7 +176,8 @@ export function heatmap({ M, rows, cols, lo, hi, title, cmap = "Blues", rowTitle
       const x = left + j * cell;
       const y = top + i * cell;
       body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}"/>`;
-      if (cell >= 30) body += text(x + cell / 2, y + cell / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
+      if (cell >= 30)
+        body += text(x + cell / 2, y + cell / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
     });
   });
   for (const [i, j] of hatch) {
@@ -132,7 +200,10 @@ export function heatmap({ M, rows, cols, lo, hi, title, cmap = "Blues", rowTitle
 export function plane(lim, size = PANEL, pad = 34) {
   const span = size - 2 * pad;
   const at = (x, y) => [pad + ((x + lim) / (2 * lim)) * span, pad + ((lim - y) / (2 * lim)) * span];
-  const back = (px, py) => [((px - pad) / span) * 2 * lim - lim, lim - ((py - pad) / span) * 2 * lim];
+  const back = (px, py) => [
+    ((px - pad) / span) * 2 * lim - lim,
+    lim - ((py - pad) / span) * 2 * lim,
+  ];
   return { lim, size, pad, at, back };
 }
 
@@ -145,13 +216,20 @@ export function planeAxes(p, { title = "", xLabel = "", yLabel = "" } = {}) {
   body += `<line x1="${x0}" x2="${x1}" y1="${y0}" y2="${y0}" style="stroke:var(--qkv-axis)"/>`;
   body += `<line x1="${xc}" x2="${xc}" y1="${yTop}" y2="${yBottom}" style="stroke:var(--qkv-axis)"/>`;
   if (title) body += text(p.size / 2, 12, title, { weight: "bold" });
-  if (xLabel) body += text(p.size / 2, p.size - 10, xLabel, { size: FONT - 1, fill: "var(--qkv-muted)" });
-  if (yLabel) body += text(12, p.size / 2, yLabel, { size: FONT - 1, fill: "var(--qkv-muted)", rotate: -90 });
+  if (xLabel)
+    body += text(p.size / 2, p.size - 10, xLabel, { size: FONT - 1, fill: "var(--qkv-muted)" });
+  if (yLabel)
+    body += text(12, p.size / 2, yLabel, { size: FONT - 1, fill: "var(--qkv-muted)", rotate: -90 });
   return body;
 }
 
 // An arrow from the origin to (x, y) on plane `p`, with an optional label past its tip.
-export function arrow(p, x, y, { color = "var(--qkv-x)", width = 2.5, label = "", labelColor = null, dash = false } = {}) {
+export function arrow(
+  p,
+  x,
+  y,
+  { color = "var(--qkv-x)", width = 2.5, label = "", labelColor = null, dash = false } = {},
+) {
   const [ox, oy] = p.at(0, 0);
   const [tx, ty] = p.at(x, y);
   const len = Math.hypot(tx - ox, ty - oy);
@@ -169,227 +247,27 @@ export function arrow(p, x, y, { color = "var(--qkv-x)", width = 2.5, label = ""
   }
   if (label) {
     const right = x >= 0;
-    body += text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, { anchor: right ? "start" : "end", fill: labelColor ?? color, cls: "qkv-halo" });
+    body += text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
+      anchor: right ? "start" : "end",
+      fill: labelColor ?? color,
+      cls: "qkv-halo",
+    });
   }
   return body;
 }
 
-// Bring the children of `live` to those of `fresh` with the fewest DOM changes: a node of the
-// same kind keeps its place and gets the new attributes and text; another kind is replaced. A
-// step of a slider moves a few arrows and numbers, so the browser lays out and paints those
-// alone, and the titles and labels keep their shaped text.
-function patch(live, fresh) {
-  const want = fresh.childNodes;
-  while (live.childNodes.length > want.length) live.lastChild.remove();
-  for (let i = 0; i < want.length; i++) {
-    const have = live.childNodes[i];
-    const next = want[i];
-    if (!have) live.append(next.cloneNode(true));
-    else if (have.nodeName !== next.nodeName) have.replaceWith(next.cloneNode(true));
-    else if (have.nodeType === Node.TEXT_NODE) { if (have.data !== next.data) have.data = next.data; }
-    else if (have.nodeType === Node.ELEMENT_NODE) {
-      for (const { name, value } of next.attributes) if (have.getAttribute(name) !== value) have.setAttribute(name, value);
-      for (const { name } of [...have.attributes]) if (!next.hasAttribute(name)) have.removeAttribute(name);
-      patch(have, next);
-    }
-  }
+// The step between axis ticks: the smallest of 1, 2 or 5 × 10^k that cuts `span` into at most
+// `most` intervals, so tick labels never crowd each other.
+export function tickStep(span, most) {
+  const raw = span / most;
+  const base = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * base).find((s) => s >= raw);
 }
 
-// `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
-// the kernel hears of it when the hand pauses. A message per key press or drag step made
-// JupyterLab redraw its kernel status on every frame, and the kernel echoed each value back.
-export function setter(model) {
-  let pending = 0;
-  return (trait, value) => {
-    model.set(trait, value);
-    clearTimeout(pending);
-    pending = setTimeout(() => model.save_changes(), SYNC_AFTER_MS);
-  };
-}
-
-function el(tag, cls, attrs = {}) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  // JupyterLab binds bare arrow keys in command mode, and its shortcut matching looks at the
-  // focused element itself before its parents: every input keeps Lab's shortcuts off itself.
-  if (tag === "input") node.setAttribute("data-lm-suppress-shortcuts", "true");
-  return node;
-}
-
-// One control, bound to one trait. Kinds: "range" (numbers; `scale: "log"` moves in log10;
-// `options` walks through a list), "checkbox", "choice" (a row of radio buttons).
-function control(spec, model, onInput) {
-  const box = el("div", "qkv-control");
-  const id = `qkv-${Math.random().toString(36).slice(2)}`;
-  if (spec.kind === "checkbox") {
-    const input = el("input", "", { type: "checkbox", id });
-    const label = el("label", "", { for: id });
-    label.textContent = spec.label;
-    box.append(input, label);
-    input.addEventListener("change", () => onInput(spec.trait, input.checked));
-    return { box, show: (v) => (input.checked = Boolean(v)) };
-  }
-  if (spec.kind === "choice") {
-    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-label": spec.label });
-    const name = el("span", "qkv-label");
-    name.textContent = spec.label;
-    group.append(name);
-    const inputs = spec.options.map(({ label, value }, i) => {
-      const input = el("input", "", { type: "radio", name: id, id: `${id}-${i}` });
-      const tag = el("label", "", { for: `${id}-${i}` });
-      tag.textContent = label;
-      input.addEventListener("change", () => input.checked && onInput(spec.trait, value));
-      group.append(input, tag);
-      return input;
-    });
-    box.append(group);
-    return { box, show: (v) => spec.options.forEach(({ value }, i) => (inputs[i].checked = value === v)) };
-  }
-  // range
-  // A log slider moves in log10 units, in a whole number of equal steps from min to max (so both
-  // ends are stops), and says its value to 3 significant digits, never past either end: the
-  // trait refuses 0.04999… when its minimum is 0.05.
-  const log = spec.scale === "log";
-  const within = (v) => Math.min(spec.max, Math.max(spec.min, v));
-  const toSlider = spec.options ? (v) => spec.options.indexOf(v) : log ? Math.log10 : (v) => v;
-  const fromSlider = spec.options ? (i) => spec.options[i]
-    : log ? (u) => within(Number((10 ** u).toPrecision(3))) : (u) => within(u);
-  const span = log ? Math.log10(spec.max) - Math.log10(spec.min) : 0;
-  const [lo, hi, step] = spec.options ? [0, spec.options.length - 1, 1]
-    : log ? [Math.log10(spec.min), Math.log10(spec.max), span / Math.round(span / spec.step)]
-    : [spec.min, spec.max, spec.step];
-  box.classList.add("qkv-range");
-  const label = el("label", "qkv-label", { for: id });
-  label.textContent = spec.label;
-  const input = el("input", "", { type: "range", id, min: lo, max: hi, step });
-  const out = el("output", "", { for: id });
-  const format = spec.format ?? ((v) => String(v));
-  box.append(label, input, out);
-  input.addEventListener("input", () => onInput(spec.trait, fromSlider(Number(input.value))));
-  // A click anywhere on the control leaves the keyboard on the slider.
-  box.addEventListener("pointerup", () => input.focus());
-  return {
-    box,
-    show: (v) => {
-      input.value = String(toSlider(v));
-      input.setAttribute("aria-valuetext", format(v));
-      out.textContent = format(v);
-    },
-  };
-}
-
-// Build an explorable in `el`. `controls`: specs as above, one per control trait; a spec with
-// `panel: k` sits right above panel k (an explorable with many controls keeps each next to the
-// picture it moves), the others in one bar on top, which stays in view while the panels scroll
-// past. `data`: the names of the other traits the picture reads (the learner's arrays).
-// `draw(traits)` returns { panels: [svg strings], alt, readout, numbers }, `traits` holding every
-// trait named. `drag` (optional) = { panel, plane, set(x, y) → trait values } moves controls by
-// dragging in that panel (a panel must not nest another <svg>: the drag looks for the outer one).
-export function mount({ model, el: root, controls, data = [], draw, drag = null }) {
-  root.classList.add("qkv-ex");
-  const bar = el("div", "qkv-controls");
-  // A group, not an image: panels may carry their own controls. Its name states the numbers.
-  const picture = el("div", "qkv-panels", { role: "group" });
-  const readout = el("p", "qkv-readout");
-  root.replaceChildren(bar, picture, readout);
-  const traits = controls.map((c) => c.trait);
-  const set = setter(model);
-  // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
-  // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
-  // their presses and keys to themselves.
-  const keep = (node) => ["mousedown", "pointerdown", "keydown", "keyup"]
-    .forEach((t) => node.addEventListener(t, (e) => e.stopPropagation()));
-  keep(bar);
-  const bound = controls.map((spec) => control(spec, model, set));
-  bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
-  bar.hidden = !bar.childElementCount;
-  bar.classList.toggle("qkv-many", bar.childElementCount >= 3); // too tall to stick (qkv.css)
-  const names = [...traits, ...data];
-  let hosts = [];
-  let drawn = [];
-  const shown = []; // the value each control shows now
-  const scratch = document.createElement("template"); // where a new panel is parsed, off the page
-  function layout(count) {
-    // One cell per panel: its own controls (if any), then the drawing. Built again only when
-    // the number of panels changes, so a control keeps its focus while it is moved.
-    hosts = [];
-    drawn = [];
-    picture.replaceChildren();
-    for (let k = 0; k < count; k++) {
-      const cell = el("div", "qkv-cell");
-      const own = bound.filter((_, i) => controls[i].panel === k);
-      if (own.length) {
-        const controlsOfPanel = el("div", "qkv-controls qkv-panel-controls");
-        keep(controlsOfPanel);
-        own.forEach(({ box }) => controlsOfPanel.append(box));
-        cell.append(controlsOfPanel);
-      }
-      const host = el("div", k === drag?.panel ? "qkv-host qkv-drag" : "qkv-host");
-      cell.append(host);
-      picture.append(cell);
-      hosts.push(host);
-    }
-  }
-  function redraw() {
-    const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
-    // Only what changed is written: setting even the same text lays the page out again.
-    bound.forEach(({ show }, i) => {
-      if (shown[i] !== values[traits[i]]) show((shown[i] = values[traits[i]]));
-    });
-    const pic = draw(values);
-    if (hosts.length !== pic.panels.length) layout(pic.panels.length);
-    pic.panels.forEach((panel, k) => {
-      if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
-      drawn[k] = panel;
-      if (hosts[k].firstChild) {
-        scratch.innerHTML = panel;
-        patch(hosts[k], scratch.content);
-      } else hosts[k].innerHTML = panel;
-      // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
-      // so a redraw lays out and paints this panel alone, not the page around it.
-      const [box, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
-      if (w && hosts[k].dataset.box !== box) {
-        hosts[k].dataset.box = box;
-        Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
-      }
-    });
-    if (picture.getAttribute("aria-label") !== pic.alt) picture.setAttribute("aria-label", pic.alt);
-    if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
-    // What the picture shows and for which state: tests hold these numbers to numpy's. The data
-    // (which can be large) is written only when it changes.
-    root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
-    root.dataset.qkvNumbers = JSON.stringify(pic.numbers ?? {});
-  }
-  const writeData = () => (root.dataset.qkvData = JSON.stringify(Object.fromEntries(data.map((t) => [t, model.get(t)]))));
-  writeData();
-  data.forEach((t) => model.on(`change:${t}`, writeData));
-  const events = names.map((t) => `change:${t}`);
-  events.forEach((e) => model.on(e, redraw));
-  if (drag) {
-    let dragging = false;
-    const move = (event) => {
-      const panel = picture.querySelectorAll("svg")[drag.panel];
-      if (!panel) return;
-      const m = panel.getScreenCTM();
-      if (!m) return;
-      const pt = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
-      const [x, y] = drag.plane.back(pt.x, pt.y);
-      for (const [trait, value] of Object.entries(drag.set(x, y))) set(trait, value);
-    };
-    picture.addEventListener("pointerdown", (event) => {
-      if (!event.target.closest("svg") || event.target.closest("svg") !== picture.querySelectorAll("svg")[drag.panel]) return;
-      dragging = true;
-      picture.setPointerCapture(event.pointerId);
-      move(event);
-    });
-    picture.addEventListener("pointermove", (event) => dragging && move(event));
-    picture.addEventListener("pointerup", () => (dragging = false));
-    picture.addEventListener("pointercancel", () => (dragging = false));
-  }
-  redraw();
-  return () => {
-    events.forEach((e) => model.off(e, redraw));
-    data.forEach((t) => model.off(`change:${t}`, writeData));
-  };
+// The multiples of `step` from `lo` to `hi` (each end included when it is one), computed as
+// k · step so that no rounding error piles up along the axis.
+export function tickValues(lo, hi, step) {
+  const out = [];
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step; k++) out.push(k * step);
+  return out;
 }

@@ -1,0 +1,361 @@
+// The widget runtime every explorable shares: `mount` builds the controls once, binds them to the
+// model's traits and redraws the picture (drawn by the module with qkv_draw.js) on every change;
+// `setter` is how a control or a drag sets a trait. The same code runs in JupyterLab (anywidget's
+// model) and in the book (book/_ext's model shim).
+
+const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
+
+// Bring the children of `live` to those of `fresh` with the fewest DOM changes: a node of the
+// same kind keeps its place and gets the new attributes and text; another kind is replaced. A
+// step of a slider moves a few arrows and numbers, so the browser lays out and paints those
+// alone, and the titles and labels keep their shaped text.
+function patch(live, fresh) {
+  const want = fresh.childNodes;
+  while (live.childNodes.length > want.length) live.lastChild.remove();
+  for (let i = 0; i < want.length; i++) {
+    const have = live.childNodes[i];
+    const next = want[i];
+    if (!have) live.append(next.cloneNode(true));
+    else if (have.nodeName !== next.nodeName) have.replaceWith(next.cloneNode(true));
+    else if (have.nodeType === Node.TEXT_NODE) {
+      if (have.data !== next.data) have.data = next.data;
+    } else if (have.nodeType === Node.ELEMENT_NODE) {
+      for (const { name, value } of next.attributes)
+        if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+      for (const { name } of [...have.attributes])
+        if (!next.hasAttribute(name)) have.removeAttribute(name);
+      patch(have, next);
+    }
+  }
+}
+
+// `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
+// the kernel hears of it when the hand pauses. A message per key press or drag step made
+// JupyterLab redraw its kernel status on every frame, and the kernel echoed each value back.
+// `settled()` (optional) runs then too: the live region says the result once, not per step.
+export function setter(model, settled = () => {}) {
+  let pending = 0;
+  return (trait, value) => {
+    model.set(trait, value);
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      model.save_changes();
+      settled();
+    }, SYNC_AFTER_MS);
+  };
+}
+
+// How a screen reader should say a label, a value or a result: symbols as words (W_Q is not
+// "W underscore Q"), the rest as written.
+const SPOKEN = [
+  [/W_Q/g, "ダブリュー・キュー"],
+  [/W_K/g, "ダブリュー・ケー"],
+  [/W_V/g, "ダブリュー・ブイ"],
+  [/W_O/g, "ダブリュー・オー"],
+  [/d_k/g, "ディー・ケー"],
+  [/√/g, "ルート"],
+  [/q·k/g, "キュー・ケーの内積"],
+  [/\bT\b/g, "ティー"],
+];
+export function spoken(s) {
+  return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
+}
+
+function el(tag, cls, attrs = {}) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  // JupyterLab binds bare arrow keys in command mode, and its shortcut matching looks at the
+  // focused element itself before its parents: every input keeps Lab's shortcuts off itself.
+  if (tag === "input") node.setAttribute("data-lm-suppress-shortcuts", "true");
+  return node;
+}
+
+// One control, bound to one trait. Kinds: "range" (numbers; `scale: "log"` moves in log10;
+// `options` walks through a list), "checkbox", "choice" (a row of radio buttons).
+function control(spec, model, onInput) {
+  const box = el("div", "qkv-control");
+  const id = `qkv-${Math.random().toString(36).slice(2)}`;
+  if (spec.kind === "checkbox") {
+    const input = el("input", "", { type: "checkbox", id, "aria-label": spoken(spec.label) });
+    const label = el("label", "", { for: id });
+    label.textContent = spec.label;
+    box.append(input, label);
+    input.addEventListener("change", () => onInput(spec.trait, input.checked));
+    return { box, show: (v) => (input.checked = Boolean(v)) };
+  }
+  if (spec.kind === "choice") {
+    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-label": spoken(spec.label) });
+    const name = el("span", "qkv-label");
+    name.textContent = spec.label;
+    group.append(name);
+    const inputs = spec.options.map(({ label, value }, i) => {
+      const input = el("input", "", { type: "radio", name: id, id: `${id}-${i}` });
+      const tag = el("label", "", { for: `${id}-${i}` });
+      tag.textContent = label;
+      input.addEventListener("change", () => input.checked && onInput(spec.trait, value));
+      group.append(input, tag);
+      return input;
+    });
+    box.append(group);
+    return {
+      box,
+      show: (v) => spec.options.forEach(({ value }, i) => (inputs[i].checked = value === v)),
+    };
+  }
+  // range
+  // A log slider moves in log10 units, in a whole number of equal steps from min to max (so both
+  // ends are stops), and says its value to 3 significant digits, never past either end: the
+  // trait refuses 0.04999… when its minimum is 0.05.
+  const log = spec.scale === "log";
+  const within = (v) => Math.min(spec.max, Math.max(spec.min, v));
+  const toSlider = spec.options ? (v) => spec.options.indexOf(v) : log ? Math.log10 : (v) => v;
+  const fromSlider = spec.options
+    ? (i) => spec.options[i]
+    : log
+      ? (u) => within(Number((10 ** u).toPrecision(3)))
+      : (u) => within(u);
+  const span = log ? Math.log10(spec.max) - Math.log10(spec.min) : 0;
+  const [lo, hi, step] = spec.options
+    ? [0, spec.options.length - 1, 1]
+    : log
+      ? [Math.log10(spec.min), Math.log10(spec.max), span / Math.round(span / spec.step)]
+      : [spec.min, spec.max, spec.step];
+  box.classList.add("qkv-range");
+  const label = el("label", "qkv-label", { for: id });
+  label.textContent = spec.label;
+  const input = el("input", "", {
+    type: "range",
+    id,
+    min: lo,
+    max: hi,
+    step,
+    "aria-label": spoken(spec.label),
+  });
+  const out = el("output", "", { for: id });
+  const format = spec.format ?? ((v) => String(v));
+  box.append(label, input, out);
+  input.addEventListener("input", () => onInput(spec.trait, fromSlider(Number(input.value))));
+  // A click anywhere on the control leaves the keyboard on the slider.
+  box.addEventListener("pointerup", () => input.focus());
+  return {
+    box,
+    show: (v) => {
+      input.value = String(toSlider(v));
+      input.setAttribute("aria-valuetext", spoken(format(v)));
+      out.textContent = format(v);
+    },
+  };
+}
+
+// Whether `value` is one control `spec` can take (a state from a preset or from the page's URL).
+function accepts(spec, value) {
+  if (spec.kind === "checkbox") return typeof value === "boolean";
+  if (spec.kind === "choice") return spec.options.some((o) => o.value === value);
+  if (spec.options) return spec.options.includes(value);
+  return Number.isFinite(value) && value >= spec.min && value <= spec.max;
+}
+
+// Build an explorable in `el`. `controls`: specs as above, one per control trait; a spec with
+// `panel: k` sits right above panel k (an explorable with many controls keeps each next to the
+// picture it moves), the others in one bar on top, which stays in view while the panels scroll
+// past. `data`: the names of the other traits the picture reads (the learner's arrays).
+// `draw(traits)` returns { panels: [svg strings], alt, readout, announce, numbers }, `traits`
+// holding every trait named; `announce` (else `readout`) is what the live region says once a
+// control settles. `drag` (optional) moves controls by dragging in a panel (see `dragging`).
+// `presets`: [{ label, state }], the states the chapter's text asks the reader to try, each a
+// button (a state naming a choice the data lacks is left out), and a reset to the first state.
+// `root.qkvApply(state)` sets the controls named in `state` that can take their value (the
+// book's URL) and returns the names it refused.
+export function mount({ model, el: root, controls, data = [], draw, drag = null, presets = [] }) {
+  root.classList.add("qkv-ex");
+  const bar = el("div", "qkv-controls");
+  // A group, not an image: panels may carry their own controls. Its name states the numbers.
+  const picture = el("div", "qkv-panels", { role: "group" });
+  const readout = el("p", "qkv-readout");
+  const live = el("p", "qkv-live", { "aria-live": "polite", role: "status" });
+  const traits = controls.map((c) => c.trait);
+  let said = "";
+  const announce = () => {
+    if (live.textContent !== said) live.textContent = said;
+  };
+  const set = setter(model, announce);
+  const specOf = Object.fromEntries(controls.map((c) => [c.trait, c]));
+  const usable = (state) =>
+    Object.entries(state).every(([t, v]) => specOf[t] && accepts(specOf[t], v));
+  const apply = (state) => {
+    const refused = Object.keys(state).filter((t) => !specOf[t] || !accepts(specOf[t], state[t]));
+    for (const [t, v] of Object.entries(state)) if (!refused.includes(t)) set(t, v);
+    return refused;
+  };
+  root.qkvApply = apply;
+  const first = Object.fromEntries(traits.map((t) => [t, model.get(t)]));
+  const choices = [
+    ...presets.filter(({ state }) => usable(state)),
+    { label: "最初に戻す", state: first },
+  ];
+  const buttons = choices.map(({ label, state }) => {
+    const button = el("button", "qkv-preset", { type: "button", "aria-pressed": "false" });
+    button.textContent = label;
+    button.setAttribute("aria-label", spoken(label));
+    button.addEventListener("click", () => apply(state));
+    return button;
+  });
+  const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
+  presetBar.append(...buttons);
+  root.replaceChildren(presetBar, bar, picture, readout, live);
+  // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
+  // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
+  // their presses and keys to themselves.
+  const keep = (node) =>
+    ["mousedown", "pointerdown", "keydown", "keyup"].forEach((t) =>
+      node.addEventListener(t, (e) => e.stopPropagation()),
+    );
+  keep(bar);
+  keep(presetBar);
+  const bound = controls.map((spec) => control(spec, model, set));
+  bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
+  bar.hidden = !bar.childElementCount;
+  bar.classList.toggle("qkv-many", bar.childElementCount >= 3); // too tall to stick (qkv.css)
+  const names = [...traits, ...data];
+  const dragPanels = drag && !drag.grab ? (drag.panels ?? [drag.panel]) : []; // dragged anywhere
+  let hosts = [];
+  let drawn = [];
+  const shown = []; // the value each control shows now
+  const scratch = document.createElement("template"); // where a new panel is parsed, off the page
+  function layout(count) {
+    // One cell per panel: its own controls (if any), then the drawing. Built again only when
+    // the number of panels changes, so a control keeps its focus while it is moved.
+    hosts = [];
+    drawn = [];
+    picture.replaceChildren();
+    for (let k = 0; k < count; k++) {
+      const cell = el("div", "qkv-cell");
+      const own = bound.filter((_, i) => controls[i].panel === k);
+      if (own.length) {
+        const controlsOfPanel = el("div", "qkv-controls qkv-panel-controls");
+        keep(controlsOfPanel);
+        own.forEach(({ box }) => controlsOfPanel.append(box));
+        cell.append(controlsOfPanel);
+      }
+      const host = el("div", dragPanels.includes(k) ? "qkv-host qkv-drag" : "qkv-host");
+      cell.append(host);
+      picture.append(cell);
+      hosts.push(host);
+    }
+  }
+  function redraw() {
+    const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
+    // Only what changed is written: setting even the same text lays the page out again.
+    bound.forEach(({ show }, i) => {
+      if (shown[i] !== values[traits[i]]) show((shown[i] = values[traits[i]]));
+    });
+    const pic = draw(values);
+    if (hosts.length !== pic.panels.length) layout(pic.panels.length);
+    pic.panels.forEach((panel, k) => {
+      if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
+      drawn[k] = panel;
+      if (hosts[k].firstChild) {
+        scratch.innerHTML = panel;
+        patch(hosts[k], scratch.content);
+      } else hosts[k].innerHTML = panel;
+      // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
+      // so a redraw lays out and paints this panel alone, not the page around it.
+      const [box, w, h] = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(panel) ?? [];
+      if (w && hosts[k].dataset.box !== box) {
+        hosts[k].dataset.box = box;
+        Object.assign(hosts[k].style, { aspectRatio: `${w} / ${h}`, maxWidth: `${w * 1.4}px` });
+      }
+    });
+    const alt = spoken(pic.alt);
+    if (picture.getAttribute("aria-label") !== alt) picture.setAttribute("aria-label", alt);
+    if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
+    said = spoken(pic.announce ?? pic.readout ?? "");
+    choices.forEach(({ state }, i) => {
+      const on = String(Object.entries(state).every(([t, v]) => values[t] === v));
+      if (buttons[i].getAttribute("aria-pressed") !== on)
+        buttons[i].setAttribute("aria-pressed", on);
+    });
+    // What the picture shows and for which state: tests hold these numbers to numpy's. The data
+    // (which can be large) is written only when it changes.
+    root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
+    root.dataset.qkvNumbers = JSON.stringify(pic.numbers ?? {});
+  }
+  const writeData = () =>
+    (root.dataset.qkvData = JSON.stringify(Object.fromEntries(data.map((t) => [t, model.get(t)]))));
+  writeData();
+  data.forEach((t) => model.on(`change:${t}`, writeData));
+  const events = names.map((t) => `change:${t}`);
+  events.forEach((e) => model.on(e, redraw));
+  const undrag = drag
+    ? dragging(picture, drag, () => Object.fromEntries(names.map((t) => [t, model.get(t)])), set)
+    : () => {};
+  redraw();
+  return () => {
+    events.forEach((e) => model.off(e, redraw));
+    data.forEach((t) => model.off(`change:${t}`, writeData));
+    undrag();
+  };
+}
+
+// The one drag system. `drag` = { panel (or panels: a list), plane, set, grab }: a press in one of
+// those panels (an <svg> that nests no other) and every move until it is let go call
+// `set(x, y, k, traits)` with the point in the data units of `plane` (an object with `back(px, py)`,
+// or a function of the traits giving one) and the panel's index `k`; it returns the traits to set.
+// With `grab(k, px, py, traits)` (SVG units), only a press it accepts starts a drag, and only there
+// does a finger not scroll the page (a panel dragged anywhere says so in CSS: .qkv-drag). A press
+// that starts a drag is cancelled, so it never selects the picture's text. Returns the unbinder.
+function dragging(picture, drag, current, set) {
+  const panels = drag.panels ?? [drag.panel];
+  const planeOf = () => (typeof drag.plane === "function" ? drag.plane(current()) : drag.plane);
+  const local = (at, panel) => {
+    const m = panel?.getScreenCTM();
+    return m ? new DOMPoint(at.clientX, at.clientY).matrixTransform(m.inverse()) : null;
+  };
+  // The index of the panel a press at `at` (a pointer event or a touch) drags, or null.
+  const target = (at) => {
+    const panel = at.target?.closest?.("svg");
+    const k = panel ? [...picture.querySelectorAll("svg")].indexOf(panel) : -1;
+    if (!panels.includes(k)) return null;
+    if (!drag.grab) return k;
+    const pt = local(at, panel);
+    return pt && drag.grab(k, pt.x, pt.y, current()) ? k : null;
+  };
+  let active = null;
+  const move = (event) => {
+    const pt = local(event, picture.querySelectorAll("svg")[active]);
+    if (!pt) return;
+    const [x, y] = planeOf().back(pt.x, pt.y);
+    for (const [trait, value] of Object.entries(drag.set(x, y, active, current())))
+      set(trait, value);
+  };
+  const down = (event) => {
+    active = target(event);
+    if (active === null) return;
+    event.preventDefault();
+    picture.setPointerCapture(event.pointerId);
+    move(event);
+  };
+  // A touch that starts on a handle must not scroll the page (touch-action does not reach an SVG
+  // shape in Chromium): only a cancelled touchstart keeps the browser from panning.
+  const touch = (event) => {
+    if (drag.grab && event.touches.length === 1) {
+      const at = {
+        target: event.target,
+        clientX: event.touches[0].clientX,
+        clientY: event.touches[0].clientY,
+      };
+      if (target(at) !== null) event.preventDefault();
+    }
+  };
+  const handlers = [
+    ["pointerdown", down],
+    ["pointermove", (event) => active !== null && move(event)],
+    ["pointerup", () => (active = null)],
+    ["pointercancel", () => (active = null)],
+    ["touchstart", touch],
+  ];
+  for (const [type, handler] of handlers)
+    picture.addEventListener(type, handler, { passive: false });
+  return () => handlers.forEach(([type, handler]) => picture.removeEventListener(type, handler));
+}
