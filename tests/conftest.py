@@ -71,14 +71,17 @@ def history(task, start, saved_steps):
 # Additions, so that both cores finish together and the browser tests see this session's book:
 # - the heavy units are queued first (with --no-loadscope-reorder the queue keeps this order): the
 #   classroom round trip (one worker, most of the run), then the book (its build, then the
-#   browser tests), then the notebooks (nbval), then the quick test modules, and last the
+#   browser tests), then JupyterLab's tests and the launch links' build (the other long files),
+#   then the notebooks (nbval), then the quick test modules, and last the
 #   reader's browser tests, which fill both cores at the end;
 # - the book build joins the browser tests' unit, so the same worker builds the book, then reads it;
 # - each of the reader's browser tests is a unit of its own, so both workers share them. Any
 #   browser test waits until this session's build is done (test_book.book), or skips if it failed.
 
 BOOK_BUILD, BOOK_TESTS, READER_TESTS = "test_book_build.py", "test_book.py", "test_book_reader.py"
-HEAVY_FIRST = ("test_classroom.py", BOOK_BUILD, BOOK_TESTS)
+#: Queued first, in this order; then the other long files (minutes each: JupyterLab in a browser,
+#: a second book build), so that none of them starts late and runs on alone at the end.
+HEAVY_FIRST = ("test_classroom.py", BOOK_BUILD, BOOK_TESTS, "test_lab.py", "test_launch_links.py")
 
 
 def _file_of(nodeid: str) -> str:
