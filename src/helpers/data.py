@@ -86,7 +86,7 @@ class Embedding:
     @public(_A_WORD, word=arg(text), always=True)
     def __getitem__(self, word: str) -> np.ndarray:
         """The embedding of one word as a 1 × d_model row."""
-        return self.vectors[self.index(word)][None, :]
+        return self.vectors[self.words.index(word)][None, :]
 
     @public(_A_WORD, word=arg(text), always=True)
     def index(self, word: str) -> int:
@@ -96,7 +96,7 @@ class Embedding:
     def with_vector(self, word: str, vector) -> Embedding:
         """A copy with one word moved (the original stays untouched)."""
         v = self.vectors.copy()
-        v[self.index(word)] = vector
+        v[self.words.index(word)] = vector
         return Embedding(self.words, v, self.axes)
 
 
@@ -256,7 +256,7 @@ class Party:
     @public(_A_GUEST, name=arg(text), always=True)
     def faces(self, name: str) -> dict[str, np.ndarray]:
         """One guest's taste and three faces, each a 1 × d row: keys `x`, `q`, `k`, `v`."""
-        i = self.index(name)
+        i = self.names.index(name)
         return {"x": self.X[i:i + 1], "q": self.Q[i:i + 1], "k": self.K[i:i + 1],
                 "v": self.V[i:i + 1]}
 
