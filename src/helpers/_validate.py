@@ -363,7 +363,7 @@ def public(*relations: Callable, finite: bool = True, draws: bool = False, alway
     then the body draws with matplotlib or builds a widget as plain code: matplotlib's own
     arithmetic is not the learner's, and the maths the body calls checks its arguments again.
 
-    `always=True` (a constructor or a method of a learner's object, see `record`): the arguments
+    `always=True` (a constructor or a method of a learner's object, see `record`; `setup`): the arguments
     are checked on every call, from inside another public function too (an object keeps what it
     is given, so what internal code builds is converted the same way), then the body runs as
     plain code.
