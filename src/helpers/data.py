@@ -38,9 +38,9 @@ def _names(names, what: str) -> tuple[str, ...]:
 
 
 #: The spec of a field of names (words, axes, titles).
-NAMES = arg(_names)
+_STRINGS = arg(_names)
 #: The spec of a field of numbers: a finite matrix, copied (the learner's array stays theirs).
-TABLE = arg(lambda a, name: _as_matrix(a, name).copy())
+_TABLE = arg(lambda a, name: _as_matrix(a, name).copy())
 
 
 def _shaped(M: np.ndarray, name: str, rows: int, cols: int, because: str) -> None:
@@ -75,7 +75,7 @@ def _one_number_per_axis(a: dict) -> None:
 _A_WORD = _one_of("words", "word", "「{0}」はこの語彙にありません。使える語: {1}")
 
 
-@record(_one_row_per_word, words=NAMES, vectors=TABLE, axes=NAMES)
+@record(_one_row_per_word, words=_STRINGS, vectors=_TABLE, axes=_STRINGS)
 class Embedding:
     """Named row vectors: `vectors[i]` is the embedding of `words[i]` (shape n × d_model)."""
 
@@ -128,8 +128,8 @@ def _rows_belong_together(a: dict) -> None:
         _shaped(a[face], face, n, d, f"本が {n} 冊、{what}の軸が {d} 本")
 
 
-@record(_rows_belong_together, titles=NAMES, names=NAMES, keys=TABLE, values=TABLE,
-        key_axes=NAMES, value_axes=NAMES)
+@record(_rows_belong_together, titles=_STRINGS, names=_STRINGS, keys=_TABLE, values=_TABLE,
+        key_axes=_STRINGS, value_axes=_STRINGS)
 class Catalog:
     """A tiny library (chapter 02). Book i has a label vector `keys[i]` and contents `values[i]`.
 
@@ -216,8 +216,8 @@ def _faces_fit(a: dict) -> None:
 _A_GUEST = _one_of("names", "name", "「{0}」という参加者はいません。参加者: {1}")
 
 
-@record(_faces_fit, names=arg(_names, "names(参加者の名前)"), X=TABLE, W_Q=TABLE, W_K=TABLE,
-        W_V=TABLE, axes=NAMES)
+@record(_faces_fit, names=arg(_names, "names(参加者の名前)"), X=_TABLE, W_Q=_TABLE, W_K=_TABLE,
+        W_V=_TABLE, axes=_STRINGS)
 class Party:
     """A networking party (chapter 03): guest i has a taste `X[i]` on the 甘い/辛い plane and
     three faces made from it by small hand-made tables (row vectors, `x @ W`):
