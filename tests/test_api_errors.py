@@ -62,27 +62,51 @@ def _pool() -> list:
 POOL = _pool()
 
 
-def _public_functions(*modules):
-    found = []
+MATHS = (helpers.attention, data, geometry, matmul, scaling, descent, learning, heads)
+
+#: What public functions build and a learner reads (a task, a training history, a forward
+#: pass): their input was checked by the function that built them. Every other exported class
+#: is one a learner builds (`Embedding`, `Party`, ...), its constructor at the boundary.
+RESULTS = (descent.Forward, learning.Menu, learning.PalateTask, learning.Snapshot, learning.History,
+           learning.StartSurvey, heads.TwoLookupsTask, heads.HeadsHistory, scaling.ScalingRun)
+
+
+def _exported(*modules):
     for module in modules:
         names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
         for name in names:
             obj = getattr(module, name)
             home = getattr(obj, "__module__", "")
-            if not home.startswith("helpers.") or home.endswith("._validate"):
-                continue
-            if inspect.isfunction(obj) or any(obj is c for c in (data.Embedding, data.Catalog, data.Party)):
-                found.append(pytest.param(obj, id=f"{module.__name__}.{name}"))
-    return found
+            if home.split(".")[0] == "helpers" and not home.endswith("._validate"):
+                yield f"{module.__name__}.{name}", obj
+
+
+def _public_functions(*modules):
+    """The functions, and the constructors of the classes a learner builds."""
+    return [pytest.param(obj, id=where) for where, obj in _exported(*modules)
+            if inspect.isfunction(obj) or (inspect.isclass(obj) and obj not in RESULTS)]
+
+
+def _classes():
+    return {obj for _, obj in _exported(*MATHS) if inspect.isclass(obj)}
+
+
+def _taking_arguments(cls) -> list[str]:
+    """The public methods of `cls` (and `obj[key]`) that take an argument besides self."""
+    return [name for name, member in vars(cls).items()
+            if inspect.isfunction(member) and (not name.startswith("_") or name == "__getitem__")
+            and len(inspect.signature(member).parameters) > 1]
+
+
+def _objects() -> list:
+    """One of each kind of object whose methods take arguments."""
+    return [data.foods(), data.party(), data.library_catalog(),
+            scaling.random_scores(2, np.random.default_rng(0), n_sentences=2, n_words=3)]
 
 
 def _methods():
-    emb, party, cat = data.foods(), data.party(), data.library_catalog()
-    run = scaling.random_scores(2, np.random.default_rng(0), n_sentences=2, n_words=3)
-    return [pytest.param(m, id=f"{type(m.__self__).__name__}.{m.__name__}") for m in (
-        emb.index, emb.with_vector, emb.__getitem__, party.index, party.faces, cat.index,
-        run.scored, run.weights, run.max_weights,
-    )]
+    return [pytest.param(getattr(obj, name), id=f"{type(obj).__name__}.{name}")
+            for obj in _objects() for name in _taking_arguments(type(obj))]
 
 
 def _call(func, args: list, kwargs: dict) -> None:
@@ -141,9 +165,7 @@ def _variants():
             for name in checks.__all__ if name.endswith("_variants")]
 
 
-@pytest.mark.parametrize(
-    "func", _public_functions(helpers.attention, data, geometry, matmul, scaling, descent, learning, heads)
-    + _variants())
+@pytest.mark.parametrize("func", _public_functions(*MATHS) + _variants())
 @_settings(60)
 @given(data=st.data())
 def test_maths_and_data_answer_in_japanese(func, data):
@@ -201,11 +223,54 @@ def _drawing_functions():
 def test_every_public_function_declares_its_arguments_at_the_one_boundary():
     """One way to check what a learner passes: maths, figures and explorables' factories are all
     `@_validate.public`, with no check of their own at the top of the body."""
-    funcs = [p.values[0] for p in _public_functions(
-        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _drawing_functions()]
+    funcs = [p.values[0] for p in _public_functions(helpers, *MATHS) + _drawing_functions()]
     plain = sorted(f.__name__ for f in funcs if inspect.isfunction(f)
                    and inspect.signature(f).parameters and not getattr(f, "at_the_boundary", False))
     assert plain == [], f"declare their arguments with @public: {plain}"
+
+
+def test_every_constructor_and_method_declares_its_arguments_at_the_one_boundary():
+    """The objects a learner builds check what they are given in their constructor, declared
+    with `@_validate.record` (the fields' specs), and their methods with `@public`: no
+    `__post_init__`, no `__init__` or method body that checks by hand."""
+    plain = []
+    for cls in sorted(_classes(), key=lambda c: c.__name__):
+        if "__post_init__" in vars(cls):
+            plain.append(f"{cls.__name__}.__post_init__")
+        if cls not in RESULTS and not getattr(cls.__init__, "at_the_boundary", False):
+            plain.append(f"{cls.__name__}.__init__")
+        plain += [f"{cls.__name__}.{name}" for name in _taking_arguments(cls)
+                  if not getattr(vars(cls)[name], "at_the_boundary", False)]
+    assert plain == [], f"declare their arguments with @record / @public: {plain}"
+    shown = {type(obj) for obj in _objects()}
+    untried = sorted(c.__name__ for c in _classes() if _taking_arguments(c) and c not in shown)
+    assert untried == [], f"add one of each to _objects (bad input for their methods): {untried}"
+
+
+def test_a_result_object_keeps_the_constructor_its_dataclass_wrote():
+    """A result (RESULTS) is built by a public function from checked input: a constructor of
+    its own would check outside the boundary (or the class is one a learner builds)."""
+    import ast
+
+    own = []
+    for cls in RESULTS:
+        tree = ast.parse(inspect.getsource(cls))
+        own += [f"{cls.__name__}.{n.name}" for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef) and n.name in ("__init__", "__post_init__", "__new__")]
+    assert own == [], own
+
+
+def test_objects_built_inside_a_public_function_are_converted_too():
+    """Inside a public body, public functions trust their arguments; a constructor must not (the
+    object keeps them): what internal code builds is converted and checked like a learner's."""
+    from helpers._validate import trusted
+
+    emb = trusted(lambda: data.Embedding(["a"], [[1, 2]]))()  # as if built inside a public body
+    assert emb.words == ("a",) and emb.vectors.dtype == float
+    with pytest.raises(HelpersError, match=r"vectors は shape \(1, 2\)"):
+        trusted(lambda: data.Embedding(("a",), [[1, 2, 3]]))()
+    with pytest.raises(HelpersKeyError, match="「タロウ」という参加者はいません"):
+        data.party_attention(data.party(), "タロウ")  # a method called inside a maths body checks too
 
 
 @pytest.mark.parametrize("func", _drawing_functions())
@@ -239,6 +304,10 @@ def _good_calls() -> dict:
         helpers.attention.attention_scores: dict(Q=X, K=X, scale=True),
         helpers.attention.scaled_dot_product_attention: dict(Q=X, K=X, V=X, scale=True, temperature=1.0),
         helpers.attention.cosine_similarity: dict(A=X, B=X),
+        data.Embedding: dict(words=("甘", "辛"), vectors=np.eye(2), axes=("x", "y")),
+        data.Catalog: dict(titles=("甘い本", "辛い本"), names=("甘", "辛"), keys=np.eye(2),
+                           values=np.ones((2, 3)), key_axes=("x", "y"), value_axes=("a", "b", "c")),
+        data.Party: dict(names=("a", "b", "c"), X=X, **faces, axes=("x", "y")),
         data.party_attention: dict(guests=data.party(), person="アオイ"),
         data.preview_w_q: dict(mix=0.5),
         geometry.rotation_scale_matrix: dict(angle_deg=30.0, scale=1.0),
@@ -343,9 +412,8 @@ def test_a_start_too_large_is_blamed_on_w_not_on_the_learning_rate():
 
 def test_every_maths_function_has_a_good_call():
     """So that the bad kinds above reach a new function as soon as it is exported."""
-    funcs = {p.values[0] for p in _public_functions(
-        helpers.attention, data, geometry, matmul, scaling, descent, learning, heads) + _variants()}
+    funcs = {p.values[0] for p in _public_functions(*MATHS) + _variants()}
     made = (data.foods, data.library_catalog, data.phrase, data.party, heads.two_lookups_task)
-    missing = {f.__name__ for f in funcs if inspect.isfunction(f) and f not in made} - {
+    missing = {f.__name__ for f in funcs if f not in made} - {
         f.__name__ for f in _good_calls()}
     assert not missing, f"add a good call to _good_calls: {sorted(missing)}"

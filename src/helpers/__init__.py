@@ -32,7 +32,7 @@ import numpy as np
 
 from . import attention
 from ._mode import STATIC_ENV_VAR, static_mode
-from ._validate import HelpersError, HelpersVersionError
+from ._validate import HelpersError, HelpersVersionError, arg, integer, public
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
 
 #: The modules `helpers.<name>` finds on first use (PEP 562), without an import at start-up.
@@ -136,15 +136,17 @@ def _release(version, name: str) -> tuple[int, ...]:
     return tuple(int(n or 0) for n in found.groups())
 
 
-def _require(needs: str) -> None:
+def _new_enough(a: dict) -> None:
     """Refuse, in one Japanese line, a helpers older than `needs` (what a chapter was written for)."""
-    if _release(needs, "needs") > _release(__version__, "helpers.__version__"):
+    needs = a["needs"]
+    if needs is not None and _release(needs, "needs") > _release(__version__, "helpers.__version__"):
         raise HelpersVersionError(
             f"この章には helpers {needs} 以上が要りますが、入っているのは {__version__} なので、"
             f"新しい版の wheel ファイルを `{INSTALL}` で入れてから、カーネルを再起動してください。"
         )
 
 
+@public(_new_enough, seed=arg(integer, lo=0, optional=True), always=True)
 def setup(seed: int = DEFAULT_SEED, *, needs: str | None = None) -> np.random.Generator:
     """Japanese figures, the book's plot style, fixed numpy printing; returns a seeded generator.
 
@@ -152,9 +154,6 @@ def setup(seed: int = DEFAULT_SEED, *, needs: str | None = None) -> np.random.Ge
     here with one Japanese line that says what to run.
     """
     from .plotting import apply_style
-
-    if needs is not None:
-        _require(needs)
 
     apply_style()
     _configure_inline_figures()

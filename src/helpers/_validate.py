@@ -10,6 +10,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +29,7 @@ __all__ = [
     "matmul_operands",
     "require_same_length",
     "public",
+    "record",
     "trusted",
     "learner_code",
     "arg",
@@ -345,7 +347,8 @@ def arg(convert: Callable, label: str | None = None, **options) -> Callable:
     return spec
 
 
-def public(*relations: Callable, finite: bool = True, draws: bool = False, **specs: Callable):
+def public(*relations: Callable, finite: bool = True, draws: bool = False, always: bool = False,
+           **specs: Callable):
     """The one learner boundary, as a decorator over a plain body: maths, figures and widgets.
 
     Each argument named in `specs` is converted by its spec (`arg(as_matrix)`, …); then each of
@@ -359,19 +362,24 @@ def public(*relations: Callable, finite: bool = True, draws: bool = False, **spe
     `draws=True` (a figure or an explorable's factory): the arguments are checked the same way,
     then the body draws with matplotlib or builds a widget as plain code: matplotlib's own
     arithmetic is not the learner's, and the maths the body calls checks its arguments again.
+
+    `always=True` (a constructor or a method of a learner's object, see `record`; `setup`): the arguments
+    are checked on every call, from inside another public function too (an object keeps what it
+    is given, so what internal code builds is converted the same way), then the body runs as
+    plain code.
     """
     def wrap(body):
         signature = inspect.signature(body)
 
         @functools.wraps(body)
         def call(*args, **kwargs):
-            if _inside.get():
+            if _inside.get() and not always:
                 return body(*args, **kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError:
                 raise HelpersTypeError(
-                    f"{body.__name__}{signature} の形で呼んでください(引数の数か名前が合いません)。"
+                    f"{_called_as(body, signature)} の形で呼んでください(引数の数か名前が合いません)。"
                 ) from None
             bound.apply_defaults()
             values = bound.arguments
@@ -379,7 +387,7 @@ def public(*relations: Callable, finite: bool = True, draws: bool = False, **spe
                 values[name] = spec(values[name], name)
             for relation in relations:
                 relation(values)
-            if draws:
+            if draws or always:
                 return body(*bound.args, **bound.kwargs)
             token = _inside.set(True)
             try:
@@ -395,6 +403,28 @@ def public(*relations: Callable, finite: bool = True, draws: bool = False, **spe
 
         call.at_the_boundary = True  # tests/test_api_errors.py: every public function is one of these
         return call
+    return wrap
+
+
+def _called_as(body: Callable, signature: inspect.Signature) -> str:
+    """How to call `body`, as a message shows it: a constructor by its class, a method without self."""
+    parameters = [p for name, p in signature.parameters.items() if name != "self"]
+    if body.__name__ == "__init__":
+        signature = signature.replace(return_annotation=inspect.Signature.empty)
+    return f"{body.__qualname__.removesuffix('.__init__')}{signature.replace(parameters=parameters)}"
+
+
+def record(*relations: Callable, **specs: Callable):
+    """A frozen dataclass a learner builds (`Embedding`, `Party`, ...), its constructor a boundary.
+
+    Each field named in `specs` is stored as its spec converts it, after `relations` saw all of
+    them; with `public(always=True)`, so an object built inside the package is converted too.
+    Its methods that take arguments are `@public(..., always=True)` the same way.
+    """
+    def wrap(cls):
+        cls = dataclass(frozen=True)(cls)
+        cls.__init__ = public(*relations, always=True, **specs)(cls.__init__)
+        return cls
     return wrap
 
 

@@ -6,8 +6,6 @@ x axis 甘いもの好き度 (how much it is about sweet things), y axis 辛い�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ._validate import (
@@ -18,6 +16,7 @@ from ._validate import (
     instance,
     number,
     public,
+    record,
     said,
     text,
 )
@@ -38,7 +37,45 @@ def _names(names, what: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-@dataclass(frozen=True)
+#: The spec of a field of names (words, axes, titles).
+_STRINGS = arg(_names)
+#: The spec of a field of numbers: a finite matrix, copied (the learner's array stays theirs).
+_TABLE = arg(lambda a, name: _as_matrix(a, name).copy())
+
+
+def _shaped(M: np.ndarray, name: str, rows: int, cols: int, because: str) -> None:
+    """`M` has `rows` × `cols`; `because` says where those sizes come from."""
+    if M.shape != (rows, cols):
+        raise HelpersError(f"{because}なので {name} は shape ({rows}, {cols}) のはずですが、{M.shape} でした。")
+
+
+def _one_of(among: str, argument: str, missing: str):
+    """A relation of a method: `argument` is one of `self.<among>`; else `missing`, which names
+    the unknown one ({0}) and lists the known ones ({1})."""
+    def relation(a: dict) -> None:
+        known = getattr(a["self"], among)
+        if a[argument] not in known:
+            raise HelpersKeyError(missing.format(a[argument], "、".join(known)))
+    return relation
+
+
+def _one_row_per_word(a: dict) -> None:
+    n, d = len(a["words"]), len(a["axes"])
+    _shaped(a["vectors"], "vectors", n, d, f"語が {n} 個、軸が {d} 本")
+
+
+def _one_number_per_axis(a: dict) -> None:
+    a["vector"] = a["vector"].reshape(-1)
+    if a["vector"].size != len(a["self"].axes):
+        raise HelpersError(
+            f"vector は {len(a['self'].axes)} 個の数(軸ごとに 1 つ)にしてください。{a['vector'].size} 個が来ました。"
+        )
+
+
+_A_WORD = _one_of("words", "word", "「{0}」はこの語彙にありません。使える語: {1}")
+
+
+@record(_one_row_per_word, words=_STRINGS, vectors=_TABLE, axes=_STRINGS)
 class Embedding:
     """Named row vectors: `vectors[i]` is the embedding of `words[i]` (shape n × d_model)."""
 
@@ -46,37 +83,20 @@ class Embedding:
     vectors: np.ndarray
     axes: tuple[str, ...] = AXES
 
-    def __post_init__(self):
-        words, axes = _names(self.words, "words"), _names(self.axes, "axes")
-        vectors = _as_matrix(self.vectors, "vectors")
-        if vectors.shape != (len(words), len(axes)):
-            raise HelpersError(
-                f"語が {len(words)} 個、軸が {len(axes)} 本なので vectors は shape "
-                f"({len(words)}, {len(axes)}) のはずですが、{vectors.shape} でした。"
-            )
-        object.__setattr__(self, "words", words)
-        object.__setattr__(self, "axes", axes)
-        object.__setattr__(self, "vectors", vectors)
-
+    @public(_A_WORD, word=arg(text), always=True)
     def __getitem__(self, word: str) -> np.ndarray:
         """The embedding of one word as a 1 × d_model row."""
-        return self.vectors[self.index(word)][None, :]
+        return self.vectors[self.words.index(word)][None, :]
 
+    @public(_A_WORD, word=arg(text), always=True)
     def index(self, word: str) -> int:
-        if not isinstance(word, str) or word not in self.words:
-            raise HelpersKeyError(f"「{word if isinstance(word, str) else said(word)}」はこの語彙にありません。使える語: {'、'.join(self.words)}")
         return self.words.index(word)
 
+    @public(_A_WORD, _one_number_per_axis, word=arg(text), vector=arg(_as_array), always=True)
     def with_vector(self, word: str, vector) -> Embedding:
         """A copy with one word moved (the original stays untouched)."""
-        i = self.index(word)
-        row = _as_array(vector, "vector").reshape(-1)
-        if row.size != len(self.axes):
-            raise HelpersError(
-                f"vector は {len(self.axes)} 個の数(軸ごとに 1 つ)にしてください。{row.size} 個が来ました。"
-            )
-        v = np.array(self.vectors, dtype=float)
-        v[i] = row
+        v = self.vectors.copy()
+        v[self.words.index(word)] = vector
         return Embedding(self.words, v, self.axes)
 
 
@@ -99,7 +119,17 @@ def foods() -> Embedding:
 VALUE_AXES = ("砂糖", "唐辛子", "しょうゆ")
 
 
-@dataclass(frozen=True)
+def _rows_belong_together(a: dict) -> None:
+    n = len(a["names"])
+    if len(a["titles"]) != n:
+        raise HelpersError(f"書名が {len(a['titles'])} 個、短い名前が {n} 個です。同じ数にしてください。")
+    for face, axes, what in (("keys", "key_axes", "見出し"), ("values", "value_axes", "中身")):
+        d = len(a[axes])
+        _shaped(a[face], face, n, d, f"本が {n} 冊、{what}の軸が {d} 本")
+
+
+@record(_rows_belong_together, titles=_STRINGS, names=_STRINGS, keys=_TABLE, values=_TABLE,
+        key_axes=_STRINGS, value_axes=_STRINGS)
 class Catalog:
     """A tiny library (chapter 02). Book i has a label vector `keys[i]` and contents `values[i]`.
 
@@ -114,30 +144,8 @@ class Catalog:
     key_axes: tuple[str, ...] = AXES
     value_axes: tuple[str, ...] = VALUE_AXES
 
-    def __post_init__(self):
-        titles, names = _names(self.titles, "titles"), _names(self.names, "names")
-        key_axes, value_axes = _names(self.key_axes, "key_axes"), _names(self.value_axes, "value_axes")
-        keys, values = _as_matrix(self.keys, "keys"), _as_matrix(self.values, "values")
-        n = len(names)
-        if len(titles) != n:
-            raise HelpersError(f"書名が {len(titles)} 個、短い名前が {n} 個です。同じ数にしてください。")
-        if keys.shape != (n, len(key_axes)):
-            raise HelpersError(
-                f"本が {n} 冊、見出しの軸が {len(key_axes)} 本なので keys は shape "
-                f"({n}, {len(key_axes)}) のはずですが、{keys.shape} でした。"
-            )
-        if values.shape != (n, len(value_axes)):
-            raise HelpersError(
-                f"本が {n} 冊、中身の軸が {len(value_axes)} 本なので values は shape "
-                f"({n}, {len(value_axes)}) のはずですが、{values.shape} でした。"
-            )
-        for field_name, value in (("titles", titles), ("names", names), ("key_axes", key_axes),
-                                  ("value_axes", value_axes), ("keys", keys), ("values", values)):
-            object.__setattr__(self, field_name, value)
-
+    @public(_one_of("names", "name", "「{0}」という本はありません。ある本: {1}"), name=arg(text), always=True)
     def index(self, name: str) -> int:
-        if not isinstance(name, str) or name not in self.names:
-            raise HelpersKeyError(f"「{name if isinstance(name, str) else said(name)}」という本はありません。ある本: {'、'.join(self.names)}")
         return self.names.index(name)
 
     def shelf(self) -> dict[str, np.ndarray]:
@@ -185,7 +193,31 @@ def phrase() -> Embedding:
     return Embedding(words, vectors, PHRASE_AXES)
 
 
-@dataclass(frozen=True)
+def _faces_fit(a: dict) -> None:
+    names, X = a["names"], a["X"]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise HelpersError(f"参加者の名前が重複しています: {'、'.join(dup)}。名前は一人ひとり違うものにしてください。")
+    _shaped(X, "X", len(names), len(a["axes"]), f"参加者が {len(names)} 人、好みの軸が {len(a['axes'])} 本")
+    for label in ("W_Q", "W_K", "W_V"):
+        W = a[label]
+        if W.shape[0] != X.shape[1]:
+            raise HelpersError(
+                f"{label} の行数は d_model = {X.shape[1]}(好みの軸の数)でなければなりませんが、"
+                f"{label} は shape {W.shape}({W.shape[0]} 行)です。"
+            )
+    if a["W_Q"].shape[1] != a["W_K"].shape[1]:
+        raise HelpersError(
+            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {a['W_Q'].shape}、W_K は shape "
+            f"{a['W_K'].shape})。探している相手像 q と名札 k は、内積を取るので同じ d_k 次元にします。"
+        )
+
+
+_A_GUEST = _one_of("names", "name", "「{0}」という参加者はいません。参加者: {1}")
+
+
+@record(_faces_fit, names=arg(_names, "names(参加者の名前)"), X=_TABLE, W_Q=_TABLE, W_K=_TABLE,
+        W_V=_TABLE, axes=_STRINGS)
 class Party:
     """A networking party (chapter 03): guest i has a taste `X[i]` on the 甘い/辛い plane and
     three faces made from it by small hand-made tables (row vectors, `x @ W`):
@@ -202,38 +234,6 @@ class Party:
     W_V: np.ndarray
     axes: tuple[str, ...] = AXES
 
-    def __post_init__(self):
-        if not isinstance(self.names, (tuple, list)) or not all(isinstance(n, str) for n in self.names):
-            raise HelpersTypeError(f"names には名前(文字列)の並びを渡してください。{said(self.names)} が来ました。")
-        names = tuple(self.names)
-        if len(set(names)) != len(names):
-            dup = sorted({n for n in names if names.count(n) > 1})
-            raise HelpersError(f"参加者の名前が重複しています: {'、'.join(dup)}。名前は一人ひとり違うものにしてください。")
-        X = _as_matrix(self.X, "X")
-        if X.shape != (len(names), len(self.axes)):
-            raise HelpersError(
-                f"参加者が {len(names)} 人、好みの軸が {len(self.axes)} 本なので X は shape "
-                f"({len(names)}, {len(self.axes)}) のはずですが、{X.shape} でした。"
-            )
-        mats = {}
-        for label in ("W_Q", "W_K", "W_V"):
-            W = _as_matrix(getattr(self, label), label)
-            if W.shape[0] != X.shape[1]:
-                raise HelpersError(
-                    f"{label} の行数は d_model = {X.shape[1]}(好みの軸の数)でなければなりませんが、"
-                    f"{label} は shape {W.shape}({W.shape[0]} 行)です。"
-                )
-            mats[label] = W
-        if mats["W_Q"].shape[1] != mats["W_K"].shape[1]:
-            raise HelpersError(
-                f"W_Q と W_K の列数 d_k が違います(W_Q は shape {mats['W_Q'].shape}、W_K は shape "
-                f"{mats['W_K'].shape})。探している相手像 q と名札 k は、内積を取るので同じ d_k 次元にします。"
-            )
-        object.__setattr__(self, "names", names)
-        object.__setattr__(self, "X", X.copy())
-        for label, W in mats.items():
-            object.__setattr__(self, label, W.copy())
-
     @property
     def Q(self) -> np.ndarray:
         """探している相手像, one row per guest: `X @ W_Q` (n × d_k)."""
@@ -249,14 +249,14 @@ class Party:
         """持ってきた中身, one row per guest: `X @ W_V` (n × d_v)."""
         return _project(self.X, self.W_V, "W_V")
 
+    @public(_A_GUEST, name=arg(text), always=True)
     def index(self, name: str) -> int:
-        if not isinstance(name, str) or name not in self.names:
-            raise HelpersKeyError(f"「{name if isinstance(name, str) else said(name)}」という参加者はいません。参加者: {'、'.join(self.names)}")
         return self.names.index(name)
 
+    @public(_A_GUEST, name=arg(text), always=True)
     def faces(self, name: str) -> dict[str, np.ndarray]:
         """One guest's taste and three faces, each a 1 × d row: keys `x`, `q`, `k`, `v`."""
-        i = self.index(name)
+        i = self.names.index(name)
         return {"x": self.X[i:i + 1], "q": self.Q[i:i + 1], "k": self.K[i:i + 1],
                 "v": self.V[i:i + 1]}
 

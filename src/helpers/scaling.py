@@ -37,6 +37,8 @@ DK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 POSITIVE = arg(integer, lo=1)
 #: The spec of `rng`.
 RNG = arg(instance, cls=np.random.Generator, made_by="np.random.Generator(helpers.setup() が返すもの)")
+#: The spec of `scale` (divide the scores by √d_k or not).
+SCALE = arg(flag)
 
 
 @dataclass(frozen=True)
@@ -46,14 +48,17 @@ class ScalingRun:
     d_k: int
     scores: np.ndarray
 
+    @public(scale=SCALE, always=True)
     def scored(self, scale: bool) -> np.ndarray:
         """The scores as attention uses them: divided by √d_k when `scale`."""
-        return self.scores / np.sqrt(self.d_k) if flag(scale, "scale") else self.scores  # a method: checked here
+        return self.scores / np.sqrt(self.d_k) if scale else self.scores
 
+    @public(scale=SCALE, always=True)
     def weights(self, scale: bool) -> np.ndarray:
         """Softmax of every row (rows = queries): each row sums to 1."""
         return softmax(self.scored(scale), axis=-1)
 
+    @public(scale=SCALE, always=True)
     def max_weights(self, scale: bool) -> np.ndarray:
         """The largest weight of each row: 1/n_keys = evenly spread, 1.0 = one-hot."""
         return self.weights(scale).max(axis=-1)

@@ -33,6 +33,14 @@ def test_setup_refuses_a_helpers_older_than_the_chapter_in_one_japanese_line(new
     assert helpers.INSTALL in line and "再起動" in line
 
 
+@pytest.mark.parametrize("seed, refused", [("abc", TypeError), (1.5, TypeError), (True, TypeError),
+                                           (-1, ValueError)])
+def test_setup_refuses_a_seed_that_is_no_count_in_one_japanese_line(seed, refused):
+    with pytest.raises(refused, match="seed は.*整数") as error:
+        helpers.setup(seed)
+    assert len(error.value._render_traceback_()) == 1
+
+
 @pytest.mark.parametrize("needs", ["latest", "", "1..2", 1.0])
 def test_setup_refuses_a_needs_that_is_no_version(needs):
     with pytest.raises(ValueError, match="版の番号"):
