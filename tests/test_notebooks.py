@@ -93,6 +93,7 @@ def test_demonstrated_errors_are_japanese(pair):
 HELPERS_GUARD = re.compile(
     r"try:\n"
     r"    import numpy as np\n"
+    r"\n"
     r"    import helpers\n"
     r"except ModuleNotFoundError as missing:\n"
     r"    # .+\n"
