@@ -175,20 +175,20 @@ CASES = [
       for n in names(checks.multi_head_variants, X5[:, :2], *(rng.normal(size=(2, 4)),) * 3,
                      rng.normal(size=(4, 2)), 2)],
     *[("batch_attention", checks.check_batch_attention, n,
-       from_table(checks.batch_attention_variants, n, pair=True))
-      for n in names(checks.batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
-    *[("grad_W_K", checks.check_grad_W_K, n, from_table(checks.grad_W_K_variants, n))
-      for n in names(checks.grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
-    *[("undo_W", checks.check_undo_W, n, from_table(checks.undo_variants, n))
-      for n in names(checks.undo_variants, X5[:1], np.eye(2) + 0.3)],
-    *[("received", checks.check_received, n, from_table(checks.received_variants, n))
-      for n in names(checks.received_variants, Q4, K4)],
-    *[("matmul_in_two", checks.check_matmul_in_two, n, from_table(checks.in_two_variants, n))
-      for n in names(checks.in_two_variants, X5[:, :2], W5[:2], 1)],
-    *[("cosine_table", checks.check_cosine_table, n, from_table(checks.cosine_table_variants, n))
-      for n in names(checks.cosine_table_variants, X5[:3], X5[2:])],
+       from_table(ch06._batch_attention_variants, n, pair=True))
+      for n in names(ch06._batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
+    *[("grad_W_K", checks.check_grad_W_K, n, from_table(ch07._grad_W_K_variants, n))
+      for n in names(ch07._grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
+    *[("undo_W", checks.check_undo_W, n, from_table(ch04._undo_variants, n))
+      for n in names(ch04._undo_variants, X5[:1], np.eye(2) + 0.3)],
+    *[("received", checks.check_received, n, from_table(ch03._received_variants, n))
+      for n in names(ch03._received_variants, Q4, K4)],
+    *[("matmul_in_two", checks.check_matmul_in_two, n, from_table(ch05._in_two_variants, n))
+      for n in names(ch05._in_two_variants, X5[:, :2], W5[:2], 1)],
+    *[("cosine_table", checks.check_cosine_table, n, from_table(ch01._cosine_table_variants, n))
+      for n in names(ch01._cosine_table_variants, X5[:3], X5[2:])],
     *[("padded_attention", checks.check_padded_attention, n,
-       from_table(checks.padding_variants, n, pair=True)) for n in names(checks.padding_variants, Q4, K4, V4, 2)],
+       from_table(ch08._padding_variants, n, pair=True)) for n in names(ch08._padding_variants, Q4, K4, V4, 2)],
 ]
 
 #: Answers written for the sizes the notebook shows: right there, wrong on the hidden sizes. None
@@ -255,6 +255,9 @@ COVERAGE = {
     "check_batch_attention": (ch06._batch_cases, lambda c: c, _no_kinds),
     "check_grad_W_K": (ch07._grad_W_K_cases, lambda c: c, _no_kinds),
     "check_padded_attention": (ch08._padding_cases, lambda c: c[:3], _no_kinds),
+    "check_received": (ch03._received_cases, lambda c: c, _no_kinds),
+    "check_undo_W": (ch04._undo_cases, lambda c: c, _no_kinds),
+    "check_matmul_in_two": (ch05._in_two_cases, lambda c: c[:2], _no_kinds),
 }
 
 

@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from helpers import checks
-from helpers.checks import GRADIENT_STEP_HINTS, CheckFailed, gradient_step_variants
+from helpers.checks import (
+    GRADIENT_STEP_HINTS,
+    CheckFailed,
+    ch07_how_w_learns,
+    gradient_step_variants,
+)
 
 
 def right_update(W_Q, X, dQ, lr):
@@ -212,7 +217,7 @@ def test_grad_W_K_right_is_the_numerical_gradient():
         step = np.zeros_like(W_K)
         step[idx] = 1e-6
         numeric[idx] = (loss(W_K + step) - loss(W_K - step)) / 2e-6
-    assert np.allclose(checks.grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)["right"], numeric, atol=1e-6)
+    assert np.allclose(ch07_how_w_learns._grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)["right"], numeric, atol=1e-6)
 
 
 def test_check_grad_W_K_accepts_the_right_answer(capsys):

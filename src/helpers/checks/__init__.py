@@ -17,7 +17,6 @@ from .ch01_one_vector import (
     check_cosine,
     check_cosine_table,
     check_pudding_prediction,
-    cosine_table_variants,
 )
 from .ch02_library_search import (
     SOFT_LOOKUP_HINTS,
@@ -32,7 +31,6 @@ from .ch03_three_roles import (
     check_party_weights,
     check_received,
     party_weight_variants,
-    received_variants,
 )
 from .ch04_three_matrices import (
     QUESTION_MATRIX,
@@ -41,7 +39,6 @@ from .ch04_three_matrices import (
     check_question_matrix,
     check_three_faces,
     check_undo_W,
-    undo_variants,
 )
 from .ch05_all_matmul import (
     IN_TWO_HINTS,
@@ -49,13 +46,11 @@ from .ch05_all_matmul import (
     check_matmul_cell,
     check_matmul_in_two,
     check_order_prediction,
-    in_two_variants,
 )
 from .ch06_attention import (
     ATTENTION_HINTS,
     BATCH_HINTS,
     attention_variants,
-    batch_attention_variants,
     check_attention,
     check_batch_attention,
     check_identical_keys_prediction,
@@ -66,7 +61,6 @@ from .ch07_how_w_learns import (
     check_grad_W_K,
     check_gradient_step,
     check_learning_rate_prediction,
-    grad_W_K_variants,
     gradient_step_variants,
 )
 from .ch08_going_further import (
@@ -77,27 +71,25 @@ from .ch08_going_further import (
     check_multi_head,
     check_padded_attention,
     multi_head_variants,
-    padding_variants,
 )
 
 __all__ = [
     "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "check_cosine", "check_pudding_prediction",
-    "COSINE_TABLE_HINTS", "cosine_table_variants", "check_cosine_table",
+    "COSINE_TABLE_HINTS", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
-    "RECEIVED_HINTS", "received_variants", "check_received",
+    "RECEIVED_HINTS", "check_received",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",
-    "UNDO_HINTS", "undo_variants", "check_undo_W",
+    "UNDO_HINTS", "check_undo_W",
     "check_matmul_cell", "check_fused_qkv", "check_order_prediction",
-    "IN_TWO_HINTS", "in_two_variants", "check_matmul_in_two",
+    "IN_TWO_HINTS", "check_matmul_in_two",
     "ATTENTION_HINTS", "attention_variants", "check_attention", "check_identical_keys_prediction",
-    "BATCH_HINTS", "batch_attention_variants", "check_batch_attention",
+    "BATCH_HINTS", "check_batch_attention",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
     "check_learning_rate_prediction",
-    "GRAD_W_K_HINTS", "grad_W_K_variants", "check_grad_W_K",
+    "GRAD_W_K_HINTS", "check_grad_W_K",
     "CAUSAL_HINTS", "MULTI_HEAD_HINTS", "check_causal_attention", "check_multi_head",
     "multi_head_variants",
-    "PADDING_HINTS", "check_padded_attention", "padding_variants",
-]
+    "PADDING_HINTS", "check_padded_attention", ]

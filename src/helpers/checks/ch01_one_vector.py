@@ -92,7 +92,7 @@ COSINE_TABLE_HINTS = {
 }
 
 
-def cosine_table_variants(A, B) -> dict[str, np.ndarray]:
+def _cosine_table_variants(A, B) -> dict[str, np.ndarray]:
     """The table of cosines (row i of A against row j of B, "right") and each mistake's."""
     dots = A @ B.T
     a, b = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
@@ -127,7 +127,7 @@ def check_cosine_table(fn: Callable, *, hidden: bool = False) -> None:
                                forbid=("cosine_similarity",),
                                on_error=f"A {A.shape}, B {B.shape} のとき、途中の形を print して確かめましょう。"),
             "cosine_table")
-        variants = cosine_table_variants(A, B)
+        variants = _cosine_table_variants(A, B)
         want = variants["right"]
         if _base.same(got, want):
             continue

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _validate
-from ..attention import softmax
+from ..attention import masked_softmax, softmax
 from ..data import party
 from . import _base
 
@@ -202,7 +202,7 @@ RECEIVED_HINTS = {
 }
 
 
-def received_variants(Q, K) -> dict[str, np.ndarray]:
+def _received_variants(Q, K) -> dict[str, np.ndarray]:
     """How much attention each person receives from the others (column sums of the row-wise
     weights without the diagonal, "right"), and each mistake's."""
     S = Q @ K.T
@@ -212,7 +212,7 @@ def received_variants(Q, K) -> dict[str, np.ndarray]:
             "row_sums": A.sum(axis=1) - np.diag(A),
             "axis0_softmax": softmax(S, axis=0).sum(axis=0) - np.diag(softmax(S, axis=0)),
             "scores": S.sum(axis=0) - np.diag(S),
-            "masked_before": softmax(S + mask, axis=1).sum(axis=0)}
+            "masked_before": masked_softmax(S, mask).sum(axis=0)}
 
 
 def _received_cases(hidden: bool = False):
@@ -234,7 +234,7 @@ def check_received(fn: Callable, *, hidden: bool = False) -> None:
                                call="received_from_others(Q, K)",
                                on_error=f"Q {Q.shape}, K {K.shape} のとき、途中の形を print して確かめましょう。"),
             "received_from_others")
-        variants = received_variants(Q, K)
+        variants = _received_variants(Q, K)
         want = variants["right"]
         if _base.same(got, want):
             continue

@@ -180,7 +180,7 @@ UNDO_HINTS = {
 }
 
 
-def undo_variants(q, W) -> dict[str, np.ndarray]:
+def _undo_variants(q, W) -> dict[str, np.ndarray]:
     """The x with x W = q ("right"), and what each mistake gives (all 1 × d)."""
     inverse = np.linalg.inv(W)
     return {"right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
@@ -188,13 +188,14 @@ def undo_variants(q, W) -> dict[str, np.ndarray]:
 
 
 def _undo_cases(hidden: bool = False):
-    """Curry's question through the chapter's W_Q, and a random 2 × 2; `hidden`: 3 × 3."""
+    """Curry's question through the chapter's W_Q, and a random 3 × 3 (a formula written for 2 × 2
+    only fails here as in the hidden test); `hidden`: another 3 × 3."""
     if hidden:
         [(q, W)] = _base.hidden_cases("undo_W", ((1, 3), (3, 3)))
         return [(q, W + 3 * np.eye(3))]  # well away from a matrix with no inverse
     W_Q = np.array([[0.0, -0.5], [1.0, 0.0]])
     rng = np.random.default_rng(44)
-    return [(foods()["カレー"] @ W_Q, W_Q), (rng.normal(size=(1, 2)), rng.normal(size=(2, 2)) + 2 * np.eye(2))]
+    return [(foods()["カレー"] @ W_Q, W_Q), (rng.normal(size=(1, 3)), rng.normal(size=(3, 3)) + 3 * np.eye(3))]
 
 
 @_base.exercise
@@ -205,7 +206,7 @@ def check_undo_W(fn: Callable, *, hidden: bool = False) -> None:
             _base.call_learner(fn, q.copy(), W.copy(), what="x_from_q", call="x_from_q(q, W_Q)",
                                on_error=f"q {q.shape}, W_Q {W.shape} のとき、途中の形を print して確かめましょう。"),
             "x_from_q")
-        variants = undo_variants(q, W)
+        variants = _undo_variants(q, W)
         want = variants["right"]
         if _base.same(got, want):
             continue

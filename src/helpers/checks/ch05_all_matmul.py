@@ -282,7 +282,7 @@ IN_TWO_HINTS = {
 }
 
 
-def in_two_variants(X, W, k: int) -> dict[str, np.ndarray]:
+def _in_two_variants(X, W, k: int) -> dict[str, np.ndarray]:
     """X @ W from the shared axis cut at k ("right"), and each mistake's result."""
     first, second = X[:, :k] @ W[:k], X[:, k:] @ W[k:]
     return {"right": first + second, "hstack": np.hstack([first, second]), "one_half": first,
@@ -290,12 +290,12 @@ def in_two_variants(X, W, k: int) -> dict[str, np.ndarray]:
 
 
 def _in_two_cases(hidden: bool = False):
-    """A 3 × 4 by 4 × 2 product cut after 1 of the 4 shared entries, and 2 × 5 by 5 × 3 cut after 3;
-    `hidden`: two the notebook never shows."""
+    """A 3 × 3 by 3 × 2 product cut after 1 of the 3 shared entries, and 2 × 5 by 5 × 3 cut after 3
+    (a square X and a wide one, as the hidden test has); `hidden`: two the notebook never shows."""
     if hidden:
         return _base.hidden_cases("matmul_in_two", ((4, 6), (6, 2), 2), ((3, 3), (3, 4), 1))
     rng = np.random.default_rng(54)
-    return [(rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), 1),
+    return [(rng.normal(size=(3, 3)), rng.normal(size=(3, 2)), 1),
             (rng.normal(size=(2, 5)), rng.normal(size=(5, 3)), 3)]
 
 
@@ -311,7 +311,7 @@ def check_matmul_in_two(fn: Callable, *, hidden: bool = False) -> None:
                                on_error=f"X {X.shape}, W {W.shape}, k = {k} のとき、二つの部分の形を "
                                         "print して確かめましょう。"),
             "matmul_in_two")
-        variants = in_two_variants(X, W, k)
+        variants = _in_two_variants(X, W, k)
         if _base.same(got, variants["right"]):
             if any(len(p) == 2 and len(p[0]) == 2 and p[0][1] == X.shape[1] for p in _Watched.products):
                 _base.fail(IN_TWO_HINTS["whole_product"], 0.5, mistake="whole_product")

@@ -189,7 +189,7 @@ def _batch_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.
     return [silent_T, wide]
 
 
-def batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
+def _batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     """The weights (b × n_q × n_k) of batched attention ("right") and those of each mistake."""
     S = Q @ np.swapaxes(K, -1, -2)
     root = np.sqrt(Q.shape[-1])
@@ -210,7 +210,7 @@ def check_batch_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06, 練習 3: `fn(Q, K, V)` for b sentences at once (Q: b × n_q × d_k, K: b × n_k × d_k,
     V: b × n_k × d_v) returns `(output, weights)`, b × n_q × d_v and b × n_q × n_k."""
     for Q, K, V in _batch_cases(hidden):
-        variants = batch_attention_variants(Q, K, V)
+        variants = _batch_attention_variants(Q, K, V)
         w = _base.wrong_attention_weights(fn, Q, K, V, "batch_attention", variants, BATCH_HINTS,
                                           forbid=attention.__all__)
         if w is None:

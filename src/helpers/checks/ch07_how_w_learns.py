@@ -142,7 +142,7 @@ GRAD_W_K_HINTS = {
 }
 
 
-def grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS) -> dict[str, np.ndarray]:
+def _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS) -> dict[str, np.ndarray]:
     """dL/dW_K for S = (X_q W_Q)(X_kv W_K)ᵀ / √d_k given dS ("right"), and each mistake's (those
     whose shapes fit)."""
     Q, K = X_q @ W_Q, X_kv @ W_K
@@ -182,7 +182,7 @@ def check_grad_W_K(fn: Callable, *, hidden: bool = False) -> None:
                                what="grad_W_K", call=call,
                                on_error=f"{shapes} のとき、途中の形を print して確かめましょう。"),
             "grad_W_K")
-        variants = grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)
+        variants = _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)
         want = variants["right"]
         if _base.same(got, want):
             continue

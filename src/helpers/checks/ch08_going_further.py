@@ -264,7 +264,7 @@ PADDING_HINTS = {
 }
 
 
-def padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
+def _padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
     """The weights of attention whose keys from `n_real` on are padding ("right"), and each mistake's."""
     n_q, n_k = Q.shape[0], K.shape[0]
     S = Q @ K.T / np.sqrt(Q.shape[1])
@@ -304,7 +304,7 @@ def check_padded_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 08, 練習 3: `fn(Q, K, V, n_real)` hides the keys from `n_real` on (padding) and
     returns `(output, weights)` of scaled dot-product attention."""
     for Q, K, V, n_real in _padding_cases(hidden):
-        variants = padding_variants(Q, K, V, n_real)
+        variants = _padding_variants(Q, K, V, n_real)
         call = f"padded_attention(Q, K, V, {n_real})"
         result = _base.call_learner(fn, Q.copy(), K.copy(), V.copy(), n_real, what="padded_attention",
                                     call=call, on_error=f"Q {Q.shape}, K {K.shape}, n_real = {n_real} の"
