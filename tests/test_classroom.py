@@ -599,8 +599,8 @@ def test_typical_mistake_loses_points_and_gets_its_hint(course, mistake):
 def test_infinite_loop_is_stopped_and_graded(course):
     chapter = PROBE
     graded = course.scores(chapter)["loop"]
-    assert graded == {"ex01_cosine_test": 0.0, "ex01_predict_test": 1.0,  # later cells still ran
-                      "ex01_cosine_table_test": 0.0}
+    # later cells still ran (the probe keeps the teacher's answer to 練習 3)
+    assert graded == {"ex01_cosine_test": 0.0, "ex01_predict_test": 1.0, "ex01_cosine_table_test": 2.0}
     nb = course.autograded("loop", chapter)
     test = grading_cell_after(nb, solution_cell(nb, "def cosine("))
     assert "CellTimeoutError" in output_text(test)
@@ -616,7 +616,7 @@ def test_edited_or_deleted_test_cells_are_restored(course):
     # the deleted one is put back, with a comment line saying so in front of the teacher's code
     assert restored["ex01_predict_test"].source.endswith(teacher["ex01_predict_test"])
     assert course.scores(chapter)["tamper"] == {"ex01_cosine_test": 0.0, "ex01_predict_test": 0.0,
-                                                "ex01_cosine_table_test": 0.0}
+                                                "ex01_cosine_table_test": 2.0}  # left as it was
     assert "これは内積そのものです" in output_text(restored["ex01_cosine_test"])
 
 
