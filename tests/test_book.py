@@ -618,6 +618,27 @@ def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
+@pytest.mark.parametrize("system, chosen, shown", [
+    ("dark", None, "dark"), ("light", None, "light"), ("dark", "light", "light"), ("light", "dark", "dark"),
+])
+def test_the_book_follows_the_systems_colour_scheme_unless_the_reader_chose(book, browser, system, chosen, shown):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", color_scheme=system)
+    try:
+        page = context.new_page()
+        url = html_path("notebooks/02_library_search").as_uri()
+        page.goto(url, wait_until="load")
+        if chosen:  # the theme's switch writes the reader's choice here
+            page.evaluate("m => { localStorage.setItem('mode', m); localStorage.setItem('theme', m); }", chosen)
+            page.reload(wait_until="load")
+        page.wait_for_function("t => document.documentElement.dataset.theme === t", arg=shown, timeout=5000)
+        explorables_on(page)
+        bg = page.evaluate("getComputedStyle(document.querySelector('.qkv-ex')).backgroundColor")
+        level = sum(int(v) for v in re.findall(r"\d+", bg)[:3]) / 3
+        assert (level < 80) == (shown == "dark"), (system, chosen, bg)
+    finally:
+        context.close()
+
+
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
     """Chapter 02's temperature: each → shows another number (it showed 0.05 four times), PageUp
     moves many steps at once, Home and End go to the ends (said once in the chapters)."""
@@ -672,7 +693,7 @@ LABEL_CONTRAST = r"""mode => {
   document.documentElement.dataset.theme = mode;
   const ex = document.querySelector('.qkv-ex');
   const label = [...ex.querySelectorAll('.qkv-panel text')]
-    .find(t => (t.getAttribute('style') || '').includes('--qkv-fg'));
+    .find(t => (t.getAttribute('style') || '').includes('fill:var(--qkv-fg)'));  // not a palette ink
   const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map(v => v / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
     .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
