@@ -610,6 +610,65 @@ def test_every_text_of_every_explorable_reads_at_4_5_to_1_in_light_and_dark(page
         assert not low, f"{doc} ({mode}): コントラスト 4.5 未満の文字 {low[:8]}"
 
 
+#: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
+#: parts that stick out of the explorable, as shown now.
+CONTROL_OVERLAPS = r"""() => {
+  const bad = [];
+  for (const ex of document.querySelectorAll(".qkv-ex")) {
+    const edge = ex.getBoundingClientRect();
+    const shown = ".qkv-control label, .qkv-control input:not(.qkv-choice input), .qkv-control output, .qkv-preset";
+    const parts = [...ex.querySelectorAll(shown)]  // a choice's radios are hidden: its labels show
+      .map((n) => [n, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
+    for (const [n, r] of parts)
+      if (r.left < edge.left - 0.5 || r.right > edge.right + 0.5) bad.push(`${n.tagName} ${n.textContent} はみ出し`);
+    for (let i = 0; i < parts.length; i++)
+      for (let j = i + 1; j < parts.length; j++) {
+        const [a, p] = parts[i], [b, q] = parts[j];
+        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+        const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (w > 0.5 && h > 0.5) bad.push(`${a.tagName}「${a.textContent}」と ${b.tagName}「${b.textContent}」`);
+      }
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc):
+    page = page_of(pages, doc).page
+    if not explorables_on(page):
+        pytest.skip(f"{doc} には図がありません")
+    try:
+        for width in (320, 390, 600, 768, 1024, 1280, 1920):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_timeout(100)
+            bad = page.evaluate(CONTROL_OVERLAPS)
+            assert not bad, f"{doc} を幅 {width}px で: 重なり・はみ出し {bad[:6]}"
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+@pytest.mark.parametrize("system, chosen, shown", [
+    ("dark", None, "dark"), ("light", None, "light"), ("dark", "light", "light"), ("light", "dark", "dark"),
+])
+def test_the_book_follows_the_systems_colour_scheme_unless_the_reader_chose(book, browser, system, chosen, shown):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", color_scheme=system)
+    try:
+        page = context.new_page()
+        url = html_path("notebooks/02_library_search").as_uri()
+        page.goto(url, wait_until="load")
+        if chosen:  # the theme's switch writes the reader's choice here
+            page.evaluate("m => { localStorage.setItem('mode', m); localStorage.setItem('theme', m); }", chosen)
+            page.reload(wait_until="load")
+        page.wait_for_function("t => document.documentElement.dataset.theme === t", arg=shown, timeout=5000)
+        explorables_on(page)
+        bg = page.evaluate("getComputedStyle(document.querySelector('.qkv-ex')).backgroundColor")
+        level = sum(int(v) for v in re.findall(r"\d+", bg)[:3]) / 3
+        assert (level < 80) == (shown == "dark"), (system, chosen, bg)
+    finally:
+        context.close()
+
+
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
     """Chapter 02's temperature: each → shows another number (it showed 0.05 four times), PageUp
     moves many steps at once, Home and End go to the ends (said once in the chapters)."""
@@ -664,7 +723,7 @@ LABEL_CONTRAST = r"""mode => {
   document.documentElement.dataset.theme = mode;
   const ex = document.querySelector('.qkv-ex');
   const label = [...ex.querySelectorAll('.qkv-panel text')]
-    .find(t => (t.getAttribute('style') || '').includes('--qkv-fg'));
+    .find(t => (t.getAttribute('style') || '').includes('fill:var(--qkv-fg)'));  // not a palette ink
   const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map(v => v / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
     .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
