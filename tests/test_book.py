@@ -30,7 +30,9 @@ from urllib.parse import quote, unquote, urlsplit
 import chapters
 import chromium
 import pytest
+from build_pdf import EVERY_IMAGE_LOADED
 from explorables import check_numbers, class_for, move_every_control
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "book" / "_build" / "html"
@@ -156,19 +158,6 @@ class Loaded:
         return sum(p.stat().st_size for p in self.local_files() if p.is_file())
 
 
-WAIT_FOR_MATHJAX = """
-async () => {
-  if (!window.MathJax) return "none";
-  // tex-chtml.js is deferred and replaces the config object once it starts.
-  for (let i = 0; i < 200 && !(MathJax.startup && MathJax.startup.promise); i++)
-    await new Promise(r => setTimeout(r, 50));
-  if (!(MathJax.startup && MathJax.startup.promise)) return "not started";
-  await MathJax.startup.promise;
-  return "typeset";
-}
-"""
-
-
 #: Any request that is not for a file of the book (or inline data). A pattern, not a Python
 #: predicate: the browser matches it itself, so the book's own requests (40 font slices on a
 #: chapter) do not each wait for a round trip to this process.
@@ -196,7 +185,7 @@ def open_page(browser, rel: str, shots: Path | None) -> Loaded:
     path, _, query = rel.partition("?")
     url = (HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else "")
     page.goto(url, wait_until="load")
-    page.evaluate(WAIT_FOR_MATHJAX)
+    page.evaluate(EVERY_IMAGE_LOADED)  # the figures are loading="lazy"
     page.evaluate("document.fonts.ready.then(() => true)")
     if shots is not None:
         loaded.screenshot = shots / (re.sub(r"[/?=&%:]+", "_", rel) + ".png")
@@ -246,6 +235,23 @@ def test_a_cells_printed_lines_are_one_box(book, doc):
     cells = re.split(r'<div class="cell(?: [^"]*)?"', html_path(doc).read_text(encoding="utf-8"))
     split = [n for n, cell in enumerate(cells[1:], 1) if cell.count('class="output stream') > 1]
     assert not split, f"{doc}: 出力が二つ以上の枠に分かれたセル(ページの {split} 番め)"
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_figures_wait_until_the_reader_scrolls_near_them(book, doc):
+    """A phone's first visit fetches the figures of its first screen only: every chapter figure is
+    `loading="lazy"`, its box held at the picture's own size (no jump when it arrives)."""
+    text = html_path(doc).read_text(encoding="utf-8")
+    figures = re.findall(r"<img [^>]*data-qkv-text-px[^>]*>", text)
+    assert figures, f"{doc}: 図がありません"
+    for tag in figures:
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+        assert attrs.get("loading") == "lazy", f"{doc}: 図 {attrs['src'][-20:]} が loading=\"lazy\" ではありません"
+        with Image.open(html_path(doc).parent / unquote(attrs["src"])) as im:
+            size = (str(im.width), str(im.height))
+        assert (attrs.get("width"), attrs.get("height")) == size, (
+            f"{doc}: 図 {attrs['src'][-20:]} の width・height が {attrs.get('width')}×{attrs.get('height')}"
+            f"(画像は {size[0]}×{size[1]})")
 
 
 def test_no_page_points_at_a_remote_script_or_stylesheet(book):

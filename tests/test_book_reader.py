@@ -28,6 +28,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 import test_book
+from build_pdf import EVERY_IMAGE_LOADED
 from PIL import Image
 from test_book import (
     CHAPTERS,
@@ -64,12 +65,8 @@ def open_page(browser, rel: str, viewport: dict, *, touch: bool = False, media: 
     path, _, query = rel.partition("?")
     page.goto((HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else ""),
               wait_until="load")
+    page.evaluate(EVERY_IMAGE_LOADED)  # the figures are loading="lazy"
     page.evaluate("""async () => {
-      // Pages without maths (search, licences) load no MathJax: nothing to wait for there.
-      const maths = document.querySelector('script[src*="mathjax" i]') !== null;
-      for (let i = 0; maths && i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
-        await new Promise(r => setTimeout(r, 50));
-      if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
       await document.fonts.ready;
       await new Promise(r => setTimeout(r, 100));  // qkv-book.js marks what overflows
     }""")

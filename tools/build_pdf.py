@@ -60,15 +60,23 @@ def book_title() -> str:
 
 # --------------------------------------------------------------------------- the page, for paper
 
-WAIT_FOR_PAGE = """async () => {
-  const maths = document.querySelector('script[src*="mathjax" i]') !== null;
-  for (let i = 0; maths && i < 400 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
-    await new Promise(r => setTimeout(r, 50));
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-  await document.fonts.ready;
-  await Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => { i.onload = i.onerror = r; })));
-  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 200)));
+#: Every picture of the page loaded, those far below the first screen too (the figures are
+#: `loading="lazy"`: book/_ext/qkv_book/figures.py). The book's tests wait with it as well.
+EVERY_IMAGE_LOADED = """async () => {
+  const images = [...document.images];
+  images.forEach(i => { if (i.loading === 'lazy') i.loading = 'eager'; });
+  await Promise.all(images.map(i => i.complete ? 0 : new Promise(r => {
+    i.addEventListener('load', r, {once: true});
+    i.addEventListener('error', r, {once: true});
+  })));
 }"""
+
+# The maths are SVG in the page already (book/_ext/qkv_book/maths.py): no engine to wait for.
+WAIT_FOR_PAGE = """async () => {
+  await document.fonts.ready;
+  await (%s)();
+  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 200)));
+}""" % EVERY_IMAGE_LOADED
 
 #: Rearranges a loaded page for paper (see the module's docstring). Argument: the ids other pages
 #: link to on this page. Returns nothing; the page is printed as it is left.

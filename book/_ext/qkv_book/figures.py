@@ -160,6 +160,14 @@ def quantize_images(app: Sphinx, exception: Exception | None) -> None:
             path.write_bytes(reencoded_png(data, {})[0])
 
 
+def lazy_attrs(data: bytes) -> dict[str, str]:
+    """Fetched only when the reader scrolls near it (a phone's first visit loads the first screen's
+    figures, not all of them), its box kept at the picture's size meanwhile. tools/build_pdf.py and
+    the book's tests load every figure at once (build_pdf.EVERY_IMAGE_LOADED)."""
+    with Image.open(io.BytesIO(data)) as im:
+        return {"width": f"{im.width}", "height": f"{im.height}", "loading": "lazy", "decoding": "async"}
+
+
 def _readable_img_attrs(translator: HTML5Translator, node: nodes.image) -> dict[str, str]:
     """What a measured figure's <img> adds (none for any other picture); read before Sphinx
     points the node at _images/, from the file it copies there."""
@@ -167,11 +175,13 @@ def _readable_img_attrs(translator: HTML5Translator, node: nodes.image) -> dict[
     path = Path(translator.builder.srcdir) / uri
     if not uri.endswith(".png") or uri not in translator.builder.images or not path.is_file():
         return {}
-    return readable_attrs(*measured_text_px(path.read_bytes()))
+    data = path.read_bytes()
+    readable = readable_attrs(*measured_text_px(data))
+    return {**lazy_attrs(data), **readable} if readable else {}
 
 
 def visit_image(translator: HTML5Translator, node: nodes.image) -> None:
-    """A measured figure is written as `<span class="qkv-scroll"><img … data-qkv-text-px …></span>`."""
+    """A measured figure is written as `<span class="qkv-scroll"><img … data-qkv-text-px … loading="lazy"></span>`."""
     extra = _readable_img_attrs(translator, node)
     node["qkv_scroll"] = bool(extra)
     if not extra:
