@@ -486,9 +486,9 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     """A button per state the chapter's text names: a click puts the controls there (the numbers
     numpy's for it), marks the button pressed, and the live region then says the result, with
     symbols as words; 「最初に戻す」 puts back the state the page opened with. The shared page is
-    loaded again first: another test may have moved its controls."""
+    loaded again first, at its address without the state another test's moves wrote there."""
     page = page_of(pages, doc).page
-    page.reload(wait_until="load")
+    page.goto(html_path(doc).as_uri(), wait_until="load")
     page.evaluate(WAIT_FOR_MATHJAX)
     opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
                                                  html_path(doc).read_text(encoding="utf-8"))]
