@@ -443,6 +443,10 @@ def merge(front: bytes, printed: list[Printed], numbers: bytes, first_page: dict
                          "/Subject": "アテンションの Q・K・V はどこから来るのか(PDF 版)"})
     writer._root_object[NameObject("/Lang")] = TextStringObject("ja")
     writer._root_object.setdefault(NameObject("/ViewerPreferences"), DictionaryObject())
+    # Stamping page numbers decodes every page's content; without compressing it again the
+    # drawn maths (SVG paths) made the content streams 25 of the PDF's 31 MB.
+    for page in writer.pages:
+        page.compress_content_streams()
     writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
     out = io.BytesIO()
     writer.write(out)
