@@ -495,7 +495,6 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     loaded again first, at its address without the state another test's moves wrote there."""
     page = page_of(pages, doc).page
     page.goto(html_path(doc).as_uri(), wait_until="load")
-    page.evaluate(WAIT_FOR_MATHJAX)
     opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
                                                  html_path(doc).read_text(encoding="utf-8"))]
     for i, explorable in enumerate(explorables_on(page)):
