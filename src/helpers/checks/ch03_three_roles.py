@@ -242,7 +242,6 @@ def check_received(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != want.shape:
             _base.fail(f"Q {Q.shape}, K {K.shape} のとき、答えは一人に一つの数 {want.shape} のはずが "
                        f"{got.shape} でした。", mistake="shape")
-        _base.fail(f"Q {Q.shape}, K {K.shape} のとき、{np.round(want, 3)} になるはずが {np.round(got, 3)} "
-                   "でした。", mistake="wrong_values")
+        _base.fail_on_wrong_values(want, got, "答え", said=f"Q {Q.shape}, K {K.shape} のとき、")
     _base.passed("行ごとに配った持ち分のうち、自分以外から届いた分だけを、列ごとに足し合わせました。",
                  quiet=hidden)
