@@ -198,6 +198,10 @@ ATTEMPTS = [
      lambda A, B: np.array([A[i] @ B[i] / (np.linalg.norm(A[i]) * np.linalg.norm(B[i])) for i in range(min(len(A), len(B)))])),
     ("cosine_table", checks.check_cosine_table, "one minus (a distance)", False,
      lambda A, B: 1 - A @ B.T / np.outer(np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1))),
+    ("cosine_table", checks.check_cosine_table, "B against A", False,
+     lambda A, B: B @ A.T / np.outer(np.linalg.norm(B, axis=1), np.linalg.norm(A, axis=1))),
+    ("cosine_table", checks.check_cosine_table, "helpers.cosine_similarity in a loop", False,
+     lambda A, B: [[helpers.attention.cosine_similarity(a, b) for b in B] for a in A]),
     # chapter 03: received_from_others(Q, K)
     ("received", checks.check_received, "loops over people", True,
      lambda Q, K: (lambda A: [sum(A[i][j] for i in range(len(A)) if i != j) for j in range(len(A))])(SOFTMAX(Q @ K.T))),
@@ -217,6 +221,8 @@ ATTEMPTS = [
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
      lambda Q, K: SOFTMAX(Q @ K.T)[1:].sum(axis=0)),
+    ("received", checks.check_received, "diagonal scores zeroed before softmax", False,
+     lambda Q, K: (lambda S: (lambda A: A.sum(axis=0) - np.diag(A))(SOFTMAX(S - np.diag(np.diag(S)))))(Q @ K.T)),
     # chapter 04: x_from_q(q, W_Q)
     ("undo_W", checks.check_undo_W, "np.linalg.solve on the transpose", True,
      lambda q, W: np.linalg.solve(W.T, q.T).T),
@@ -227,6 +233,9 @@ ATTEMPTS = [
     ("undo_W", checks.check_undo_W, "divided entry by entry", False, lambda q, W: q / W.sum(axis=0)),
     ("undo_W", checks.check_undo_W, "1-D answer", False, lambda q, W: (q @ np.linalg.inv(W)).ravel()),
     ("undo_W", checks.check_undo_W, "q returned", False, lambda q, W: q.copy()),
+    ("undo_W", checks.check_undo_W, "a list back", True, lambda q, W: (q @ np.linalg.inv(W)).tolist()),
+    ("undo_W", checks.check_undo_W, "solve without the transpose", False, lambda q, W: np.linalg.solve(W, q.T).T),
+    ("undo_W", checks.check_undo_W, "the inverse returned", False, lambda q, W: np.linalg.inv(W)),
     # chapter 05: matmul_in_two(X, W, k)
     ("matmul_in_two", checks.check_matmul_in_two, "np.matmul", True,
      lambda X, W, k: np.matmul(X[:, :k], W[:k]) + np.matmul(X[:, k:], W[k:])),
@@ -265,6 +274,12 @@ ATTEMPTS = [
          Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]))),
     ("batch_attention", checks.check_batch_attention, "weights and output swapped", False,
      lambda Q, K, V: (lambda w: (w, w @ V))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]), axis=-1))),
+    ("batch_attention", checks.check_batch_attention, "helpers attention per sentence", False,
+     lambda Q, K, V: tuple(np.array(r) for r in zip(*[helpers.attention.scaled_dot_product_attention(q, k, v)
+                                                      for q, k, v in zip(Q, K, V, strict=True)], strict=True))),
+    ("batch_attention", checks.check_batch_attention, "weights averaged over sentences", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(np.broadcast_to(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]), axis=-1)
+                                                            .mean(axis=0), (len(Q), Q.shape[1], K.shape[1])).copy())),
     # chapter 07: grad_W_K(X_q, X_kv, W_Q, W_K, dS)
     ("grad_W_K", checks.check_grad_W_K, "Q computed inside, two steps", True,
      lambda X_q, X_kv, W_Q, W_K, dS: (lambda dK: X_kv.T @ dK)(dS.T @ (X_q @ W_Q) / np.sqrt(W_Q.shape[1]))),
@@ -281,6 +296,10 @@ ATTEMPTS = [
      lambda X_q, X_kv, W_Q, W_K, dS: W_K - X_kv.T @ dS.T @ X_q @ W_Q / np.sqrt(W_Q.shape[1])),
     ("grad_W_K", checks.check_grad_W_K, "W_K used instead of W_Q", False,
      lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ dS.T @ X_q @ W_K / np.sqrt(W_Q.shape[1])),
+    ("grad_W_K", checks.check_grad_W_K, "float32 list", True,
+     lambda X_q, X_kv, W_Q, W_K, dS: (X_kv.T @ dS.T @ X_q @ W_Q / np.sqrt(W_Q.shape[1])).astype(np.float32).tolist()),
+    ("grad_W_K", checks.check_grad_W_K, "W_Q's gradient instead", False,
+     lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ dS @ X_kv @ W_K / np.sqrt(W_K.shape[1])),
     # chapter 08: padded_attention(Q, K, V, n_real)
     ("padded_attention", checks.check_padded_attention, "mask of -1e9", True,
      lambda Q, K, V, n: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -1e9)))),
@@ -298,6 +317,11 @@ ATTEMPTS = [
      lambda Q, K, V, n: (lambda w: (w @ V[:n], w))(SOFTMAX(Q @ K[:n].T / np.sqrt(Q.shape[1])))),
     ("padded_attention", checks.check_padded_attention, "mask of -10", False,
      lambda Q, K, V, n: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -10.0)))),
+    ("padded_attention", checks.check_padded_attention, "padded rows zeroed too", False,
+     lambda Q, K, V, n: (lambda w: (w @ V, w))(np.nan_to_num(SOFTMAX(
+         Q @ K.T / np.sqrt(Q.shape[1]) + np.where((np.arange(len(K)) < n) & (np.arange(len(Q)) < n)[:, None], 0, -np.inf))))),
+    ("padded_attention", checks.check_padded_attention, "only the weights returned", False,
+     lambda Q, K, V, n: SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -np.inf))),
     # crashes: a beginner's Python errors, said in Japanese with the line (and a list that numpy reads)
     ("first_softmax", checks.check_first_softmax, "a list divided by a numpy number", True,
      lambda s: [float(np.exp(v)) for v in s] / sum(np.exp(s))),
