@@ -491,14 +491,18 @@ def explorables_on(page) -> list:
 def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
     """A button per state the chapter's text names: a click puts the controls there (the numbers
     numpy's for it), marks the button pressed, and the live region then says the result, with
-    symbols as words; 「最初に戻す」 puts back the state the page opened with."""
+    symbols as words; 「最初に戻す」 puts back the state the page opened with. The shared page is
+    loaded again first, at its address without the state another test's moves wrote there."""
     page = page_of(pages, doc).page
+    page.goto(html_path(doc).as_uri(), wait_until="load")
+    page.evaluate(WAIT_FOR_MATHJAX)
     opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
                                                  html_path(doc).read_text(encoding="utf-8"))]
     for i, explorable in enumerate(explorables_on(page)):
         where = f"{doc} の図 {i}"
         now = json.loads(explorable.get_attribute("data-qkv-state"))
         first = {t: opened[i][t] for t in now}  # the state the page opened with
+        assert now == first, f"{where}: 開き直したのに最初の状態ではありません {now}"
         buttons = explorable.locator(".qkv-presets button")
         assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
         live = explorable.locator(".qkv-live")
@@ -508,6 +512,10 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
         for k in range(buttons.count() - 1):
             button = buttons.nth(k)
             want = by_label[button.inner_text()]
+            # Its name is its visible text (WCAG 2.5.3); a symbol's reading in words is its description.
+            assert button.get_attribute("aria-label") is None, where
+            reading = button.get_attribute("aria-description") or button.inner_text()
+            assert not UNSPOKEN.search(reading), f"{where}: ボタンの読み {reading!r}"
             before = live.text_content()
             button.click()
             state = json.loads(explorable.get_attribute("data-qkv-state"))

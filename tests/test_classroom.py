@@ -953,11 +953,14 @@ def test_class_report_links_each_mistake_to_the_section_its_hint_names(course, t
     page = "book/_build/html/notebooks/06_attention.html"
     assert os.path.normpath(course.root / "reports" / row["link"].partition("#")[0]) == str(ROOT / page)
     # With a built book, the link ends at the section's anchor: the page's section of that heading
-    # (its maths as Sphinx writes it; the book also has sections the classroom copy has not).
+    # (its maths drawn when the book is built, its code as <code>; the book also has sections the
+    # classroom copy has not).
     headings = class_report._headings(course.source(chapter_named("06")))
     fake = tmp_path / "notebooks" / f"{chapter_named('06')}.html"
     fake.parent.mkdir()
-    math = r'<span class="math">\(\1\)</span>'  # $\sqrt{d_k}$ as Sphinx writes it
+    math = (r'<span class="math notranslate nohighlight"><mjx-container class="MathJax" jax="SVG">'
+            r'<svg role="img"><path d="M0 0"/></svg><mjx-assistive-mml><math><mi>\1</mi></math>'
+            r'</mjx-assistive-mml></mjx-container></span>')  # $\sqrt{d_k}$ as the book draws it
     sections = [f'<section id="s{i}">\n<h2>{re.sub(r"[$](.*?)[$]", math, t)}'
                 f'<a class="headerlink" href="#s{i}">#</a></h2></section>' for i, (t, _) in enumerate(headings)]
     fake.write_text('<section id="reader"><h2>読者だけの節</h2></section>' + "".join(sections), "utf-8")

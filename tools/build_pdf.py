@@ -72,11 +72,13 @@ EVERY_IMAGE_LOADED = """async () => {
 }"""
 
 # The maths are SVG in the page already (book/_ext/qkv_book/maths.py): no engine to wait for.
-WAIT_FOR_PAGE = """async () => {
-  await document.fonts.ready;
-  await (%s)();
-  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 200)));
-}""" % EVERY_IMAGE_LOADED
+WAIT_FOR_PAGE = (
+    "async () => {\n"
+    "  await document.fonts.ready;\n"
+    f"  await ({EVERY_IMAGE_LOADED})();\n"
+    "  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 200)));\n"
+    "}"
+)
 
 #: Rearranges a loaded page for paper (see the module's docstring). Argument: the ids other pages
 #: link to on this page. Returns nothing; the page is printed as it is left.

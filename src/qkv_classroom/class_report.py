@@ -101,7 +101,16 @@ def _anchors(page: Path) -> dict[str, str]:
         return {}
     found = re.findall(r'<section[^>]*\bid="([^"]+)"[^>]*>\s*<h[1-6][^>]*>(.*?)</h[1-6]>',
                        page.read_text(encoding="utf-8"), flags=re.S)
-    return {_norm(html.unescape(re.sub(r"<[^>]+>", "", title))): id_ for id_, title in reversed(found)}
+    # A heading's maths is drawn when the book is built (SVG with MathML beside it): headings are
+    # matched by their words, without the maths, on both sides (`_title_key`).
+    maths = re.compile(r'<span class="math[^"]*">.*?</span>', flags=re.S)  # no span inside
+    return {_title_key(html.unescape(re.sub(r"<[^>]+>", "", maths.sub("", title)))): id_
+            for id_, title in reversed(found)}
+
+
+def _title_key(title: str) -> str:
+    """A heading's words without its maths (`$…$` in the chapter, SVG in the built book)."""
+    return _norm(re.sub(r"\$[^$]*\$", "", title).replace("`", ""))
 
 
 class _Book:
@@ -125,7 +134,7 @@ class _Book:
         """(the heading, a relative link to its page, to the section where the book is built)."""
         page = os.path.relpath(self.book / "notebooks" / f"{slug}.html", self.folder)
         title = headings[index][0]
-        anchor = f"#{ids[_norm(title)]}" if _norm(title) in ids else ""
+        anchor = f"#{ids[_title_key(title)]}" if _title_key(title) in ids else ""
         return title, page.replace(os.sep, "/") + anchor
 
     def section(self, grade_id: str, hint: str = "") -> tuple[str, str] | None:

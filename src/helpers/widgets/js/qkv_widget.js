@@ -198,7 +198,9 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   const buttons = choices.map(({ label, state }) => {
     const button = el("button", "qkv-preset", { type: "button", "aria-pressed": "false" });
     button.textContent = label;
-    button.setAttribute("aria-label", spoken(label));
+    // Its name is its visible text (WCAG 2.5.3: a speech user says what they see); a symbol's
+    // reading in words goes in its description.
+    if (spoken(label) !== label) button.setAttribute("aria-description", spoken(label));
     button.addEventListener("click", () => apply(state));
     return button;
   });
