@@ -131,6 +131,7 @@ def test_check_cosine_table_passes_right_answers(fn, capsys):
     ("cols_only", lambda A, B: A @ B.T / np.linalg.norm(B, axis=1)),
     ("no_keepdims", lambda A, B: A @ B.T / (np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1))),
     ("transposed", lambda A, B: cosine_table_right(B, A)),
+    ("squared", lambda A, B: A @ B.T / np.outer((A * A).sum(axis=1), (B * B).sum(axis=1))),
 ])
 def test_check_cosine_table_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

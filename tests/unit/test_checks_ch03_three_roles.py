@@ -257,6 +257,8 @@ def _masked_first(Q, K):
     ("row_sums", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=1) - np.diag(reference.softmax(Q @ K.T))),
     ("scores", lambda Q, K: (Q @ K.T).sum(axis=0) - np.diag(Q @ K.T)),
     ("masked_before", _masked_first),
+    ("swapped", lambda Q, K: (lambda A: A.sum(axis=0) - np.diag(A))(reference.softmax(K @ Q.T))),
+    ("mean", lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / len(A))(reference.softmax(Q @ K.T))),
 ])
 def test_check_received_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

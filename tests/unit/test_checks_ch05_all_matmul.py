@@ -217,7 +217,12 @@ def in_two_by_sums(X, W, k):
     return sum(np.outer(X[:, t], W[t]) for t in range(k)) + sum(np.outer(X[:, t], W[t]) for t in range(k, len(W)))
 
 
-@pytest.mark.parametrize("fn", [in_two_right, in_two_by_sums])
+def in_two_mixed(X, W, k):
+    """Right with one product only: the front half as outer products, the rest with @."""
+    return sum(np.outer(X[:, t], W[t]) for t in range(k)) + X[:, k:] @ W[k:]
+
+
+@pytest.mark.parametrize("fn", [in_two_right, in_two_by_sums, in_two_mixed])
 def test_check_matmul_in_two_passes_right_answers(fn, capsys):
     checks.check_matmul_in_two(fn)
     assert "✓" in capsys.readouterr().out
@@ -230,6 +235,9 @@ def test_check_matmul_in_two_passes_right_answers(fn, capsys):
     ("one_half", lambda X, W, k: X[:, k:] @ W[k:]),
     ("product", lambda X, W, k: (X[:, :k] @ W[:k]) * (X[:, k:] @ W[k:])),
     ("whole_product", lambda X, W, k: X @ W),
+    ("whole_product", lambda X, W, k: np.array(X) @ W),           # a copy the watcher cannot see
+    ("whole_product", lambda X, W, k: np.einsum("ik,kj->ij", X, W)),
+    ("rows_cut", lambda X, W, k: np.vstack([X[:k] @ W, X[k:] @ W])),
 ])
 def test_check_matmul_in_two_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

@@ -340,6 +340,12 @@ def batch_no_sqrt(Q, K, V):
     return w @ V, w
 
 
+def batch_whole_sentence(Q, K, V):
+    E = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+    w = E / E.sum(axis=(1, 2), keepdims=True)
+    return w @ V, w
+
+
 def batch_first_sentence_everywhere(Q, K, V):
     _, w0 = reference.attention(Q[0], K[0], V[0])
     w = np.broadcast_to(w0, (len(Q), *w0.shape))
@@ -359,7 +365,7 @@ def test_check_batch_attention_passes_right_answers(fn, capsys):
 
 
 @pytest.mark.parametrize("fn, mistake", [(batch_full_T, "full_T"), (batch_axis1, "axis1"),
-                                         (batch_no_sqrt, "no_sqrt")])
+                                         (batch_no_sqrt, "no_sqrt"), (batch_whole_sentence, "whole_sentence")])
 def test_check_batch_attention_names_each_mistake(fn, mistake):
     with pytest.raises(CheckFailed) as info:
         checks.check_batch_attention(fn)

@@ -233,6 +233,8 @@ def test_check_grad_W_K_accepts_the_right_answer(capsys):
     ("with_K", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_kv @ W_K)) / 2.0),
     ("no_sqrt", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q))),
     ("by_d", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q)) / 4.0),
+    ("sign", lambda X_q, X_kv, W_Q, W_K, dS: -(X_kv.T @ (dS.T @ (X_q @ W_Q))) / 2.0),
+    ("dW_Q", lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ (dS @ (X_kv @ W_K)) / 2.0),
 ])
 def test_check_grad_W_K_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

@@ -246,6 +246,8 @@ def test_check_padded_attention_passes_right_answers(fn, capsys):
     (_padded(lambda n_q, n_k, r: np.arange(n_k) >= r - 1), "off_by_one"),
     (_padded(lambda n_q, n_k, r: np.triu(np.ones((n_q, n_k), bool), k=1)), "causal"),
     (_padded(after=True), "zeroed_after"),
+    (lambda Q, K, V, r: (lambda w: (np.nan_to_num(w) @ V, np.nan_to_num(w)))(_padded(
+        lambda n_q, n_k, r: (np.arange(n_k) >= r) | (np.arange(n_q) >= r)[:, None])(Q, K, V, r)[1]), "rows_zeroed"),
     (_padded(scale=False), "no_sqrt"),
 ])
 def test_check_padded_attention_names_each_mistake(fn, mistake):

@@ -89,6 +89,7 @@ COSINE_TABLE_HINTS = {
                    "一列なので、そのまま表を割ると、i 行 j 列が j 番めの長さで割られます。A の長さは縦一列"
                    "(n × 1)、B の長さは横一列(1 × m)にしてから割りましょう。",
     "transposed": "表の行と列が入れ替わっています。行が A の語、列が B の語です。",
+    "squared": "長さの 2 乗(成分の 2 乗の和)で割っています。長さは、その平方根です。",
 }
 
 
@@ -100,7 +101,8 @@ def _cosine_table_variants(A, B) -> dict[str, np.ndarray]:
                 "dot": dots,
                 "whole_norm": dots / (np.linalg.norm(A) * np.linalg.norm(B)),
                 "rows_only": dots / a[:, None],
-                "cols_only": dots / b[None, :]}
+                "cols_only": dots / b[None, :],
+                "squared": dots / np.outer(a ** 2, b ** 2)}
     if len(A) == len(B):  # a square table: these run, wrongly
         variants |= {"no_keepdims": dots / (a * b), "transposed": (dots / np.outer(a, b)).T}
     return variants

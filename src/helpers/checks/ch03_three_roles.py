@@ -199,6 +199,9 @@ RECEIVED_HINTS = {
     "scores": "得点のまま足しています。先にソフトマックスで、一人ひとりの持ち分 1 を配る重みにしましょう。",
     "masked_before": "自分のマスを隠してからソフトマックスをかけています。それでは、ほかの人への重みまで"
                      "変わってしまいます。重みは本文のとおり自分も含めて配り、足すときに自分の分を除きます。",
+    "swapped": "Q と K が入れ替わっています。得点の表は Q Kᵀ で、行が探す人(問い)、列が探される人(見出し)"
+               "です。",
+    "mean": "足したあと、人数で割って平均にしています。受け取る注目は、届いた重みを足し合わせたままの量です。",
 }
 
 
@@ -212,7 +215,10 @@ def _received_variants(Q, K) -> dict[str, np.ndarray]:
             "row_sums": A.sum(axis=1) - np.diag(A),
             "axis0_softmax": softmax(S, axis=0).sum(axis=0) - np.diag(softmax(S, axis=0)),
             "scores": S.sum(axis=0) - np.diag(S),
-            "masked_before": masked_softmax(S, mask).sum(axis=0)}
+            "masked_before": masked_softmax(S, mask).sum(axis=0),
+            "swapped": softmax(S.T, axis=1).sum(axis=0) - np.diag(softmax(S.T, axis=1)),
+            "mean": (A.sum(axis=0) - np.diag(A)) / (len(S) - 1),
+            "mean:everyone": (A.sum(axis=0) - np.diag(A)) / len(S)}
 
 
 def _received_cases(hidden: bool = False):
@@ -242,7 +248,6 @@ def check_received(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != want.shape:
             _base.fail(f"Q {Q.shape}, K {K.shape} のとき、答えは一人に一つの数 {want.shape} のはずが "
                        f"{got.shape} でした。", mistake="shape")
-        _base.fail(f"Q {Q.shape}, K {K.shape} のとき、{np.round(want, 3)} になるはずが {np.round(got, 3)} "
-                   "でした。", mistake="wrong_values")
+        _base.fail_on_wrong_values(want, got, "答え", said=f"Q {Q.shape}, K {K.shape} のとき、")
     _base.passed("行ごとに配った持ち分のうち、自分以外から届いた分だけを、列ごとに足し合わせました。",
                  quiet=hidden)

@@ -87,6 +87,8 @@ CELL_HINTS = {
                    "マス (i, j) に X のどこを使うかを見直しましょう。",
     "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。「一つのマスは、一つの行と一つの列で"
                "決まる」の節を見直しましょう。",
+    "rows_cut": "値は合っていますが、X を行(語)で二つに分けています。この練習で分けるのは共通の軸(X の列と W の"
+                "行)です。X は列で、W は行で分けましょう。",
     "whole_product": "値は合っていますが、先に X @ W の全部のマスを計算してから 1 つ取り出しています。"
                      "この練習は、X @ W を計算せずに、そのマスに要る数だけから計算する練習です"
                      "(ほかのマスは要らない、がこの節の要点です)。",
@@ -277,6 +279,8 @@ IN_TWO_HINTS = {
                 "残りの項の部分も足しましょう。",
     "product": "二つの部分の積をマスごとに掛けています。内積は項の「和」なので、二つに分けた部分どうしも"
                "足し合わせます。",
+    "rows_cut": "値は合っていますが、X を行(語)で二つに分けています。この練習で分けるのは共通の軸(X の列と W の"
+                "行)です。X は列で、W は行で分けましょう。",
     "whole_product": "値は合っていますが、X @ W を一度に計算しています。この練習は、共通の軸を k で二つに"
                      "分け、短い二つの積から組み立てる練習です。",
 }
@@ -306,21 +310,24 @@ def check_matmul_in_two(fn: Callable, *, hidden: bool = False) -> None:
     for X, W, k in _in_two_cases(hidden):
         call = f"matmul_in_two(X, W, {k})"
         _Watched.products = []
-        got = _base.as_float_array(
-            _base.call_learner(fn, _watched(X), W.copy(), k, what="matmul_in_two", call=call,
-                               on_error=f"X {X.shape}, W {W.shape}, k = {k} のとき、二つの部分の形を "
-                                        "print して確かめましょう。"),
-            "matmul_in_two")
+        with _base.counting_products(fn) as count:  # survives np.array(X) and einsum, unlike the watcher
+            got = _base.as_float_array(
+                _base.call_learner(fn, _watched(X), W.copy(), k, what="matmul_in_two", call=call,
+                                   on_error=f"X {X.shape}, W {W.shape}, k = {k} のとき、二つの部分の形を "
+                                            "print して確かめましょう。"),
+                "matmul_in_two")
         variants = _in_two_variants(X, W, k)
         if _base.same(got, variants["right"]):
-            if any(len(p) == 2 and len(p[0]) == 2 and p[0][1] == X.shape[1] for p in _Watched.products):
+            full_axis = [p[0][0] for p in _Watched.products if len(p) == 2 and len(p[0]) == 2 and p[0][1] == X.shape[1]]
+            if X.shape[0] in full_axis or (count[0] == 1 and not _Watched.products):
                 _base.fail(IN_TWO_HINTS["whole_product"], 0.5, mistake="whole_product")
+            if full_axis:  # X[:k] @ W: the words cut, the shared axis whole
+                _base.fail(IN_TWO_HINTS["rows_cut"], 0.5, mistake="rows_cut")
             continue
         _base.fail_on_typical_mistake(got, variants, IN_TWO_HINTS)
         want = variants["right"]
         if got.shape != want.shape:
             _base.fail(f"X {X.shape}, W {W.shape} のとき、答えの形は {want.shape} のはずが {got.shape} "
                        "でした。", mistake="shape")
-        _base.fail(f"X {X.shape}, W {W.shape}, k = {k} のとき、答えの 1 行めは {np.round(want[0], 3)} に"
-                   f"なるはずが {np.round(got[0], 3)} でした。", mistake="wrong_values")
+        _base.fail_on_wrong_values(want, got, "答え", said=f"X {X.shape}, W {W.shape}, k = {k} のとき、")
     _base.passed("共通の軸を二つに分けた二つの積の和が、X @ W と同じになりました。", quiet=hidden)

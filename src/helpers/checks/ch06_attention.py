@@ -167,6 +167,8 @@ BATCH_HINTS = {
               "二つの軸だけを入れ替える書き方を見直しましょう。",
     "axis1": "ソフトマックスを axis=1 にかけています。3 次元の配列では axis=1 は問い(語)の軸なので、"
              "各列の和が 1 になります。一つの問いの行ごと、つまり最後の軸にかけましょう。",
+    "whole_sentence": "ソフトマックスを一つの文の表全体にかけています(表全体の和が 1)。和が 1 になるのは、"
+                      "一つの問いの行ごとです。最後の軸にかけましょう。",
     "no_sqrt": ATTENTION_HINTS["no_sqrt"],
     "by_d": ATTENTION_HINTS["by_d"],
     "no_softmax": ATTENTION_HINTS["no_softmax"],
@@ -196,6 +198,7 @@ def _batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     variants = {
         "right": softmax(S / root, axis=-1),
         "axis1": softmax(S / root, axis=1),
+        "whole_sentence": softmax((S / root).reshape(len(S), 1, -1), axis=-1).reshape(S.shape),
         "no_sqrt": softmax(S, axis=-1),
         "by_d": softmax(S / Q.shape[-1], axis=-1),
         "no_softmax": S / root,

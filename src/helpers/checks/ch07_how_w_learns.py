@@ -139,6 +139,10 @@ GRAD_W_K_HINTS = {
     "with_K": "dK を K から作っています。S = Q Kᵀ の K の相手は Q なので、dK は dSᵀ と Q の積です。",
     "no_sqrt": "√d_k で割り忘れています。S = Q Kᵀ / √d_k の √d_k は、勾配にもそのまま付きます。",
     "by_d": "d_k そのもので割っています。割るのは √d_k です。",
+    "sign": "符号が逆です。勾配は損失が増える向きです。マイナスを付けるのは、W_K を更新するとき(学習率を"
+            "かけて引くとき)です。",
+    "dW_Q": "問いの側の重み W_Q の勾配 dW_Q を返しています。欲しいのは見出しの側 W_K の勾配です。K を作った"
+            "のは X_kv と W_K です。",
 }
 
 
@@ -150,7 +154,9 @@ def _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS) -> dict[str, np.ndarray]:
     root = np.sqrt(d_k)
     variants = {"right": X_kv.T @ (dS.T @ Q) / root,
                 "no_sqrt": X_kv.T @ (dS.T @ Q),
-                "by_d": X_kv.T @ (dS.T @ Q) / d_k}
+                "by_d": X_kv.T @ (dS.T @ Q) / d_k,
+                "sign": -(X_kv.T @ (dS.T @ Q)) / root,
+                "dW_Q": X_q.T @ (dS @ K) / root}
     if dS.shape[0] == dS.shape[1]:  # one word list as long as the other: these run, wrongly
         variants |= {"X_q": X_q.T @ (dS.T @ Q) / root,
                      "no_T": X_kv.T @ (dS @ Q) / root,

@@ -26,6 +26,8 @@ CAUSAL_HINTS = {
            "「全部が隠された行」の節を見直しましょう。",
     "mask_after": "ソフトマックスのあとでマスクを足しています(重みに -inf が残っています)。"
                   "「先を見ない目隠し:因果マスク」の節で、マスクを足す順番を見直しましょう。",
+    "rows_zeroed": "空席の行(問い)の重みまで 0 にしています。空席は見られないだけで、空席の行も本物の語だけに"
+                   "重みを配ります(どの行も和が 1)。隠すのは見出しの列だけです。",
     "zeroed_after": "ソフトマックスのあとで上の三角を 0 にしています。これでは行の和が 1 になりません。"
                     "因果マスクの節の「ソフトマックスの後で、上の三角を 0 にした場合」と見比べましょう。",
     "no_sqrt": "得点を √d_k で割り忘れています。第 6 章のアテンションの得点と見比べましょう。",
@@ -255,6 +257,8 @@ PADDING_HINTS = {
     "off_by_one": "隠す席が一つずれています。席の番号は 0 から数えるので、本物の語は 0 〜 n_real − 1 番め、"
                   "空席は n_real 番めから後ろです。",
     "causal": "因果マスク(対角より上)をかけています。この練習で隠すのは後ろの語ではなく、空席の列です。",
+    "rows_zeroed": "空席の行(問い)の重みまで 0 にしています。空席は見られないだけで、空席の行も本物の語だけに"
+                   "重みを配ります(どの行も和が 1)。隠すのは見出しの列だけです。",
     "zeroed_after": "ソフトマックスのあとで空席の重みを 0 にしています。これでは行の和が 1 になりません。"
                     "マスクは得点に、ソフトマックスの前に足しましょう。",
     "no_sqrt": CAUSAL_HINTS["no_sqrt"],
@@ -283,6 +287,7 @@ def _padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
         "off_by_one": masked_softmax(S, hide_columns(n_real + 1)),
         "causal": masked_softmax(S, causal_mask(n_q)) if n_q == n_k else masked_softmax(S),
         "zeroed_after": masked_softmax(S) * (np.arange(n_k) < n_real),
+        "rows_zeroed": masked_softmax(S, hide_columns(n_real)) * (np.arange(n_q) < n_real)[:, None],
         "no_sqrt": masked_softmax(Q @ K.T, hide_columns(n_real)),
     }
     if n_real > 1:  # one seat fewer: with a single real word, every key would be hidden
