@@ -38,3 +38,16 @@ def test_a_recognised_mistake_carries_its_name_for_the_class_report():
     with pytest.raises(CheckFailed) as failed:
         mistakes.fail_on_typical_mistake(np.full(2, 0.5), variants, {"half": "半分です。"})
     assert failed.value.mistake == "half"  # one name for each spelling of the mistake
+
+
+def test_fail_unless_right_says_the_mistake_then_the_shape_then_the_first_difference():
+    variants = {"right": np.array([1.0, 2.0]), "doubled": np.array([2.0, 4.0])}
+    hints = {"doubled": "2 倍です。"}
+    mistakes.fail_unless_right(np.array([1.0, 2.0]), variants, hints, wrong_shape="形", name="答え")
+    for got, said, mistake in ((np.array([2.0, 4.0]), "2 倍です。", "doubled"),
+                               (np.ones(3), "形", "shape"),
+                               (np.array([1.0, 2.5]), "2", None)):
+        with pytest.raises(CheckFailed, match=said) as failed:
+            mistakes.fail_unless_right(got, variants, hints, wrong_shape="形", name="答え")
+        if mistake:
+            assert failed.value.mistake == mistake

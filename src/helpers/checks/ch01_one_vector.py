@@ -130,13 +130,9 @@ def check_cosine_table(fn: Callable, *, hidden: bool = False) -> None:
                                on_error=f"A {A.shape}, B {B.shape} のとき、途中の形を print して確かめましょう。"),
             "cosine_table")
         variants = _cosine_table_variants(A, B)
-        want = variants["right"]
-        if _base.same(got, want):
-            continue
-        _base.fail_on_typical_mistake(got, variants, COSINE_TABLE_HINTS)
-        if got.shape != want.shape:
-            _base.fail(f"A {A.shape}, B {B.shape} のとき、表の形は (A の行の数, B の行の数) = {want.shape} の"
-                       f"はずが {got.shape} でした。", mistake="shape")
-        _base.fail_on_wrong_values(want, got, "表", said=f"A {A.shape}, B {B.shape} のとき、")
+        _base.fail_unless_right(
+            got, variants, COSINE_TABLE_HINTS, name="表", said=f"A {A.shape}, B {B.shape} のとき、",
+            wrong_shape=f"A {A.shape}, B {B.shape} のとき、表の形は (A の行の数, B の行の数) = "
+                        f"{variants['right'].shape} のはずが {got.shape} でした。")
     _base.passed("どのマスも、二本の長さで割った内積になりました。表の形は (A の語の数, B の語の数) です。",
                  quiet=hidden)

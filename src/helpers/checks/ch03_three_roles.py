@@ -241,13 +241,9 @@ def check_received(fn: Callable, *, hidden: bool = False) -> None:
                                on_error=f"Q {Q.shape}, K {K.shape} のとき、途中の形を print して確かめましょう。"),
             "received_from_others")
         variants = _received_variants(Q, K)
-        want = variants["right"]
-        if _base.same(got, want):
-            continue
-        _base.fail_on_typical_mistake(got, variants, RECEIVED_HINTS)
-        if got.shape != want.shape:
-            _base.fail(f"Q {Q.shape}, K {K.shape} のとき、答えは一人に一つの数 {want.shape} のはずが "
-                       f"{got.shape} でした。", mistake="shape")
-        _base.fail_on_wrong_values(want, got, "答え", said=f"Q {Q.shape}, K {K.shape} のとき、")
+        _base.fail_unless_right(
+            got, variants, RECEIVED_HINTS, name="答え", said=f"Q {Q.shape}, K {K.shape} のとき、",
+            wrong_shape=f"Q {Q.shape}, K {K.shape} のとき、答えは一人に一つの数 {variants['right'].shape} "
+                        f"のはずが {got.shape} でした。")
     _base.passed("行ごとに配った持ち分のうち、自分以外から届いた分だけを、列ごとに足し合わせました。",
                  quiet=hidden)

@@ -189,12 +189,7 @@ def check_grad_W_K(fn: Callable, *, hidden: bool = False) -> None:
                                on_error=f"{shapes} のとき、途中の形を print して確かめましょう。"),
             "grad_W_K")
         variants = _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)
-        want = variants["right"]
-        if _base.same(got, want):
-            continue
-        _base.fail_on_typical_mistake(got, variants, GRAD_W_K_HINTS)
-        if got.shape != want.shape:
-            _base.fail(f"dW_K の形は W_K と同じ {want.shape} のはずが {got.shape} でした({shapes})。",
-                       mistake="shape")
-        _base.fail_on_wrong_values(want, got, "dW_K", said=f"{shapes} のとき、")
+        _base.fail_unless_right(
+            got, variants, GRAD_W_K_HINTS, name="dW_K", said=f"{shapes} のとき、",
+            wrong_shape=f"dW_K の形は W_K と同じ {variants['right'].shape} のはずが {got.shape} でした({shapes})。")
     _base.passed("見出しの側の勾配が、見出しを作った X_kv を通って W_K に届きました。", quiet=hidden)

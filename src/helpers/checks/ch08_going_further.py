@@ -236,14 +236,10 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
                 f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
         out = _base.as_float_array(result, "multi_head")
         variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
-        want = variants["right"]
-        if _base.same(out, want):
-            continue
-        _base.fail_on_typical_mistake(out, variants, MULTI_HEAD_HINTS)
-        if out.shape != want.shape:
-            _base.fail(f"出力の形は (語の数, d_model) = {want.shape} のはずですが、{out.shape} でした。",
-                       mistake="wrong_shape")
-        _base.fail_on_wrong_values(want, out, "出力", said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、")
+        _base.fail_unless_right(
+            out, variants, MULTI_HEAD_HINTS, name="出力", shape_mistake="wrong_shape",
+            said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、",
+            wrong_shape=f"出力の形は (語の数, d_model) = {variants['right'].shape} のはずですが、{out.shape} でした。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
                  "(頭が 2 つでも 3 つでも)。", quiet=hidden)
 

@@ -120,3 +120,17 @@ def fail_on_wrong_values(want, got, name: str, *, said: str = "") -> None:
         fail(f"{said}{f'{name} の値' if name else '返した値'}を{where}丸めています(int(...) や round(...)、np.round)。"
              "丸めずに、計算したままの値を返しましょう。", mistake="rounded")
     fail(f"{said}{first_difference(want, got, name)}。", mistake="wrong_values")
+
+
+def fail_unless_right(got, variants: Mapping[str, np.ndarray], hints: Mapping[str, str], *,
+                      wrong_shape: str, name: str, said: str = "", shape_mistake: str = "shape") -> None:
+    """The verdict on a result against its exercise's variants: nothing when it is "right";
+    otherwise its typical mistake's hint, else `wrong_shape` when the shape differs, else the
+    first entry that differs (`fail_on_wrong_values`, `said` first)."""
+    want = variants["right"]
+    if same(got, want):
+        return
+    fail_on_typical_mistake(got, variants, hints)
+    if np.shape(got) != want.shape:
+        fail(wrong_shape, mistake=shape_mistake)
+    fail_on_wrong_values(want, got, name, said=said)
