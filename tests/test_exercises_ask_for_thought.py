@@ -34,8 +34,12 @@ PREDICTIONS = {
     "ex00_predict": [r"\(1, 3\)", r"1\s*(×|\\times)\s*3\b"],
     "ex01_predict": [r"プリン[^。]*ケーキ[^。]*(最大|一番|いちばん)", r"プリン[^。]*(最大|一番|いちばん)[^。]*ケーキ"],
     "ex02_predict": [r"温度[^。]*(小さ|低|0 に近)[^。]*(一冊|一番|いちばん)",
-                     r"温度[^。]*(大き|高)[^。]*平均"],
-    "ex03_predict": [r"名札[^。]*相手像[^。]*対称", r"(Q\s*=\s*K|問いと見出しが同じ)[^。]*対称"],
+                     r"温度[^。]*(大き|高)[^。]*平均",
+                     # the two ends named before the question (a heading or the ends' subsection)
+                     r"(一冊|一番|いちばん)[^。]*平均[^。]*(あいだ|間)", r"端[^。]*平均"],
+    "ex03_predict": [r"名札[^。]*相手像[^。]*対称", r"(Q\s*=\s*K|問いと見出しが同じ)[^。]*対称",
+                     # K = Q is chapter 01's one vector: its symmetric table, said in this chapter
+                     r"一本のベクトル[^。]*対称", r"XX\^\\top[^。]*(対称|同じ)"],
     "ex04_shape": [r"\(5, 3\)", r"5\s*(×|\\times)\s*3\b"],
     "ex05_order": [r"順番[^。]*(同じ|変わらない|変わりません)"],
     "ex06_predict": [r"見出し[^。]*(全部|すべて|どれも)同じ[^。]*(均等|平均|1/n)"],
@@ -139,10 +143,14 @@ def test_no_prediction_is_answered_before_it_is_asked(slug, gid, stub):
 
 def test_the_answer_patterns_find_a_stated_answer():
     """The patterns do find the sentences that gave answers away before this test existed."""
-    said = {"ex05_order": "だから、どの順番で計算しても、同時に計算しても、答えは同じです",
-            "ex02_predict": "温度が小さいほど、得点が一番の見出しに重みが集まる",
-            "ex07_predict_lr": "学習率が大きすぎると損失が暴れ"}
-    for gid, sentence in said.items():
+    said = [("ex05_order", "だから、どの順番で計算しても、同時に計算しても、答えは同じです"),
+            ("ex02_predict", "温度が小さいほど、得点が一番の見出しに重みが集まる"),
+            ("ex02_predict", "## 4. 温度:一冊と平均のあいだを動かす"),  # chapter 02's heading before
+            ("ex02_predict", "一方の端は 2 節の「いちばん合う見出しの検索」、もう一方の端は全部の中身の平均です"),
+            ("ex03_predict", "一本のベクトルでは、得点の表が対称になり、全員が自分自身を一番に探します"),
+            ("ex03_predict", "第 1 章の表 $XX^\\top$ では、この二つは必ず同じでした"),
+            ("ex07_predict_lr", "学習率が大きすぎると損失が暴れ")]
+    for gid, sentence in said:
         assert any(re.search(p, sentence) for p in PREDICTIONS[gid]), gid
 
 

@@ -83,3 +83,63 @@ def check_matmul_shape_prediction(answer) -> None:
         },
         ERROR_SYNONYMS,
     )
+
+
+#: Chapter 00, 練習 3: the hint for each typical mistake in `scores_from_weights(weights)`.
+SCORES_FROM_WEIGHTS_HINTS = {
+    "weights_back": "重みをそのまま得点として返しています。to_weights は得点に np.exp を取ってから割るので、"
+                    "重みを得点にすると、差が縮んだ別の重みになります。np.exp を取ったあとで重みに比例する数になる"
+                    "得点を考えましょう。",
+    "exp": "重みに np.exp を取っています。to_weights がもう一度 np.exp を取るので、重みからさらに遠ざかります。"
+           "np.exp を取ると重みに戻る数は何でしょう。",
+    "negated": "得点の大小が逆になっています(重みの大きい語ほど得点が小さい)。符号を見直しましょう。",
+    "log10": "np.log10 は 10 を底にした対数で、np.exp の逆ではありません。np.exp(np.log10(a)) は a に戻りません。",
+    "log2": "np.log2 は 2 を底にした対数で、np.exp の逆ではありません。np.exp(np.log2(a)) は a に戻りません。",
+    "reciprocal": "重みの逆数を返しています。逆数では、重みの大きい語ほど得点が小さくなります。"
+                  "np.exp を取ると重みに比例する数になる得点を考えましょう。",
+}
+
+
+def _scores_from_weights_variants(w: np.ndarray) -> dict[str, np.ndarray]:
+    """One right answer (any constant may be added to it) and each typical mistake's scores."""
+    with np.errstate(all="ignore"):
+        return {"right": np.log(w), "weights_back": w, "exp": np.exp(w), "negated": -np.log(w),
+                "log10": np.log10(w), "log2": np.log2(w), "reciprocal": 1 / w}
+
+
+def _scores_from_weights_cases(hidden: bool = False) -> list[tuple[np.ndarray]]:
+    """Weights of three and of five words (three or more decimals), as the hidden test has;
+    `hidden`: the weights of a 5- and a 3-score case the notebook never shows."""
+    def weights(s):
+        e = np.exp(s - s.max())
+        return e / e.sum()
+    if hidden:
+        return [(weights(s),) for (s,) in _base.hidden_cases("scores_from_weights", ((5,),), ((3,),))]
+    return [(np.array([0.5, 0.25, 0.25]),), (weights(np.array([0.5, -1.0, 3.0, 0.0, 1.25])),)]
+
+
+@_base.exercise
+def check_scores_from_weights(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 00, 練習 3: `fn(weights)` returns scores whose softmax is `weights` (any of them:
+    scores are only fixed up to a constant added to all)."""
+    for (w,) in _scores_from_weights_cases(hidden):
+        call = f"scores_from_weights({np.round(w, 3)})"
+        got = _base.as_float_array(_base.call_learner(fn, w.copy(), what="scores_from_weights", call=call),
+                                   "scores_from_weights")
+        if got.shape != w.shape:
+            _base.fail(f"重み {w.size} 個(shape {w.shape})に対して、得点も同じ shape {w.shape} で返します。"
+                       f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
+        if not np.all(np.isfinite(got)):
+            _base.fail(f"{call} の得点に inf か nan が入っています({np.round(got, 3)})。有限の数の得点を返しましょう。",
+                       mistake="not_finite")
+        e = np.exp(got - got.max())
+        back = e / e.sum()
+        if _base.same(back, w):
+            continue
+        centred = {name: v - v.mean() for name, v in _scores_from_weights_variants(w).items()}
+        _base.fail_on_typical_mistake(got - got.mean(), centred, SCORES_FROM_WEIGHTS_HINTS,
+                                      said=f"{call} で {np.round(got, 3)} が返りました。")
+        _base.fail_on_wrong_values(w, back, "to_weights(得点)",
+                                   said=f"返した得点を to_weights に通すと、元の重みに戻るはずです。{call} では、")
+    _base.passed("np.log で戻した得点は、to_weights に通すと元の重みになります。得点は一つに決まりません。"
+                 "全部の得点に同じ数を足しても、重みは同じだからです。", quiet=hidden)
