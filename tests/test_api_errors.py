@@ -341,7 +341,6 @@ def _good_calls() -> dict:
         heads.initial_heads: dict(rng=rng(0), h=2, d_k=2, d_model=2, d_out=4, scale=0.3),
         heads.lookups_loss_and_gradients: dict(task=_HEADS_TASK, params=heads_params),
         heads.train_heads: dict(task=_HEADS_TASK, params=heads_params, lr=0.1, steps=3, save_at=(0,)),
-        checks.soft_lookup_variants: dict(q=X[:1], K=X, V=X, temperature=1.0),
         checks.party_weight_variants: dict(Q=X, K=X),
         checks.attention_variants: dict(Q=X, K=X, V=X),
         checks.gradient_step_variants: dict(W_Q=np.ones((2, 2)), X=X, dQ=np.ones((3, 2)), lr=0.5),

@@ -155,8 +155,10 @@ X5, W5 = rng.normal(size=(5, 2)), rng.normal(size=(2, 4))
 CASES = [
     *[("first_softmax", checks.check_first_softmax, n, f) for n, f in FIRST_SOFTMAX.items()],
     *[("cosine", checks.check_cosine, n, f) for n, f in COSINE.items()],
-    *[("soft_lookup", checks.check_soft_lookup, n, from_table(checks.soft_lookup_variants, n))
-      for n in names(checks.soft_lookup_variants, Q4[:1], K4, V4, 1.0)],
+    *[("soft_lookup", checks.check_soft_lookup, n, from_table(ch02._soft_lookup_variants, n))
+      for n in names(ch02._soft_lookup_variants, Q4[:1], K4, V4, 1.0, np.array([True, False, True, True]))],
+    *[("scores_from_weights", checks.check_scores_from_weights, n, from_table(ch00._scores_from_weights_variants, n))
+      for n in names(ch00._scores_from_weights_variants, np.array([0.5, 0.25, 0.25]))],
     *[("party_weights", checks.check_party_weights, n, from_table(checks.party_weight_variants, n))
       for n in names(checks.party_weight_variants, Q4, K4)],
     *[("party_weights", checks.check_party_weights, n, f) for n, f in PARTY.items()],
@@ -214,7 +216,7 @@ def test_every_code_exercise_is_run_through_both():
     hidden = {name for name in checks.__all__ if name.startswith("check_")
               and "hidden" in inspect.signature(getattr(checks, name)).parameters}
     run = {check.__name__ for _, check, _, _ in CASES}
-    assert run == hidden and len(run) == 19
+    assert run == hidden and len(run) == 20
     for exercise in {e for e, *_ in CASES}:
         made = {n for e, _, n, _ in CASES if e == exercise}
         assert "right" in made and len(made) > 2, exercise
@@ -240,6 +242,7 @@ def _no_kinds(case) -> set[str]:
 COVERAGE = {
     "check_first_softmax": (ch00._first_softmax_cases, lambda c: c, _no_kinds),
     "check_cosine": (ch01._cosine_cases, lambda c: c, _no_kinds),
+    "check_scores_from_weights": (ch00._scores_from_weights_cases, lambda c: c, _no_kinds),
     "check_soft_lookup": (ch02._soft_lookup_cases, lambda c: c[:3],
                           lambda c: {"d_v ≠ d_k"} if c[2].shape[1] != c[1].shape[1] else set()),
     "check_party_weights": (ch03._party_cases, lambda c: c[1:], ch03._party_score_kinds),
@@ -399,7 +402,8 @@ def test_the_first_entry_that_differs_is_named_with_digits_that_differ():
 
 #: Each table of mistakes with the visible cases it is computed on (its arguments from a case).
 TABLES = [
-    ("soft_lookup", checks.soft_lookup_variants, ch02._soft_lookup_cases, lambda c: c),
+    ("soft_lookup", ch02._soft_lookup_variants, ch02._soft_lookup_cases, lambda c: c),
+    ("scores_from_weights", ch00._scores_from_weights_variants, ch00._scores_from_weights_cases, lambda c: c),
     ("party_weights", checks.party_weight_variants, ch03._party_cases, lambda c: c[1:]),
     ("attention", checks.attention_variants, ch06._attention_cases, lambda c: c),
     ("gradient_step", checks.gradient_step_variants, ch07._gradient_step_cases, lambda c: c),

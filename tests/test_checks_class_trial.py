@@ -70,6 +70,16 @@ ATTEMPTS = [
     ("first_softmax", checks.check_first_softmax, "one-hot argmax", False, lambda s: np.eye(len(s))[np.argmax(s)]),
     ("first_softmax", checks.check_first_softmax, "sum returned", False, lambda s: float(np.exp(s).sum())),
     ("first_softmax", checks.check_first_softmax, "method not called", False, lambda s: np.exp(s) / np.exp(s).sum),
+    # chapter 00: scores_from_weights(weights)
+    ("scores_from_weights", checks.check_scores_from_weights, "np.log plus a constant", True, lambda w: np.log(w) + 3.0),
+    ("scores_from_weights", checks.check_scores_from_weights, "a list of math.log", True,
+     lambda w: [__import__("math").log(v) for v in w]),
+    ("scores_from_weights", checks.check_scores_from_weights, "log of the weights over their maximum", True,
+     lambda w: np.log(w / w.max())),
+    ("scores_from_weights", checks.check_scores_from_weights, "log of one minus the weights", False, lambda w: np.log(1 - w)),
+    ("scores_from_weights", checks.check_scores_from_weights, "doubled log", False, lambda w: 2 * np.log(w)),
+    ("scores_from_weights", checks.check_scores_from_weights, "the weights times their count", False, lambda w: w * len(w)),
+    ("scores_from_weights", checks.check_scores_from_weights, "one number", False, lambda w: float(np.log(w).sum())),
     # chapter 01: cosine(a, b)
     ("cosine", checks.check_cosine, "np.dot and sqrt", True,
      lambda a, b: np.dot(a, b) / (np.sqrt(np.dot(a, a)) * np.sqrt(np.dot(b, b)))),
@@ -85,15 +95,24 @@ ATTEMPTS = [
      lambda a, b: float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1)))),
     ("cosine", checks.check_cosine, "array of one", False,
      lambda a, b: np.array([a @ b / (np.linalg.norm(a) * np.linalg.norm(b))])),
-    # chapter 02: soft_lookup(q, K, V, temperature)
-    ("soft_lookup", checks.check_soft_lookup, "loop over books", True,
-     lambda q, K, V, T: sum(w * V[i] for i, w in enumerate(SOFTMAX(q @ K.T / T)[0]))[None]),
-    ("soft_lookup", checks.check_soft_lookup, "helpers.softmax", True,
-     lambda q, K, V, T: helpers.softmax(q @ K.T, temperature=T) @ V),
+    # chapter 02: soft_lookup(q, K, V, temperature, on_shelf)
+    ("soft_lookup", checks.check_soft_lookup, "loop over books on the shelf", True,
+     lambda q, K, V, T, on: sum(w * V[on][i] for i, w in enumerate(SOFTMAX(q @ K[on].T / T)[0]))[None]),
+    ("soft_lookup", checks.check_soft_lookup, "helpers.softmax of a -inf mask", True,
+     lambda q, K, V, T, on: helpers.softmax(np.where(on, q @ K.T, -np.inf), temperature=T) @ V),
+    ("soft_lookup", checks.check_soft_lookup, "loaned books' scores minus 1e9", True,
+     lambda q, K, V, T, on: SOFTMAX((q @ K.T - 1e9 * ~on) / T) @ V),
     ("soft_lookup", checks.check_soft_lookup, "temperature after softmax", False,
-     lambda q, K, V, T: SOFTMAX(q @ K.T) / T @ V),
-    ("soft_lookup", checks.check_soft_lookup, "mean of the values", False, lambda q, K, V, T: V.mean(axis=0, keepdims=True)),
-    ("soft_lookup", checks.check_soft_lookup, "squared scores", False, lambda q, K, V, T: SOFTMAX((q @ K.T) ** 2 / T) @ V),
+     lambda q, K, V, T, on: SOFTMAX(q @ K[on].T) / T @ V[on]),
+    ("soft_lookup", checks.check_soft_lookup, "mean of the values", False, lambda q, K, V, T, on: V.mean(axis=0, keepdims=True)),
+    ("soft_lookup", checks.check_soft_lookup, "squared scores", False,
+     lambda q, K, V, T, on: SOFTMAX((q @ K[on].T) ** 2 / T) @ V[on]),
+    ("soft_lookup", checks.check_soft_lookup, "weights cut, values not", False,
+     lambda q, K, V, T, on: SOFTMAX(q @ K[on].T / T) @ V[:int(on.sum())]),
+    ("soft_lookup", checks.check_soft_lookup, "loaned weights divided by their count", False,
+     lambda q, K, V, T, on: (SOFTMAX(q @ K.T / T) * on) / on.sum() @ V),
+    ("soft_lookup", checks.check_soft_lookup, "mask multiplied into the scores", False,
+     lambda q, K, V, T, on: SOFTMAX(q @ K.T * on / T) @ V),
     # chapter 03: party_weights(Q, K)
     ("party_weights", checks.check_party_weights, "row by row", True,
      lambda Q, K: _rows(Q @ K.T, lambda r: np.exp(r - r.max()) / np.exp(r - r.max()).sum())),
@@ -372,9 +391,9 @@ TYPED = [
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
-               r"output|weights|cell|cosine|to_weights|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
+               r"output|weights|cell|cosine|to_weights|scores_from_weights|on_shelf|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
                r"update_W_Q|causal_attention|multi_head|temperature|scores|lr|ravel|clip|einsum|matmul|dot|" \
-               r"argmax|mean|copy|lambda|heads|masked_softmax)\b"
+               r"argmax|mean|copy|lambda|heads|masked_softmax|True|False)\b"
 
 
 def _calls(check, fn) -> list:

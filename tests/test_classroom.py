@@ -102,11 +102,11 @@ MIXES_KEYS = WRONG_ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)", axis=-1).re
     "return weights @ V", "return weights @ K")
 
 SOFT_LOOKUP_AXIS0 = '''\
-def soft_lookup(q, K, V, temperature):
-    scores = q @ K.T / temperature
+def soft_lookup(q, K, V, temperature, on_shelf):
+    scores = q @ K[on_shelf].T / temperature
     e = np.exp(scores - scores.max())
     weights = e / e.sum(axis=0, keepdims=True)
-    return weights @ V
+    return weights @ V[on_shelf]
 '''
 PARTY_WEIGHTS = '''\
 def party_weights(Q, K):

@@ -16,15 +16,18 @@ from helpers.checks import (
     CheckFailed,
     check_soft_lookup,
     check_temperature_prediction,
-    soft_lookup_variants,
 )
-from helpers.checks.ch02_library_search import _soft_lookup_cases
+from helpers.checks.ch02_library_search import _soft_lookup_cases, _soft_lookup_variants
 
 
-def right(q, K, V, temperature):
-    s = q @ K.T / temperature
+def right(q, K, V, temperature, on_shelf):
+    s = q @ K[on_shelf].T / temperature
     e = np.exp(s - s.max())
-    return e / e.sum() @ V
+    return e / e.sum() @ V[on_shelf]
+
+
+def hidden_by_minus_inf(q, K, V, temperature, on_shelf):
+    return helpers.softmax(np.where(on_shelf, q @ K.T, -np.inf), temperature=temperature) @ V
 
 
 def test_check_soft_lookup_accepts_the_right_answer(capsys):
@@ -32,39 +35,49 @@ def test_check_soft_lookup_accepts_the_right_answer(capsys):
     assert capsys.readouterr().out.startswith("✓ 正解です。")
 
 
-def test_check_soft_lookup_accepts_helpers_and_asks_for_a_row(capsys):
-    check_soft_lookup(lambda q, K, V, T: helpers.scaled_dot_product_attention(
-        q, K, V, scale=False, temperature=T)[0])
-    assert capsys.readouterr().out.count("✓ 正解です。") == 1
+def test_check_soft_lookup_accepts_helpers_and_a_mask_and_asks_for_a_row(capsys):
+    check_soft_lookup(lambda q, K, V, T, on: helpers.scaled_dot_product_attention(
+        q, K[on], V[on], scale=False, temperature=T)[0])
+    check_soft_lookup(hidden_by_minus_inf)
+    assert capsys.readouterr().out.count("✓ 正解です。") == 2
     with pytest.raises(AssertionError, match="1×d_v の横一列"):
-        check_soft_lookup(lambda q, K, V, T: (helpers.softmax(q @ K.T, temperature=T) @ V).reshape(-1))
+        check_soft_lookup(lambda q, K, V, T, on: right(q, K, V, T, on).reshape(-1))
+
+
+def _masked(s, on):
+    return np.where(on, s, -np.inf)
 
 
 MISTAKES = {
-    "weights": lambda q, K, V, T: reference.softmax(q @ K.T / T),
-    "keys": lambda q, K, V, T: reference.softmax(q @ K.T / T) @ K,
-    "axis0": lambda q, K, V, T: reference.softmax(q @ K.T / T, axis=0) @ V,
-    "raw": lambda q, K, V, T: (q @ K.T) @ V,
-    "no_exp": lambda q, K, V, T: (q @ K.T) / (q @ K.T).sum() @ V,
-    "unnormalised": lambda q, K, V, T: np.exp(q @ K.T / T) @ V,
-    "no_temperature": lambda q, K, V, T: reference.softmax(q @ K.T) @ V,
-    "times_temperature": lambda q, K, V, T: reference.softmax(q @ K.T * T) @ V,
-    "sqrt": lambda q, K, V, T: reference.softmax(q @ K.T / np.sqrt(K.shape[1]) / T) @ V,
-    "argmax": lambda q, K, V, T: V[np.argmax(q @ K.T)],
-    "mean": lambda q, K, V, T: V.mean(axis=0, keepdims=True),
+    "ignores_shelf": lambda q, K, V, T, on: reference.softmax(q @ K.T / T) @ V,
+    "zeroed_after": lambda q, K, V, T, on: (reference.softmax(q @ K.T / T) * on) @ V,
+    "zero_score": lambda q, K, V, T, on: reference.softmax(q @ K.T * on / T) @ V,
+    "inverted": lambda q, K, V, T, on: right(q, K, V, T, ~on),
+    "weights": lambda q, K, V, T, on: reference.softmax(_masked(q @ K.T, on) / T),
+    "keys": lambda q, K, V, T, on: reference.softmax(_masked(q @ K.T, on) / T) @ K,
+    "axis0": lambda q, K, V, T, on: reference.softmax(q @ K[on].T / T, axis=0) @ V[on],
+    "raw": lambda q, K, V, T, on: (q @ K[on].T) @ V[on],
+    "no_exp": lambda q, K, V, T, on: (q @ K[on].T) / (q @ K[on].T).sum() @ V[on],
+    "unnormalised": lambda q, K, V, T, on: np.exp(q @ K[on].T / T) @ V[on],
+    "no_temperature": lambda q, K, V, T, on: reference.softmax(q @ K[on].T) @ V[on],
+    "times_temperature": lambda q, K, V, T, on: reference.softmax(q @ K[on].T * T) @ V[on],
+    "sqrt": lambda q, K, V, T, on: reference.softmax(q @ K[on].T / np.sqrt(K.shape[1]) / T) @ V[on],
+    "argmax": lambda q, K, V, T, on: V[on][np.argmax(q @ K[on].T)],
+    "mean": lambda q, K, V, T, on: V[on].mean(axis=0, keepdims=True),
 }
 
 
 def test_every_variant_has_a_hint_and_a_mistake():
-    assert set(SOFT_LOOKUP_HINTS) == set(MISTAKES) == set(soft_lookup_variants(
+    assert set(SOFT_LOOKUP_HINTS) == set(MISTAKES) == set(_soft_lookup_variants(
         *_soft_lookup_cases()[0]
     )) - {"right"}
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
 def test_check_soft_lookup_names_each_mistake(mistake):
-    with pytest.raises(AssertionError, match=re.escape(SOFT_LOOKUP_HINTS[mistake])):
+    with pytest.raises(CheckFailed, match=re.escape(SOFT_LOOKUP_HINTS[mistake])) as info:
         check_soft_lookup(MISTAKES[mistake])
+    assert info.value.mistake == mistake
 
 
 def test_soft_lookup_variants_differ_from_the_right_answer_in_some_case():
@@ -72,14 +85,20 @@ def test_soft_lookup_variants_differ_from_the_right_answer_in_some_case():
     for name in SOFT_LOOKUP_HINTS:
         caught = False
         for case in _soft_lookup_cases():
-            v = soft_lookup_variants(*case)
+            v = _soft_lookup_variants(*case)
             wrong, good = v[name].reshape(-1), v["right"].reshape(-1)
             caught |= wrong.shape != good.shape or not np.allclose(wrong, good)
         assert caught, name
 
 
+def test_every_case_has_a_book_on_loan_and_one_on_the_shelf():
+    for hidden in (False, True):
+        for *_, on_shelf in _soft_lookup_cases(hidden):
+            assert on_shelf.dtype == bool and on_shelf.any() and not on_shelf.all()
+
+
 def test_check_soft_lookup_not_written_yet():
-    def stub(q, K, V, temperature):
+    def stub(q, K, V, temperature, on_shelf):
         raise NotImplementedError
 
     with pytest.raises(AssertionError, match="まだ書かれていません"):
@@ -88,16 +107,16 @@ def test_check_soft_lookup_not_written_yet():
 
 def test_check_soft_lookup_crash_becomes_a_hint():
     with pytest.raises(AssertionError, match=r"エラーで止まりました.*行列の積.*の形が合いません.*q が \(1, 2\)、K が \(5, 2\)、V が \(5, 3\).*\(1, 3\) になるはず"):
-        check_soft_lookup(lambda q, K, V, T: helpers.softmax(q @ K.T) @ V.T)
+        check_soft_lookup(lambda q, K, V, T, on: helpers.softmax(q @ K[on].T) @ V[on].T)
 
 
 def test_check_soft_lookup_wrong_shape_and_wrong_numbers():
     with pytest.raises(AssertionError, match="形は中身 1 冊ぶん"):
-        check_soft_lookup(lambda q, K, V, T: np.zeros((2, 7)))
+        check_soft_lookup(lambda q, K, V, T, on: np.zeros((2, 7)))
     with pytest.raises(AssertionError, match="になるはずが"):
-        check_soft_lookup(lambda q, K, V, T: right(q, K, V, T) + 0.5)
+        check_soft_lookup(lambda q, K, V, T, on: right(q, K, V, T, on) + 0.5)
     with pytest.raises(AssertionError, match="数の配列を返して"):
-        check_soft_lookup(lambda q, K, V, T: "答え")
+        check_soft_lookup(lambda q, K, V, T, on: "答え")
 
 
 def test_temperature_prediction_right(capsys):
@@ -127,35 +146,39 @@ def test_temperature_prediction_hints(small, large, words):
 # ---------------------------------------------------------------- table-driven (issue 11)
 
 
-def by_hand(q, K, V, temperature):
-    s = q @ K.T / temperature
+def by_hand(q, K, V, temperature, on_shelf):
+    s = np.where(on_shelf, q @ K.T / temperature, -np.inf)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     return (e / e.sum(axis=-1, keepdims=True)) @ V
 
 
-def column_scores(q, K, V, temperature):
+def column_scores(q, K, V, temperature, on_shelf):
     w = softmax(K @ q.T, temperature=temperature)
     return w @ V
 
 
-@pytest.mark.parametrize("fn", [right, by_hand])
+@pytest.mark.parametrize("fn", [right, by_hand, hidden_by_minus_inf])
 def test_right_soft_lookup_passes(fn, capsys):
     checks.check_soft_lookup(fn)
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda q, K, V, T: softmax(q @ K.T, temperature=T), "重み\\(ソフトマックスの結果\\)をそのまま"),
-    (lambda q, K, V, T: softmax(q @ K.T, temperature=T) @ K, "見出し K を重みで混ぜて"),
-    (lambda q, K, V, T: (q @ K.T) @ V, "そのまま重みに"),
-    (lambda q, K, V, T: np.exp(q @ K.T / T) @ V, "取ったところで止まって"),
-    (lambda q, K, V, T: softmax(q @ K.T) @ V, "温度 temperature が効いていません"),
-    (lambda q, K, V, T: softmax(q @ K.T * T) @ V, "温度を掛けて"),
-    (lambda q, K, V, T: V[int(np.argmax(q @ K.T))], "いちばん得点の高い本"),
-    (lambda q, K, V, T: right(q, K, V, T)[0], r"shape \(\d,\) で返ってきました"),
-    (lambda q, K, V, T: right(q, K, V, T).T, r"shape \(\d, 1\) で返ってきました"),
+    (lambda q, K, V, T, on: softmax(q @ K[on].T, temperature=T) @ V[on] * 0 + softmax(q @ K.T, temperature=T) @ V,
+     "貸し出し中の本の中身も混ざって"),
+    (lambda q, K, V, T, on: (softmax(q @ K.T, temperature=T) * on) @ V, "配り直しましょう"),
+    (lambda q, K, V, T, on: softmax(q @ K.T * on, temperature=T) @ V, "得点を 0 にしていませんか"),
+    (lambda q, K, V, T, on: softmax(np.where(on, q @ K.T, -np.inf), temperature=T), "重み\\(ソフトマックスの結果\\)をそのまま"),
+    (lambda q, K, V, T, on: softmax(np.where(on, q @ K.T, -np.inf), temperature=T) @ K, "見出し K を重みで混ぜて"),
+    (lambda q, K, V, T, on: (q @ K[on].T) @ V[on], "そのまま重みに"),
+    (lambda q, K, V, T, on: np.exp(q @ K[on].T / T) @ V[on], "取ったところで止まって"),
+    (lambda q, K, V, T, on: softmax(q @ K[on].T) @ V[on], "温度 temperature が効いていません"),
+    (lambda q, K, V, T, on: softmax(q @ K[on].T * T) @ V[on], "温度を掛けて"),
+    (lambda q, K, V, T, on: V[on][int(np.argmax(q @ K[on].T))], "いちばん得点の高い本"),
+    (lambda q, K, V, T, on: right(q, K, V, T, on)[0], r"shape \(\d,\) で返ってきました"),
+    (lambda q, K, V, T, on: right(q, K, V, T, on).T, r"shape \(\d, 1\) で返ってきました"),
     (column_scores, r"得点が 5×1 の縦一列.*横一列 \(1, 5\)"),
-    (lambda q, K, V, T: None, "return を書き忘れて"),
+    (lambda q, K, V, T, on: None, "return を書き忘れて"),
 ])
 def test_each_soft_lookup_mistake_gets_its_hint(fn, hint):
     with pytest.raises(CheckFailed, match=hint):
@@ -187,17 +210,18 @@ def test_temperature_prediction_rejects_with_hint(small, large, hint):
 def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     checks.check_soft_lookup(right, hidden=True)
     assert capsys.readouterr().out == ""
-    with pytest.raises(CheckFailed):
-        checks.check_soft_lookup(lambda q, K, V, T: softmax(q @ K.T) @ V, hidden=True)
+    with pytest.raises(CheckFailed) as info:
+        checks.check_soft_lookup(lambda q, K, V, T, on: softmax(q @ K.T, temperature=T) @ V, hidden=True)
+    assert info.value.mistake == "ignores_shelf"
 
 
 def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
     """K @ q.T with axis=-1 softmaxes each score alone: the hint names the scores' layout (a row or
     a column), not only the axis."""
-    def column(q, K, V, temperature):
-        s = K @ q.T / temperature
+    def column(q, K, V, temperature, on_shelf):
+        s = K[on_shelf] @ q.T / temperature
         e = np.exp(s - s.max(axis=-1, keepdims=True))
-        return (e / e.sum(axis=-1, keepdims=True)).T @ V
+        return (e / e.sum(axis=-1, keepdims=True)).T @ V[on_shelf]
 
     with pytest.raises(CheckFailed) as info:
         check_soft_lookup(column)
@@ -205,10 +229,10 @@ def test_scores_made_a_column_are_not_told_to_use_axis_minus_one_alone():
 
 
 @pytest.mark.parametrize("fn", [
-    lambda q, K, V, T: softmax(q @ K.T, temperature=T),
-    lambda q, K, V, T: softmax(q @ K.T) @ V.T,
+    lambda q, K, V, T, on: softmax(q @ K.T, temperature=T),
+    lambda q, K, V, T, on: softmax(q @ K.T) @ V.T,
     column_scores,
-    lambda q, K, V, T: right(q, K, V, T)[0],
+    lambda q, K, V, T, on: right(q, K, V, T, on)[0],
 ])
 def test_soft_lookup_messages_never_hand_over_the_code(fn):
     """What was expected and what came, with sizes; never the solution's code."""

@@ -24,7 +24,6 @@ from .ch02_library_search import (
     SOFT_LOOKUP_HINTS,
     check_soft_lookup,
     check_temperature_prediction,
-    soft_lookup_variants,
 )
 from .ch03_three_roles import (
     PARTY_HINTS,
@@ -81,7 +80,7 @@ __all__ = [
     "SCORES_FROM_WEIGHTS_HINTS", "check_scores_from_weights",
     "check_cosine", "check_pudding_prediction",
     "COSINE_TABLE_HINTS", "check_cosine_table",
-    "SOFT_LOOKUP_HINTS", "soft_lookup_variants", "check_soft_lookup", "check_temperature_prediction",
+    "SOFT_LOOKUP_HINTS", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
     "RECEIVED_HINTS", "check_received",
     "QUESTION_MATRIX", "check_three_faces", "check_question_matrix", "check_q_shape_prediction",

@@ -6,20 +6,26 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _validate
 from ..attention import softmax
 from ..data import library_catalog
 from . import _base
 
-#: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature)`.
+#: Chapter 02: the hint for each typical mistake in `soft_lookup(q, K, V, temperature, on_shelf)`.
 SOFT_LOOKUP_HINTS = {
+    "ignores_shelf": "貸し出し中の本の中身も混ざっています(全部の本で検索した答えです)。on_shelf が False の本には、"
+                     "重みを配らないようにしましょう。",
+    "zeroed_after": "貸し出し中の本の重みを 0 にしたところで止まっていて、残りの重みの合計が 1 になっていません"
+                    "(答えが小さく縮んでいます)。棚にある本だけで、合計 1 の重みを配り直しましょう。",
+    "zero_score": "貸し出し中の本の得点を 0 にしていませんか? 得点 0 でも、ソフトマックスは e⁰ = 1 に比例する"
+                  "重みを配ります。重みがちょうど 0 になるのは、どんな得点のときでしょう。",
+    "inverted": "貸し出し中の本だけを混ぜています。on_shelf が True の本が、棚にある本です。",
     "weights": "重み(ソフトマックスの結果)をそのまま返しています。返した値の長さ(本の数)と、"
                "中身 1 冊ぶんの長さ d_v を比べて、手順 3 を見直しましょう。",
     "keys": "見出し K を重みで混ぜています。見出しは「どれだけ合うか」の得点を出すためのものでした。"
             "手順 3 を見直しましょう。",
-    "axis0": "重みが全部 1 になっています(答えが中身の合計と同じです)。ソフトマックスが、得点を 1 つずつ"
-             "別々に割っています。得点の並び(横一列か縦一列か)と、ソフトマックスをかける向きが"
-             "合っていません。途中の得点と重みの形を print して確かめましょう。",
+    "axis0": "重みが全部 1 になっています(答えが、棚にある本の中身の合計と同じです)。ソフトマックスが、"
+             "得点を 1 つずつ別々に割っています。得点の並び(横一列か縦一列か)と、ソフトマックスをかける"
+             "向きが合っていません。途中の得点と重みの形を print して確かめましょう。",
     "raw": "得点 q·k をそのまま重みにしています。得点はマイナスにもなり、合計も 1 ではありません。"
            "手順 2 を見直しましょう。",
     "no_exp": "得点を得点の合計で割っただけで、np.exp を取っていません。手順 2 のソフトマックスを"
@@ -32,17 +38,18 @@ SOFT_LOOKUP_HINTS = {
                          "見直しましょう。",
     "sqrt": "得点を √d_k で割っています。それは第 6 章のアテンションで出てくる工夫で、"
             "この練習の手順にはありません。",
-    "mean": "どの本も同じ重み(中身の平均)になっています。得点が重みに効いていません。手順 2 を見直しましょう。",
-    "argmax": "いちばん得点の高い本の中身だけを返しています。それは前の節の「いちばん合う見出し」"
-              "の検索です。「3. やわらかい検索」の節を見直しましょう。",
+    "mean": "棚にある本が、どれも同じ重み(中身の平均)になっています。得点が重みに効いていません。"
+            "手順 2 を見直しましょう。",
+    "argmax": "棚にある本のうち、いちばん得点の高い本の中身だけを返しています。それは 2 節の「いちばん合う"
+              "見出し」の検索です。「3. やわらかい検索」の節を見直しましょう。",
 }
 
 
 def _soft_lookup_advice(q, K, V) -> Callable[[Exception], str]:
     """What to say when `soft_lookup` crashes on (q, K, V): the sizes that came and the shape the
     answer should have; scores made a column (n×1) are named as such. No code is given."""
-    sizes = (f"この問いでは q が {q.shape}、K が {K.shape}、V が {V.shape}(本 {K.shape[0]} 冊)で、"
-             f"答えは中身 1 冊ぶんの {(1, V.shape[1])} になるはずです。")
+    sizes = (f"この問いでは q が {q.shape}、K が {K.shape}、V が {V.shape}(本 {K.shape[0]} 冊)、on_shelf が"
+             f"長さ {K.shape[0]} の True/False の並びで、答えは中身 1 冊ぶんの {(1, V.shape[1])} になるはずです。")
 
     def advice(err: Exception) -> str:
         got = _base.matmul_sizes(err)
@@ -55,66 +62,64 @@ def _soft_lookup_advice(q, K, V) -> Callable[[Exception], str]:
 
 
 def _soft_lookup_cases(hidden: bool = False) -> list[tuple]:
-    """(q, K, V, temperature): the book's catalog at two temperatures, and a random one where n,
-    d_k, d_v all differ (`hidden`: two random ones the notebook never shows, with questions of as
-    many components as the shown ones)."""
+    """(q, K, V, temperature, on_shelf): the book's catalog with its best book on loan, then with
+    two on loan at another temperature, and a random one where n, d_k, d_v all differ (`hidden`:
+    two random ones the notebook never shows, with questions of as many components as the shown
+    ones)."""
     if hidden:
-        return _base.hidden_cases("soft_lookup", ((1, 3), (6, 3), (6, 4), 0.7),
-                                  ((1, 2), (3, 2), (3, 5), 3.0))
+        cases = _base.hidden_cases("soft_lookup", ((1, 3), (6, 3), (6, 4), 0.7), ((1, 2), (3, 2), (3, 5), 3.0))
+        shelves = (np.array([True, False, True, True, False, True]), np.array([False, True, True]))
+        return [(*case, shelf) for case, shelf in zip(cases, shelves, strict=True)]
     cat = library_catalog()
     rng = np.random.default_rng(2)
     return [
-        (np.array([[1.8, 0.9]]), cat.keys, cat.values, 1.0),
-        (np.array([[0.3, 1.9]]), cat.keys, cat.values, 0.5),
-        (rng.normal(size=(1, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), 2.0),
+        (np.array([[1.8, 0.9]]), cat.keys, cat.values, 1.0, np.array([True, True, False, True, True])),
+        (np.array([[0.3, 1.9]]), cat.keys, cat.values, 0.5, np.array([True, False, True, True, False])),
+        (rng.normal(size=(1, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), 2.0,
+         np.array([True, True, False, True])),
     ]
 
 
-def _one_question(a: dict) -> None:
-    q, K, V = a["q"], a["K"], a["V"]
-    if q.shape[0] != 1:
-        raise _validate.HelpersError(f"q は 1 × d_k の問い 1 本にしてください。shape {q.shape} が来ました。")
-    _validate.require_same_length(q, K, "q", "K", dim="列数 d_k")
-    if K.shape[0] != V.shape[0]:
-        raise _validate.HelpersError(
-            f"K と V の行数(本の数)が違います: K は shape {K.shape}、V は shape {V.shape} です。"
-        )
-
-
-@_validate.public(_one_question, q=_validate.arg(_validate.as_matrix), K=_validate.arg(_validate.as_matrix),
-                  V=_validate.arg(_validate.as_matrix),
-                  temperature=_validate.arg(_validate.number, "temperature(温度)", positive=True))
-def soft_lookup_variants(q, K, V, temperature: float) -> dict[str, np.ndarray]:
-    """The answer of a soft lookup ("right") and what each typical mistake returns instead."""
+def _soft_lookup_variants(q, K, V, temperature: float, on_shelf) -> dict[str, np.ndarray]:
+    """The answer of a soft lookup over the books on the shelf ("right") and what each typical
+    mistake returns instead."""
     s = q @ K.T
-    w = softmax(s, temperature=temperature)
-    e = np.exp(s / temperature)
+    shelf = np.asarray(on_shelf, dtype=bool)[None, :]
+    masked = np.where(shelf, s, -np.inf)
+    w = softmax(masked, temperature=temperature)
+    e = np.where(shelf, np.exp(s / temperature), 0.0)
     return {
         "right": w @ V,
+        "ignores_shelf": softmax(s, temperature=temperature) @ V,
+        "zeroed_after": (softmax(s, temperature=temperature) * shelf) @ V,
+        "zero_score": softmax(np.where(shelf, s, 0.0), temperature=temperature) @ V,
+        "inverted": softmax(np.where(shelf, -np.inf, s), temperature=temperature) @ V,
         "weights": w,
         "keys": w @ K,
-        "axis0": np.ones_like(s) @ V,
-        "raw": s @ V,
-        "no_exp": (s / s.sum()) @ V,
+        "axis0": shelf.astype(float) @ V,
+        "raw": (s * shelf) @ V,
+        "no_exp": (s * shelf) / (s * shelf).sum() @ V,
         "unnormalised": e @ V,
-        "no_temperature": softmax(s) @ V,
-        "times_temperature": softmax(s * temperature) @ V,
-        "sqrt": softmax(s / np.sqrt(K.shape[1]), temperature=temperature) @ V,
-        "argmax": V[int(np.argmax(s))],
-        "mean": V.mean(axis=0, keepdims=True),
+        "no_temperature": softmax(masked) @ V,
+        "times_temperature": softmax(np.where(shelf, s * temperature, -np.inf)) @ V,
+        "sqrt": softmax(masked / np.sqrt(K.shape[1]), temperature=temperature) @ V,
+        "argmax": V[int(np.argmax(masked))],
+        "mean": V[shelf[0]].mean(axis=0, keepdims=True),
     }
 
 
 @_base.exercise
 def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 02: `fn(q, K, V, temperature)` returns softmax(q Kᵀ / T) V for a 1 × d_k question."""
-    for q, K, V, T in _soft_lookup_cases(hidden):
-        call = f"soft_lookup(q, K, V, temperature={T})"
-        got = _base.as_float_array(_base.call_learner(fn, q.copy(), K.copy(), V.copy(), T,
+    """Chapter 02: `fn(q, K, V, temperature, on_shelf)` returns softmax(q Kᵀ / T) V over the books
+    on the shelf only (the others get weight 0), for a 1 × d_k question."""
+    for q, K, V, T, shelf in _soft_lookup_cases(hidden):
+        call = f"soft_lookup(q, K, V, temperature={T}, on_shelf={shelf.tolist()})"
+        got = _base.as_float_array(_base.call_learner(fn, q.copy(), K.copy(), V.copy(), T, shelf.copy(),
                                                       what="soft_lookup", call=call,
                                                       on_error=_soft_lookup_advice(q, K, V)),
                                    "soft_lookup")
-        variants = soft_lookup_variants(q, K, V, T)
+        with np.errstate(all="ignore"):
+            variants = _soft_lookup_variants(q, K, V, T, shelf)
         want = variants["right"]
         if _base.same(got, want):
             continue
@@ -124,14 +129,14 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
                        f"なので、答えも中身 1 冊ぶんと同じ 1×d_v の横一列 {want.shape} で返します"
                        "([0] や .T、reshape は要りません)。", mistake="flattened")
         _base.fail_on_typical_mistake(flat, {k: v.reshape(-1) for k, v in variants.items()},
-                                      SOFT_LOOKUP_HINTS, said=f"{call} で {flat} が返りました。")
+                                      SOFT_LOOKUP_HINTS, said=f"{call} で {np.round(flat, 3)} が返りました。")
         if flat.size != want.size:
             _base.fail(f"答えの形は中身 1 冊ぶんと同じ (1, d_v) = {want.shape} のはずですが、"
                        f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
-        _base.fail_on_wrong_values(want, got, "答え", said=f"q={q}, temperature={T}(本 {K.shape[0]} 冊、"
-                                   f"中身の次元 {V.shape[1]})のとき、")
-    _base.passed("得点をソフトマックスで重みに変え、その重みで中身を混ぜられています。"
-                 "本の数・見出しの次元・中身の次元が全部違う場合でも合っています。", quiet=hidden)
+        _base.fail_on_wrong_values(want, got, "答え", said=f"q={np.round(q, 3)}, temperature={T}(本 {K.shape[0]} 冊、"
+                                   f"棚にあるのは {int(shelf.sum())} 冊、中身の次元 {V.shape[1]})のとき、")
+    _base.passed("棚にある本だけに合計 1 の重みを配り、その重みで中身を混ぜられています。"
+                 "貸し出し中の本の重みはちょうど 0 です。", quiet=hidden)
 
 
 #: Other words a learner may use for the temperature prediction's choices.
