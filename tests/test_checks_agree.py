@@ -83,13 +83,13 @@ PARTY = {
     "helpers_softmax": lambda Q, K: helpers.softmax(Q @ K.T, axis=1),
 }
 
-FACES = {
-    "right": lambda x, *Ws: tuple(x @ W for W in Ws),
-    "swapped": lambda x, a, b, c: (x @ b, x @ a, x @ c),
-    "column_convention": lambda x, *Ws: tuple((W @ x.T).T for W in Ws),
-    "transposed": lambda x, *Ws: tuple(x @ W.T for W in Ws),
+FACES = {  # chapter 04's matrices come as a library saves them, (d_k × d_model)
+    "right": lambda x, *Ws: tuple(x @ W.T for W in Ws),
+    "swapped": lambda x, a, b, c: (x @ b.T, x @ a.T, x @ c.T),
+    "column_convention": lambda x, *Ws: tuple(W @ x.T for W in Ws),
+    "book_layout": lambda x, *Ws: tuple(x @ W for W in Ws),
     "elementwise": lambda x, *Ws: tuple(x * W for W in Ws),
-    "flat": lambda x, *Ws: tuple(x[0] @ W for W in Ws),
+    "flat": lambda x, *Ws: tuple(x[0] @ W.T for W in Ws),
 }
 
 CELL = {
@@ -124,8 +124,9 @@ FUSED = {
 
 QUESTION = {  # chapter 04's W_mine: a matrix, not a function
     "right": checks.QUESTION_MATRIX, "transposed": checks.QUESTION_MATRIX.T,
-    "columns_swapped": checks.QUESTION_MATRIX[:, ::-1], "components_swapped": np.array([[1.0, 0.0], [0.0, 0.5]]),
-    "identity": np.eye(2), "halves": np.full((2, 2), 0.5),
+    "rows_swapped": checks.QUESTION_MATRIX[::-1], "components_swapped": checks.QUESTION_MATRIX[:, [1, 0, 2]],
+    "sign": checks.QUESTION_MATRIX * [[-1, 1, 1]], "chapters_W_Q_sign_flipped": np.array([[0.0, 0.5], [1.0, 0.0]]),
+    "identity": np.eye(2), "halves": np.full((2, 3), 0.5),
 }
 
 
@@ -326,12 +327,14 @@ ISSUE_MISTAKES = [
     ("first_softmax", checks.check_first_softmax, "by_count", lambda s: np.exp(s) / len(s), "by_count"),
     ("cosine", checks.check_cosine, "two_components", COSINE["two_d_only"], None),
     ("three_faces", checks.check_three_faces, "two_components",
-     lambda x, *Ws: tuple(np.array([[x[0, 0] * W[0, j] + x[0, 1] * W[1, j] for j in range(W.shape[1])]])
+     lambda x, *Ws: tuple(np.array([[x[0, 0] * W[j, 0] + x[0, 1] * W[j, 1] for j in range(W.shape[0])]])
                           for W in Ws), None),
-    ("three_faces", checks.check_three_faces, "x_W_Q_thrice", lambda x, a, b, c: (x @ a,) * 3,
+    ("three_faces", checks.check_three_faces, "x_W_Q_thrice", lambda x, a, b, c: (x @ a.T,) * 3,
      "one_matrix_thrice"),
-    ("three_faces", checks.check_three_faces, "global_W_K", lambda x, a, b, c: (x @ a, x @ W_K, x @ c),
+    ("three_faces", checks.check_three_faces, "global_W_K", lambda x, a, b, c: (x @ a.T, x @ W_K.T, x @ c.T),
      "global_variable"),
+    ("three_faces", checks.check_three_faces, "saved_matrix_used_as_the_books",
+     lambda x, a, b, c: (x @ a, x @ b, x @ c), "book_layout"),
     ("matmul_cell", checks.check_matmul_cell, "round_2", lambda X, W, i, j: round(float(X[i, :] @ W[:, j]), 2),
      "rounded"),
     ("fused_qkv", checks.check_fused_qkv, "cuts_typed", _cut_typed, "cut_misplaced"),

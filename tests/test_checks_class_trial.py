@@ -125,14 +125,17 @@ ATTEMPTS = [
      lambda Q, K: (lambda e: e / e.sum(axis=1, keepdims=True))(np.exp(Q @ K.T - (Q @ K.T).min(axis=1, keepdims=True)))),
     ("party_weights", checks.check_party_weights, "float16", False,
      lambda Q, K: SOFTMAX((Q @ K.T).astype(np.float16)).astype(np.float16)),
-    # chapter 04: three_faces(x, W_Q, W_K, W_V)
-    ("three_faces", checks.check_three_faces, "np.matmul list", True, lambda x, *Ws: [np.matmul(x, W) for W in Ws]),
-    ("three_faces", checks.check_three_faces, "einsum", True, lambda x, *Ws: tuple(np.einsum("ij,jk->ik", x, W) for W in Ws)),
+    # chapter 04: three_faces(x, W_Q_saved, W_K_saved, W_V_saved), matrices saved as (d_k × d_model)
+    ("three_faces", checks.check_three_faces, "np.matmul list", True, lambda x, *Ws: [np.matmul(x, W.T) for W in Ws]),
+    ("three_faces", checks.check_three_faces, "einsum", True, lambda x, *Ws: tuple(np.einsum("ij,kj->ik", x, W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "column style transposed back", True,
-     lambda x, *Ws: tuple((W.T @ x.T).T for W in Ws)),
+     lambda x, *Ws: tuple((W @ x.T).T for W in Ws)),
+    ("three_faces", checks.check_three_faces, "np.transpose", True, lambda x, *Ws: tuple(x @ np.transpose(W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "sum of the three", False,
-     lambda x, a, b, c: (x @ (a + b + c),) * 3),
-    ("three_faces", checks.check_three_faces, "k and v swapped", False, lambda x, a, b, c: (x @ a, x @ c, x @ b)),
+     lambda x, a, b, c: (x @ (a + b + c).T,) * 3),
+    ("three_faces", checks.check_three_faces, "k and v swapped", False, lambda x, a, b, c: (x @ a.T, x @ c.T, x @ b.T)),
+    ("three_faces", checks.check_three_faces, "inverse instead of transpose", False,
+     lambda x, *Ws: tuple(x @ np.linalg.pinv(W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "the matrices returned", False, lambda x, a, b, c: (a, b, c)),
     # chapter 05: cell(X, W, i, j)
     ("matmul_cell", checks.check_matmul_cell, "generator sum", True,
@@ -384,9 +387,12 @@ TYPED = [
     ("learning_rate", checks.check_learning_rate_prediction, "発散します", True, ("発散します",)),
     ("learning_rate", checks.check_learning_rate_prediction, "こわれる", True, ("こわれる",)),
     ("learning_rate", checks.check_learning_rate_prediction, "faster", False, ("はやくなる",)),
-    ("question_matrix", checks.check_question_matrix, "list of lists", True, ([[0, 0.5], [1, 0]],)),
-    ("question_matrix", checks.check_question_matrix, "sign flipped", False, ([[0, -0.5], [1, 0]],)),
-    ("question_matrix", checks.check_question_matrix, "one-by-four", False, ([[0, 0.5, 1, 0]],)),
+    ("question_matrix", checks.check_question_matrix, "list of lists", True, ([[-1, 0.5, 1], [1, 0, 1]],)),
+    ("question_matrix", checks.check_question_matrix, "fractions written as divisions", True, ([[-1, 1 / 2, 1], [1, 0 / 1, 1]],)),
+    ("question_matrix", checks.check_question_matrix, "sign flipped", False, ([[1, 0.5, 1], [-1, 0, 1]],)),
+    ("question_matrix", checks.check_question_matrix, "one-by-six", False, ([[-1, 0.5, 1, 1, 0, 1]],)),
+    ("question_matrix", checks.check_question_matrix, "the chapter's W_Q, sign flipped", False, ([[0, 0.5], [1, 0]],)),
+    ("question_matrix", checks.check_question_matrix, "third component halved", False, ([[-1, 0.5, 0.5], [1, 0, 0.5]],)),
 ]
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \

@@ -46,8 +46,8 @@ PREDICTIONS = {
     "ex07_predict_lr": [r"学習率[^。]*(大きすぎ|大きく|2 倍|1\.0)[^。]*(壊れ|暴れ|爆発|発散)"],
 }
 #: The code exercises that transfer what a chapter taught to a new shape or setting.
-TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_received", "ex04_undo", "ex05_in_two",
-            "ex06_batch_attention", "ex07_grad_w_k", "ex08_padding"}
+TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_received", "ex04_faces", "ex04_undo",
+            "ex05_in_two", "ex06_batch_attention", "ex07_grad_w_k", "ex08_padding"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 
 

@@ -12,9 +12,14 @@ import helpers
 from helpers import checks
 from helpers.checks import (
     FIRST_SOFTMAX_HINTS,
+    SCORES_FROM_WEIGHTS_HINTS,
     CheckFailed,
     check_first_softmax,
     check_matmul_shape_prediction,
+)
+from helpers.checks.ch00_introduction import (
+    _scores_from_weights_cases,
+    _scores_from_weights_variants,
 )
 
 
@@ -179,3 +184,52 @@ def test_the_shape_messages_list_the_page_choices_and_ask_for_a_tuple():
     message = str(info.value)
     assert "(2, 2)" not in message and "文字列で" not in message and "組" in message
     assert "(1, 2)、(1, 3)、(2, 3)、(3, 1)、\"エラー\"" in message
+
+
+# ------------------------------------------------ 練習 3: scores back from weights (a transfer)
+
+SCORES_BACK_MISTAKES = {
+    "weights_back": lambda w: w, "exp": np.exp, "negated": lambda w: -np.log(w), "log10": np.log10,
+    "log2": np.log2, "reciprocal": lambda w: 1 / w,
+}
+
+
+@pytest.mark.parametrize("fn", [np.log, lambda w: np.log(w) + 7.5, lambda w: [float(np.log(v)) for v in w],
+                                lambda w: np.log(w / w.min())])
+def test_any_scores_whose_softmax_is_the_weights_pass(fn, capsys):
+    checks.check_scores_from_weights(fn)
+    checks.check_scores_from_weights(fn, hidden=True)
+    assert capsys.readouterr().out.count("✓ 正解です") == 1  # the hidden test is silent
+
+
+def test_every_scores_back_mistake_has_a_hint_and_is_tried():
+    assert set(SCORES_FROM_WEIGHTS_HINTS) == set(SCORES_BACK_MISTAKES) == set(
+        _scores_from_weights_variants(np.array([0.5, 0.25, 0.25]))) - {"right"}
+
+
+@pytest.mark.parametrize("mistake", sorted(SCORES_BACK_MISTAKES))
+def test_each_scores_back_mistake_gets_its_hint_shifted_or_not(mistake):
+    for shift in (0.0, 2.0):  # a mistake plus a constant is still that mistake
+        for hidden in (False, True):
+            with pytest.raises(CheckFailed) as info:
+                checks.check_scores_from_weights(
+                    lambda w, shift=shift: np.asarray(SCORES_BACK_MISTAKES[mistake](w)) + shift, hidden=hidden)
+            assert info.value.mistake == mistake and SCORES_FROM_WEIGHTS_HINTS[mistake] in str(info.value)
+
+
+@pytest.mark.parametrize("fn, mistake, words", [
+    (lambda w: float(np.log(w).sum()), "wrong_shape", "同じ shape"),
+    (lambda w: np.log(w - 0.3), "not_finite", "inf か nan"),
+    (lambda w: 2 * np.log(w), "wrong_values", "元の重みに戻るはず"),
+    (lambda w: None, "no_return", "return"),
+])
+def test_other_wrong_scores_say_what_was_expected(fn, mistake, words):
+    with pytest.raises(CheckFailed, match=words) as info:
+        checks.check_scores_from_weights(fn)
+    assert info.value.mistake == mistake
+
+
+def test_the_weights_asked_about_are_weights():
+    for hidden in (False, True):
+        for (w,) in _scores_from_weights_cases(hidden):
+            assert np.all(w > 0) and np.isclose(w.sum(), 1.0)

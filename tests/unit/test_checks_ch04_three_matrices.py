@@ -7,8 +7,8 @@ from helpers import checks
 from helpers.checks import QUESTION_MATRIX, CheckFailed
 
 
-def faces(x, W_Q, W_K, W_V):
-    return x @ W_Q, x @ W_K, x @ W_V
+def faces(x, W_Q_saved, W_K_saved, W_V_saved):
+    return x @ W_Q_saved.T, x @ W_K_saved.T, x @ W_V_saved.T
 
 
 def crash(x, W_Q, W_K, W_V):
@@ -17,19 +17,20 @@ def crash(x, W_Q, W_K, W_V):
 
 def test_right_faces_pass(capsys):
     checks.check_three_faces(faces)
-    assert capsys.readouterr().out.startswith("✓ 正解です")
+    checks.check_three_faces(lambda x, *Ws: tuple((W @ x.T).T for W in Ws))  # the column style, turned back
+    assert capsys.readouterr().out.count("✓ 正解です") == 2
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda x, a, b, c: (a @ x.T, b @ x.T, c @ x.T), "W @ x.T"),
-    (lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), "x @ W.T"),
-    (crash, "エラーで止まりました.*掛ける順番と形"),
+    (lambda x, a, b, c: (a @ x.T, b @ x.T, c @ x.T), "縦一列"),
+    (lambda x, a, b, c: (x @ a, x @ b, x @ c), "そのまま右からかけた x @ W"),
+    (crash, "エラーで止まりました.*かける順番と、行列の形"),
     (lambda x, a, b, c: (x * a, x * b, x * c), "成分ごとの掛け算"),
-    (lambda x, a, b, c: (x[0] @ a, x[0] @ b, x[0] @ c), "1 次元"),
-    (lambda x, a, b, c: (x @ b, x @ a, x @ c), "q のところに k"),
-    (lambda x, a, b, c: (x @ a, x @ b), "3 つの配列"),
-    (lambda x, a, b, c: (x @ a, x @ b, 2 * (x @ c)), "v の値が違います"),
-    (lambda x, a, b, c: (x @ a, x @ b, np.ones((2, 2))), "v の形が違います"),
+    (lambda x, a, b, c: (x[0] @ a.T, x[0] @ b.T, x[0] @ c.T), "1 次元"),
+    (lambda x, a, b, c: (x @ b.T, x @ a.T, x @ c.T), "q のところに k"),
+    (lambda x, a, b, c: (x @ a.T, x @ b.T), "3 つの配列"),
+    (lambda x, a, b, c: (x @ a.T, x @ b.T, 2 * (x @ c.T)), "v の値が違います"),
+    (lambda x, a, b, c: (x @ a.T, x @ b.T, np.ones((2, 2))), "v の形が違います"),
     (lambda x, a, b, c: None, "return を書き忘れて"),
     ("three_faces", "関数を渡して"),
 ])
@@ -38,17 +39,27 @@ def test_each_faces_mistake_gets_its_hint(fn, hint):
         checks.check_three_faces(fn)
 
 
-@pytest.mark.parametrize("W", [QUESTION_MATRIX, [[0, 0.5], [1, 0]], np.array([[0, 0.5], [1, 0]])])
+def test_the_saved_matrices_are_the_books_transposed():
+    """Each case hands over (d_k × d_model) matrices: x @ W fails on every case but the square one."""
+    from helpers.checks.ch04_three_matrices import _face_cases
+    for hidden in (False, True):
+        for x, *Ws in _face_cases(hidden):
+            assert all(W.shape[1] == x.shape[1] for W in Ws)
+        assert any(W.shape[0] != W.shape[1] for _, *Ws in _face_cases(hidden) for W in Ws)
+
+
+@pytest.mark.parametrize("W", [QUESTION_MATRIX, [[-1, 0.5, 1], [1, 0, 1]], np.array([[-1, 0.5, 1], [1, 0, 1]])])
 def test_right_question_matrix_passes(W, capsys):
     checks.check_question_matrix(W)
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 
 @pytest.mark.parametrize("W, hint", [
-    (QUESTION_MATRIX.T, "転置"), (QUESTION_MATRIX[:, ::-1], "入れ替わって"),
-    ([[1.0, 0.0], [0.0, 0.5]], "1 成分めに甘さ"), ([[0.0, 0.5, 0.0], [1.0, 0.0, 0.0]], r"\(2, 2\)"),
-    (None, "まだ W_mine"), ([[np.nan, 0], [1, 0]], "NaN"), ("W", "数を並べた 2 行 2 列"), (np.array([[...], [...]]), "まだ ... が残って"),
-    ([[1.0, 1.0], [1.0, 1.0]], "カレー"),
+    (QUESTION_MATRIX.T, "転置"), (QUESTION_MATRIX[:, [1, 0, 2]], "1 成分めと 2 成分めが入れ替わって"),
+    (QUESTION_MATRIX[::-1], "甘さの行と辛さの行が入れ替わって"), ([[1.0, 0.5, 1.0], [-1.0, 0.0, 1.0]], "符号が逆"),
+    ([[0.0, 0.5], [1.0, 0.0]], r"\(2, 3\)"),
+    (None, "まだ W_mine"), ([[np.nan, 0, 0], [1, 0, 0]], "NaN"), ("W", "数を並べた配列"), (np.array([[...], [...]]), "まだ ... が残って"),
+    ([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], "カレー"),
 ])
 def test_each_question_matrix_mistake_gets_its_hint(W, hint):
     with pytest.raises(CheckFailed, match=hint):
@@ -58,7 +69,7 @@ def test_each_question_matrix_mistake_gets_its_hint(W, hint):
 def test_transposed_hint_does_not_give_the_answer_away():
     with pytest.raises(CheckFailed) as err:
         checks.check_question_matrix(QUESTION_MATRIX.T)
-    assert "(0, 0.5)" not in str(err.value) and "(1, 0)" not in str(err.value)
+    assert "-1" not in str(err.value) and "0.5" not in str(err.value)
 
 
 @pytest.mark.parametrize("answer", [
@@ -85,7 +96,7 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     checks.check_three_faces(faces, hidden=True)
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
-        checks.check_three_faces(lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T), hidden=True)
+        checks.check_three_faces(lambda x, a, b, c: (x @ a, x @ b, x @ c), hidden=True)
 
 
 def test_hidden_question_matrix_test():
@@ -99,8 +110,8 @@ GLOBAL_W_Q = np.eye(2)
 
 
 @pytest.mark.parametrize("fn, unused", [
-    (lambda x_in, W_Q, W_K, W_V: (GLOBAL_X @ W_Q, GLOBAL_X @ W_K, GLOBAL_X @ W_V), "引数の x を変えても"),
-    (lambda x, W_Q, W_K, W_V: (x @ GLOBAL_W_Q, x @ W_K, x @ W_V), "引数の W_Q を変えても"),
+    (lambda x_in, W_Q, W_K, W_V: (GLOBAL_X @ W_Q.T, GLOBAL_X @ W_K.T, GLOBAL_X @ W_V.T), "引数の x を変えても"),
+    (lambda x, W_Q, W_K, W_V: (x @ GLOBAL_W_Q.T, x @ W_K.T, x @ W_V.T), "引数の W_Q_saved を変えても"),
 ])
 def test_a_function_that_reads_the_notebooks_variables_is_told_so(fn, unused):
     with pytest.raises(CheckFailed, match=unused):
@@ -109,19 +120,19 @@ def test_a_function_that_reads_the_notebooks_variables_is_told_so(fn, unused):
 
 def test_an_ordinary_wrong_value_is_not_blamed_on_global_variables():
     with pytest.raises(CheckFailed) as info:
-        checks.check_three_faces(lambda x, W_Q, W_K, W_V: (x @ W_Q + 1, x @ W_K, x @ W_V))
+        checks.check_three_faces(lambda x, W_Q, W_K, W_V: (x @ W_Q.T + 1, x @ W_K.T, x @ W_V.T))
     assert "引数" not in str(info.value)
 
 
 def test_three_faces_refuses_helpers_qkv_as_the_text_says():
     import helpers
     with pytest.raises(CheckFailed, match=r"helpers\.qkv を使っています"):
-        checks.check_three_faces(lambda x, *Ws: helpers.qkv(x, *Ws))
+        checks.check_three_faces(lambda x, *Ws: helpers.qkv(x, *(W.T for W in Ws)))
 
 
 def test_w_mine_fallback_does_not_spell_out_the_matrix():
     with pytest.raises(CheckFailed) as info:
-        checks.check_question_matrix(np.array([[2.0, 1.0], [1.0, 2.0]]))
+        checks.check_question_matrix(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0]]))
     message = str(info.value)
     assert "のはずが" in message or "になるはずが" in message
     assert "0·甘さ" not in message and "0.5·甘さ" not in message and "並べて" not in message

@@ -1,4 +1,5 @@
-"""Chapter 04's exercises: the three faces of one word, a hand-made W_Q, and the shape of Q."""
+"""Chapter 04's exercises: the three faces of one word from a library's saved matrices, a hand-made
+2 × 3 W_Q, the shape of Q, and undoing W_Q."""
 
 from __future__ import annotations
 
@@ -9,27 +10,30 @@ import numpy as np
 from ..data import foods
 from . import _base
 
-#: Chapter 04, exercise 2: q = (spiciness, half the sweetness), for q = x @ W.
-QUESTION_MATRIX = np.array([[0.0, 0.5],
-                            [1.0, 0.0]])
+#: Chapter 04, 練習 3: q = (spiciness − sweetness, half the sweetness, sweetness + spiciness),
+#: for q = x @ W: a d_model × d_k = 2 × 3 matrix.
+QUESTION_MATRIX = np.array([[-1.0, 0.5, 1.0],
+                            [1.0, 0.0, 1.0]])
 
 
 def _face_cases(hidden: bool = False):
-    """(x, W_Q, W_K, W_V): a square case (a transposed W shows), a d_k = 3 case (W @ x fails) and
-    a word of three components (d_model = 3), as the hidden test has; `hidden`: two the notebook
-    never shows."""
+    """(x, W_Q, W_K, W_V) with each W as a library saves it, (d_k × d_model), the transpose of the
+    book's: a square case (the book's own x @ W runs and is wrong), a d_k = 3 case (x @ W fails)
+    and a word of three components (d_model = 3), as the hidden test has; `hidden`: two the
+    notebook never shows."""
     if hidden:
-        return _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
-                                  ((1, 3), (3, 3), (3, 3), (3, 3)))
+        cases = _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
+                                   ((1, 3), (3, 3), (3, 3), (3, 3)))
+        return [(x, *(W.T for W in Ws)) for x, *Ws in cases]
     x = np.array([[0.3, 1.8]])
-    square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]), np.array([[1.5, 0.2], [0.0, 0.5]]),
-              np.array([[1.0, 0.0], [0.8, 1.0]]))
-    wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]),
-            np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]),
-            np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]))
-    deep = (np.array([[1.5, -0.5, 0.875]]), np.array([[0.5, 1.0], [0.0, -1.0], [2.0, 0.25]]),
-            np.array([[1.0, 0.5, 0.0, 1.0], [0.2, 0.0, 1.0, -1.0], [0.0, 1.0, 0.5, 0.0]]),
-            np.array([[0.0, 1.0, 0.4], [1.0, 0.0, 0.0], [0.5, -0.5, 1.0]]))
+    square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]).T, np.array([[1.5, 0.2], [0.0, 0.5]]).T,
+              np.array([[1.0, 0.0], [0.8, 1.0]]).T)
+    wide = (np.array([[2.0, 0.2]]), np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.0]]).T,
+            np.array([[0.0, 1.0, 1.0], [1.0, -1.0, 0.5]]).T,
+            np.array([[0.3, 0.0, 2.0], [0.0, 1.0, -0.4]]).T)
+    deep = (np.array([[1.5, -0.5, 0.875]]), np.array([[0.5, 1.0], [0.0, -1.0], [2.0, 0.25]]).T,
+            np.array([[1.0, 0.5, 0.0, 1.0], [0.2, 0.0, 1.0, -1.0], [0.0, 1.0, 0.5, 0.0]]).T,
+            np.array([[0.0, 1.0, 0.4], [1.0, 0.0, 0.0], [0.5, -0.5, 1.0]]).T)
     return [square, wide, deep]
 
 
@@ -44,7 +48,7 @@ def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, fa
             return other.shape == got.shape and np.array_equal(other, got)
         except Exception:  # noqa: BLE001 (any failure means: not the same answer)
             return False
-    unused = [name for name, args in (("x", (x + 1.0, *Ws)), (f"W_{'QKV'[face]}", (x, *(2.0 * W for W in Ws))))
+    unused = [name for name, args in (("x", (x + 1.0, *Ws)), (f"W_{'QKV'[face]}_saved", (x, *(2.0 * W for W in Ws))))
               if same_answer(*args)]
     if not unused:
         return ""
@@ -54,16 +58,19 @@ def _unused_arguments(fn: Callable, x: np.ndarray, Ws: list, got: np.ndarray, fa
 
 @_base.exercise
 def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 04: `fn(x, W_Q, W_K, W_V)` returns the three faces `(q, k, v)` of one word."""
+    """Chapter 04: `fn(x, W_Q_saved, W_K_saved, W_V_saved)` returns the three faces `(q, k, v)` of
+    one word from matrices saved as a library saves them, (d_k × d_model): q = x @ W_Q_saved.T."""
     names = ("q", "k", "v")
     for x, *Ws in _face_cases(hidden):
         got = _base.three_arrays(
-            _base.call_learner(fn, x, *Ws, what="three_faces", call="three_faces(x, W_Q, W_K, W_V)",
-                               on_error=f"x は {x.shape}、W_Q は {Ws[0].shape} です。掛ける順番と形を"
-                                        "「行列を一つかける」の節で見直しましょう。", forbid=("project", "qkv")),
+            _base.call_learner(fn, x, *Ws, what="three_faces",
+                               call="three_faces(x, W_Q_saved, W_K_saved, W_V_saved)",
+                               on_error=f"x は {x.shape}、W_Q_saved は {Ws[0].shape}(出る次元 d_k × 入る次元 d_model)"
+                                        "です。かける順番と、行列の形が何を表すかを見比べましょう。",
+                               forbid=("project", "qkv")),
             "three_faces", "(q, k, v)",
         )
-        want = [x @ W for W in Ws]
+        want = [x @ W.T for W in Ws]
         if all(_base.same(g, want[0]) for g in got):
             _base.fail("q, k, v の三つとも q と同じ値です。k と v は、それぞれ別の行列を掛けて作ります。",
                        mistake="one_matrix_thrice")
@@ -79,16 +86,16 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                 _base.fail(f"{name} の値は合っていますが、shape {g.shape} の 1 次元の配列です。"
                            f"この本では 1 語も 1×d_k の横一列(shape {w.shape})で扱います。"
                            "どこで 1 次元になったか、途中の形を print して確かめましょう。", mistake="flat")
+            if g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
+                _base.fail(f"{name} の値は合っていますが、縦一列(shape {g.shape})です。保存された行列を左から"
+                           "縦ベクトルにかける流儀です。この本では 1 語は 1×d_k の横一列(shape "
+                           f"{w.shape})で返します。", mistake="column_convention")
             square = W.shape[0] == W.shape[1]
-            if square and g.shape == (W.shape[0], 1) and np.allclose(g, W @ x.T):
-                _base.fail(f"{name} が W @ x.T(縦ベクトルに左から掛ける流儀)で計算されています。"
-                           "この本は行ベクトルの流儀です(「行列を一つかける」の節)。W が正方行列だと計算は"
-                           "できてしまいますが、値は W を転置して掛けたものになり、違ってきます。",
-                           mistake="column_convention")
-            if square and g.shape == w.shape and np.allclose(g, x @ W.T):
-                _base.fail(f"{name} が x @ W.T(または (W @ x.T).T)、つまり W を転置して掛けたものに"
-                           "なっています。「W の読み方」の節で、W の行と列が何を表すかを見直しましょう。",
-                           mistake="transposed")
+            if square and g.shape == w.shape and np.allclose(g, x @ W):
+                _base.fail(f"{name} が、保存された行列をそのまま右からかけた x @ W になっています。形が正方形なので"
+                           "計算はできてしまいますが、保存された行列は (出る次元, 入る次元) の形で、この本の "
+                           "W (入る次元, 出る次元) とは行と列の役目が逆です。保存された行列の 1 行めは何を"
+                           "表しているでしょう。", mistake="book_layout")
             if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
                 _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。",
                            mistake="elementwise")
@@ -98,25 +105,31 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             if unused:
                 _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
             _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
-    _base.passed("三つの行列を掛けると、一本の x から三つの顔 q, k, v ができました。", quiet=hidden)
+    _base.passed("保存された (出る次元 × 入る次元) の行列から、この本の流儀の横一列の三つの顔 q, k, v が"
+                 "できました。", quiet=hidden)
 
 
 @_base.exercise
 def check_question_matrix(W, *, hidden: bool = False) -> None:
-    """Chapter 04: a 2×2 W_Q with q₁ = spiciness and q₂ = half the sweetness (q = x @ W_Q)."""
+    """Chapter 04: a 2 × 3 W_Q with q₁ = spiciness − sweetness, q₂ = half the sweetness and
+    q₃ = sweetness + spiciness (q = x @ W_Q)."""
     if W is None:
-        _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …], […, …]])` の形で、"
-                   "2 行 2 列の数を書いてから実行しましょう。", mistake="no_answer")
+        _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …, …], […, …, …]])` の形で、"
+                   "数を書いてから実行しましょう。", mistake="no_answer")
     try:
         arr = np.asarray(W, dtype=float)
     except (TypeError, ValueError):
         if any(v is Ellipsis for v in np.asarray(W, dtype=object).ravel()):
             _base.fail("W_mine にまだ ... が残っています。... のところを数に書き換えて、"
-                       "np.array([[1 行め], [2 行め]]) の 2 行 2 列にしましょう。", mistake="ellipsis")
-        _base.fail(f"W_mine は数を並べた 2 行 2 列の配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。",
+                       "np.array([[1 行め], [2 行め]]) にしましょう。", mistake="ellipsis")
+        _base.fail(f"W_mine は数を並べた配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。",
                    mistake="not_numbers")
-    if arr.shape != (2, 2):
-        _base.fail(f"W_mine の形は (2, 2) です(入力 d_model = 2 → 出力 d_k = 2)。shape {arr.shape} が来ました。",
+    if arr.shape == QUESTION_MATRIX.T.shape:
+        _base.fail(f"W_mine の形が {arr.shape} です。q = x W_mine の W_mine は (x の成分の数, q の成分の数) の形でした。"
+                   "行と列の役目を「W の読み方:各行は「行き先」」の節で見直しましょう(行と列を入れ替えた、"
+                   "転置の形になっています)。", mistake="transposed")
+    if arr.shape != QUESTION_MATRIX.shape:
+        _base.fail(f"W_mine の形は (2, 3) です(入る次元 d_model = 2 → 出る次元 d_k = 3)。shape {arr.shape} が来ました。",
                    mistake="wrong_shape")
     if not np.all(np.isfinite(arr)):
         _base.fail("W_mine に NaN か inf が入っています。有限の数だけにしましょう。", mistake="not_finite")
@@ -127,23 +140,23 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     want = X @ QUESTION_MATRIX
     got = X @ arr
     if np.allclose(got, want):
-        _base.passed("1 行めは「甘さがどこへ行くか」、2 行めは「辛さがどこへ行くか」を書いた表です。", quiet=hidden)
+        _base.passed("1 行めは「甘さ 1 がどこへ行くか」、2 行めは「辛さ 1 がどこへ行くか」、各列が q の"
+                     "一つの成分です。", quiet=hidden)
         return
-    if np.allclose(arr, QUESTION_MATRIX.T):
-        _base.fail("W_mine が、求める行列の転置(行と列を入れ替えたもの)になっています。"
-                   "「W の読み方:各行は「行き先」」の節で、W の 1 行めが何を表すかを見直しましょう。",
-                   mistake="transposed")
-    if np.allclose(arr, QUESTION_MATRIX[:, ::-1]):
+    if np.allclose(arr, QUESTION_MATRIX[::-1]):
+        _base.fail("甘さの行と辛さの行が入れ替わっています。W の 1 行めは、x の 1 成分め(甘いもの好き度)の"
+                   "行き先でした。", mistake="rows_swapped")
+    if np.allclose(arr, QUESTION_MATRIX[:, [1, 0, 2]]):
         _base.fail("q の 1 成分めと 2 成分めが入れ替わっています。問題文で、q の各成分に何が入るかを"
                    "見直しましょう。", mistake="components_swapped")
-    if np.allclose(arr, [[1.0, 0.0], [0.0, 0.5]]):
-        _base.fail("q の 1 成分めに甘さ、2 成分めに辛さの半分が入っています。問題文で、q の 1 成分めと "
-                   "2 成分めにそれぞれ何が入るかを見直しましょう。", mistake="sweet_first")
+    if np.allclose(arr[:, 1:], QUESTION_MATRIX[:, 1:]) and np.allclose(arr[:, 0], -QUESTION_MATRIX[:, 0]):
+        _base.fail("q の 1 成分めの符号が逆です(甘さから辛さを引いています)。引く向きを見直しましょう。",
+                   mistake="sign")
     differs = ~np.isclose(got, want).all(axis=1)
     row = 2 if differs[2] else int(np.argmax(differs))  # カレー (the third) if its q differs
     food = "" if hidden else foods().words[row]
     _base.fail(f"たとえば{food} x = {X[row].tolist()} では、{_base.first_difference(want[row], got[row], 'q')}"
-               "(W_mine は 2 × 2、q は 1 × 2)。", mistake="wrong_values")
+               "(W_mine は 2 × 3、q は 1 × 3)。", mistake="wrong_values")
 
 
 @_base.exercise
