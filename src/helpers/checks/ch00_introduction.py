@@ -1,4 +1,4 @@
-"""Chapter 00's exercises: the first softmax, and the shape of a product."""
+"""Chapter 00's exercises: the first softmax, the shape of a product, and scores back from weights."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..attention import softmax
 from . import _base
 
 #: Chapter 00: the hint for each typical mistake in `to_weights(scores)`.
@@ -110,12 +111,9 @@ def _scores_from_weights_variants(w: np.ndarray) -> dict[str, np.ndarray]:
 def _scores_from_weights_cases(hidden: bool = False) -> list[tuple[np.ndarray]]:
     """Weights of three and of five words (three or more decimals), as the hidden test has;
     `hidden`: the weights of a 5- and a 3-score case the notebook never shows."""
-    def weights(s):
-        e = np.exp(s - s.max())
-        return e / e.sum()
     if hidden:
-        return [(weights(s),) for (s,) in _base.hidden_cases("scores_from_weights", ((5,),), ((3,),))]
-    return [(np.array([0.5, 0.25, 0.25]),), (weights(np.array([0.5, -1.0, 3.0, 0.0, 1.25])),)]
+        return [(softmax(s),) for (s,) in _base.hidden_cases("scores_from_weights", ((5,),), ((3,),))]
+    return [(np.array([0.5, 0.25, 0.25]),), (softmax(np.array([0.5, -1.0, 3.0, 0.0, 1.25])),)]
 
 
 @_base.exercise
@@ -132,8 +130,7 @@ def check_scores_from_weights(fn: Callable, *, hidden: bool = False) -> None:
         if not np.all(np.isfinite(got)):
             _base.fail(f"{call} の得点に inf か nan が入っています({np.round(got, 3)})。有限の数の得点を返しましょう。",
                        mistake="not_finite")
-        e = np.exp(got - got.max())
-        back = e / e.sum()
+        back = softmax(got)
         if _base.same(back, w):
             continue
         centred = {name: v - v.mean() for name, v in _scores_from_weights_variants(w).items()}
