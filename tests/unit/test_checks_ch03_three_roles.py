@@ -37,6 +37,8 @@ MISTAKES = {
     "swapped": lambda Q, K: reference.softmax(K @ Q.T),
     "transposed": lambda Q, K: softmax_cols(K @ Q.T),
     "scaled": lambda Q, K: reference.softmax(Q @ K.T / np.sqrt(Q.shape[1])),
+    "column_max": lambda Q, K: (lambda e: e / e.sum(axis=1, keepdims=True))(
+        np.exp(Q @ K.T - (Q @ K.T).max(axis=0, keepdims=True))),
 }
 
 

@@ -36,6 +36,9 @@ PARTY_HINTS = {
                 "nan が出ています。あふれを防ぐ一歩は、問題文が指す第 0 章の練習 1 の前置きにあります。それを表の各行に当てはめましょう。",
     "clipped": "得点を np.clip などで切り詰めていませんか? あふれはしませんが、切り詰められた得点どうしが"
                "同じ値になり、一番の相手が分からなくなります。あふれを防ぐ一歩は、問題文が指す第 0 章の練習 1 の前置きにあります。",
+    "column_max": "各列の最大値(axis=0)を引いています。列の最大値は、同じ行の中でもマスごとに違う数なので、"
+                  "引くと行の中の得点の差が変わり、重みも変わってしまいます。同じ数を引いても重みが変わらないのは、"
+                  "一行(探す人ひとり)の中で同じ数を引くときです。",
     "global_max": "表全体の最大値 S.max() を引いています。あふれはしませんが、一番大きい得点が表全体の"
                   "最大値よりずっと小さい行では、exp が全部 0 に(アンダーフロー)なり、0 / 0 で nan に"
                   "なります。同じ数を引いても重みが変わらないのは、一行(探す人ひとり)の中で同じ数を引くときです。何の最大値を引くかを考え直しましょう。",
@@ -71,7 +74,8 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
         variants["stable_unnormalised:whole_max"] = e
         # Right on ordinary scores; on huge ones, nan where exp overflows, or where a whole row
         # underflows to 0 after the table's maximum is taken away: named only when they differ.
-        for name, top in (("overflow", raw), ("global_max", e)):
+        by_column = np.exp(S - S.max(axis=0, keepdims=True))
+        for name, top in (("overflow", raw), ("global_max", e), ("column_max", by_column)):
             if not _base.same(top / top.sum(axis=1, keepdims=True), variants["right"]):
                 variants[name] = top / top.sum(axis=1, keepdims=True)
         for limit in (100, 500, 700, 709):  # scores cut at exp's range: two cut ones tie
