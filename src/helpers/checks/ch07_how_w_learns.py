@@ -133,7 +133,7 @@ def check_learning_rate_prediction(answer) -> None:
 GRAD_W_K_HINTS = {
     "X_q": "見出し K を作ったのは X_kv です。K = X_kv W_K の段を逆にたどるので、dW_K は X_kv の転置から"
            "作ります(問いを作った X_q ではありません)。",
-    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dP = Mᵀ dY で得た "
+    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dG = Fᵀ dY で得た "
             "d(Kᵀ) を転置したもの、dK = dSᵀ Q / √d_k でした(「勾配を求める」の節)。",
     "Q_formula": "問いの側の式 dQ = dS K / √d_k を使っています。欲しいのは見出しの側の勾配 dK です。",
     "with_K": "dK を K から作っています。S = Q Kᵀ の K の相手は Q なので、dK は dSᵀ と Q の積です。",
