@@ -170,7 +170,7 @@ CASES = [
     *[("gradient_step", checks.check_gradient_step, n, from_table(checks.gradient_step_variants, n))
       for n in names(checks.gradient_step_variants, W5, X5, X5 @ W5, 0.1)],
     *[("causal_attention", checks.check_causal_attention, n, from_table(ch08._causal_variants, n, pair=True))
-      for n in names(ch08._causal_variants, Q4, K4, V4)],
+      for n in sorted({*names(ch08._causal_variants, Q4, K4, V4), *names(ch08._causal_variants, Q4[:2], K4, V4)})],
     *[("multi_head", checks.check_multi_head, n, from_table(checks.multi_head_variants, n))
       for n in names(checks.multi_head_variants, X5[:, :2], *(rng.normal(size=(2, 4)),) * 3,
                      rng.normal(size=(4, 2)), 2)],
@@ -309,14 +309,19 @@ def _einsum_three_times(X, a, b, c):
 
 
 def _causal(Q, K, V, mask, after=None):
-    n = Q.shape[0]
+    """`mask(S, n_q, n_k)`: the scores as the learner hides them (the queries are the last n_q of
+    the n_k words)."""
     S = Q @ K.T / np.sqrt(Q.shape[1])
-    w = reference.softmax(mask(S, n))
+    w = reference.softmax(mask(S, Q.shape[0], K.shape[0]))
     return w @ V, w
 
 
+def _upper(n_q, n_k, value=-np.inf, k=1):
+    return np.triu(np.full((n_q, n_k), value), k=k + n_k - n_q)
+
+
 def _right_causal(Q, K, V):
-    return _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=1))
+    return _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k))
 
 
 ISSUE_MISTAKES = [
@@ -345,11 +350,11 @@ ISSUE_MISTAKES = [
     ("causal_attention", checks.check_causal_attention, "weights_transposed",
      lambda Q, K, V: (_right_causal(Q, K, V)[0], _right_causal(Q, K, V)[1].T), "transposed_weights"),
     ("causal_attention", checks.check_causal_attention, "mask_multiplied",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S * np.tril(np.ones((n, n)))), "mask_multiplied"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S * (_upper(n_q, n_k) == 0)), "mask_multiplied"),
     ("causal_attention", checks.check_causal_attention, "mask_minus_10",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -10.0), k=1)), "mask_finite"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, -10.0)), "mask_finite"),
     ("causal_attention", checks.check_causal_attention, "triu_k2",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=2)), "mask_shifted"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, k=2)), "mask_shifted"),
     ("causal_attention", checks.check_causal_attention, "weights_rounded",
      lambda Q, K, V: (_right_causal(Q, K, V)[0], np.round(_right_causal(Q, K, V)[1], 3)), "rounded"),
     ("causal_attention", checks.check_causal_attention, "heads_masked_softmax",

@@ -36,9 +36,15 @@ def _rows(S, f):
 
 
 def _causal_weights(Q, K, mask_value=-np.inf, scale=True, k=1):
-    n = Q.shape[0]
+    """The queries are the last n_q of the n_k words: query i is word n_k − n_q + i."""
+    n_q, n_k = Q.shape[0], K.shape[0]
     S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1.0)
-    return SOFTMAX(S + np.triu(np.full((n, n), mask_value), k=k))
+    return SOFTMAX(S + np.triu(np.full((n_q, n_k), mask_value), k=k + n_k - n_q))
+
+
+def _seen(Q, K):
+    """True where query i may look at key j (j ≤ its own word n_k − n_q + i)."""
+    return np.arange(len(K))[None, :] <= np.arange(len(Q))[:, None] + len(K) - len(Q)
 
 
 def _heads_loop(X, W_Q, W_K, W_V, W_O, h, root=None, merge=np.hstack):
@@ -159,14 +165,20 @@ ATTEMPTS = [
     # chapter 08: causal_attention(Q, K, V)
     ("causal_attention", checks.check_causal_attention, "mask of -1e9", True,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9))),
-    ("causal_attention", checks.check_causal_attention, "np.where on tril", True,
-     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(np.where(np.tril(np.ones((len(Q), len(Q)))) > 0,
-                                                            Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)))),
+    ("causal_attention", checks.check_causal_attention, "np.where on the positions", True,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(np.where(_seen(Q, K), Q @ K.T / np.sqrt(Q.shape[1]),
+                                                            -np.inf)))),
+    ("causal_attention", checks.check_causal_attention, "the chapter's n × n mask", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])
+                                                    + np.triu(np.full((len(Q), len(Q)), -np.inf), k=1)))),
+    ("causal_attention", checks.check_causal_attention, "queries as the first words", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])
+                                                    + np.triu(np.full((len(Q), len(K)), -np.inf), k=1)))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
      lambda Q, K, V: (lambda w: (w @ V, w))((lambda z: z / z.sum(axis=1, keepdims=True))(
-         SOFTMAX(Q @ K.T) * np.tril(np.ones((len(Q), len(Q))))))),
+         SOFTMAX(Q @ K.T) * _seen(Q, K)))),
     ("causal_attention", checks.check_causal_attention, "mask of -1", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1.0))),
     # chapter 08: multi_head(X, W_Q, W_K, W_V, W_O, h)
