@@ -168,7 +168,7 @@ CASES = [
       for n in names(checks.attention_variants, Q4, K4, V4)],
     *[("attention", checks.check_attention, n, f) for n, f in output_mixups(attention_right).items()],
     *[("gradient_step", checks.check_gradient_step, n, from_table(checks.gradient_step_variants, n))
-      for n in names(checks.gradient_step_variants, W5, X5, X5 @ W5, 0.1)],
+      for n in names(checks.gradient_step_variants, W5, np.stack([X5, -X5]), np.stack([X5 @ W5, X5 @ W5 / 2]), 0.1)],
     *[("causal_attention", checks.check_causal_attention, n, from_table(ch08._causal_variants, n, pair=True))
       for n in sorted({*names(ch08._causal_variants, Q4, K4, V4), *names(ch08._causal_variants, Q4[:2], K4, V4)})],
     *[("multi_head", checks.check_multi_head, n, from_table(checks.multi_head_variants, n))
