@@ -92,17 +92,17 @@ FACES = {
     "flat": lambda x, *Ws: tuple(x[0] @ W for W in Ws),
 }
 
-CELL = {
-    "right": lambda X, W, i, j: X[i, :] @ W[:, j],
-    "row_off_by_one": lambda X, W, i, j: X[i - 1, :] @ W[:, j],
-    "col_off_by_one": lambda X, W, i, j: X[i, :] @ W[:, j - 1],
-    "row_of_W": lambda X, W, i, j: X[i, :] @ W[j, :],
-    "column_of_X": lambda X, W, i, j: X[:, i] @ W[:, j],
-    "swapped": lambda X, W, i, j: X[j, :] @ W[:, i],
-    "whole_product": lambda X, W, i, j: (X @ W)[i, j],
-    "no_sum": lambda X, W, i, j: X[i, :] * W[:, j],
-    "one_element_array": lambda X, W, i, j: np.array([X[i, :] @ W[:, j]]),
-    "rounded": lambda X, W, i, j: int(X[i, :] @ W[:, j]),
+CELL = {  # one cell of the scores Q Kᵀ: score_cell(Q, K, i, j)
+    "right": lambda Q, K, i, j: Q[i, :] @ K[j, :],
+    "row_off_by_one": lambda Q, K, i, j: Q[i - 1, :] @ K[j, :],
+    "col_off_by_one": lambda Q, K, i, j: Q[i, :] @ K[j - 1, :],
+    "column_of_K": lambda Q, K, i, j: Q[i, :] @ K[:, j],
+    "column_of_Q": lambda Q, K, i, j: Q[:, i] @ K[j, :],
+    "swapped": lambda Q, K, i, j: Q[j, :] @ K[i, :],
+    "whole_product": lambda Q, K, i, j: (Q @ K.T)[i, j],
+    "no_sum": lambda Q, K, i, j: Q[i, :] * K[j, :],
+    "one_element_array": lambda Q, K, i, j: np.array([Q[i, :] @ K[j, :]]),
+    "rounded": lambda Q, K, i, j: int(Q[i, :] @ K[j, :]),
 }
 
 def _cut(R, a):
@@ -334,7 +334,7 @@ ISSUE_MISTAKES = [
      "one_matrix_thrice"),
     ("three_faces", checks.check_three_faces, "global_W_K", lambda x, a, b, c: (x @ a, x @ W_K, x @ c),
      "global_variable"),
-    ("matmul_cell", checks.check_matmul_cell, "round_2", lambda X, W, i, j: round(float(X[i, :] @ W[:, j]), 2),
+    ("matmul_cell", checks.check_matmul_cell, "round_2", lambda Q, K, i, j: round(float(Q[i, :] @ K[j, :]), 2),
      "rounded"),
     ("fused_qkv", checks.check_fused_qkv, "cuts_typed", _cut_typed, "cut_misplaced"),
     ("fused_qkv", checks.check_fused_qkv, "np_array_copy", _three_products_on_a_copy, "several_products"),

@@ -121,14 +121,16 @@ ATTEMPTS = [
      lambda x, a, b, c: (x @ (a + b + c),) * 3),
     ("three_faces", checks.check_three_faces, "k and v swapped", False, lambda x, a, b, c: (x @ a, x @ c, x @ b)),
     ("three_faces", checks.check_three_faces, "the matrices returned", False, lambda x, a, b, c: (a, b, c)),
-    # chapter 05: cell(X, W, i, j)
+    # chapter 05: score_cell(Q, K, i, j), one cell of Q Kᵀ
     ("matmul_cell", checks.check_matmul_cell, "generator sum", True,
-     lambda X, W, i, j: sum(X[i, k] * W[k, j] for k in range(X.shape[1]))),
-    ("matmul_cell", checks.check_matmul_cell, "np.dot of row and column", True, lambda X, W, i, j: np.dot(X[i], W[:, j])),
-    ("matmul_cell", checks.check_matmul_cell, "one entry times one entry", False, lambda X, W, i, j: X[i, j] * W[i, j]),
-    ("matmul_cell", checks.check_matmul_cell, "sums multiplied", False, lambda X, W, i, j: X[i].sum() * W[:, j].sum()),
-    ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda X, W, i, j: X[i] @ W[:, j] + 1),
-    ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda X, W, i, j: round(X[i] @ W[:, j], 1)),
+     lambda Q, K, i, j: sum(Q[i, k] * K[j, k] for k in range(Q.shape[1]))),
+    ("matmul_cell", checks.check_matmul_cell, "np.dot of row and column of K.T", True,
+     lambda Q, K, i, j: np.dot(Q[i], K.T[:, j])),
+    ("matmul_cell", checks.check_matmul_cell, "the chapter's column copied", False, lambda Q, K, i, j: Q[i] @ K[:, j]),
+    ("matmul_cell", checks.check_matmul_cell, "one entry times one entry", False, lambda Q, K, i, j: Q[i, j] * K[j, i]),
+    ("matmul_cell", checks.check_matmul_cell, "sums multiplied", False, lambda Q, K, i, j: Q[i].sum() * K[j].sum()),
+    ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda Q, K, i, j: Q[i] @ K[j] + 1),
+    ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda Q, K, i, j: round(Q[i] @ K[j], 1)),
     # chapter 05: fused_qkv(X, W_Q, W_K, W_V)
     ("fused_qkv", checks.check_fused_qkv, "np.concatenate", True, lambda X, a, b, c: _fused(X, a, b, c, lambda m: np.concatenate(m, axis=1))),
     ("fused_qkv", checks.check_fused_qkv, "np.split at the widths", True,
@@ -391,7 +393,7 @@ TYPED = [
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
-               r"output|weights|cell|cosine|to_weights|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
+               r"output|weights|cell|score_cell|swapaxes|cosine|to_weights|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
                r"update_W_Q|causal_attention|multi_head|temperature|scores|lr|ravel|clip|einsum|matmul|dot|" \
                r"argmax|mean|copy|lambda|heads|masked_softmax)\b"
 
