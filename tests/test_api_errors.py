@@ -343,7 +343,7 @@ def _good_calls() -> dict:
         heads.train_heads: dict(task=_HEADS_TASK, params=heads_params, lr=0.1, steps=3, save_at=(0,)),
         checks.party_weight_variants: dict(Q=X, K=X),
         checks.attention_variants: dict(Q=X, K=X, V=X),
-        checks.gradient_step_variants: dict(W_Q=np.ones((2, 2)), X=X, dQ=np.ones((3, 2)), lr=0.5),
+        checks.gradient_step_variants: dict(W_Q=np.ones((2, 2)), X=np.stack([X, 2 * X]), dQ=np.ones((2, 3, 2)), lr=0.5),
         checks.multi_head_variants: dict(X=X, **fused, W_O=np.ones((4, 2)), h=2),
     }
 

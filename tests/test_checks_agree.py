@@ -92,17 +92,17 @@ FACES = {  # chapter 04's matrices come as a library saves them, (d_k × d_model
     "flat": lambda x, *Ws: tuple(x[0] @ W.T for W in Ws),
 }
 
-CELL = {
-    "right": lambda X, W, i, j: X[i, :] @ W[:, j],
-    "row_off_by_one": lambda X, W, i, j: X[i - 1, :] @ W[:, j],
-    "col_off_by_one": lambda X, W, i, j: X[i, :] @ W[:, j - 1],
-    "row_of_W": lambda X, W, i, j: X[i, :] @ W[j, :],
-    "column_of_X": lambda X, W, i, j: X[:, i] @ W[:, j],
-    "swapped": lambda X, W, i, j: X[j, :] @ W[:, i],
-    "whole_product": lambda X, W, i, j: (X @ W)[i, j],
-    "no_sum": lambda X, W, i, j: X[i, :] * W[:, j],
-    "one_element_array": lambda X, W, i, j: np.array([X[i, :] @ W[:, j]]),
-    "rounded": lambda X, W, i, j: int(X[i, :] @ W[:, j]),
+CELL = {  # one cell of the scores Q Kᵀ: score_cell(Q, K, i, j)
+    "right": lambda Q, K, i, j: Q[i, :] @ K[j, :],
+    "row_off_by_one": lambda Q, K, i, j: Q[i - 1, :] @ K[j, :],
+    "col_off_by_one": lambda Q, K, i, j: Q[i, :] @ K[j - 1, :],
+    "column_of_K": lambda Q, K, i, j: Q[i, :] @ K[:, j],
+    "column_of_Q": lambda Q, K, i, j: Q[:, i] @ K[j, :],
+    "swapped": lambda Q, K, i, j: Q[j, :] @ K[i, :],
+    "whole_product": lambda Q, K, i, j: (Q @ K.T)[i, j],
+    "no_sum": lambda Q, K, i, j: Q[i, :] * K[j, :],
+    "one_element_array": lambda Q, K, i, j: np.array([Q[i, :] @ K[j, :]]),
+    "rounded": lambda Q, K, i, j: int(Q[i, :] @ K[j, :]),
 }
 
 def _cut(R, a):
@@ -171,9 +171,9 @@ CASES = [
       for n in names(checks.attention_variants, Q4, K4, V4)],
     *[("attention", checks.check_attention, n, f) for n, f in output_mixups(attention_right).items()],
     *[("gradient_step", checks.check_gradient_step, n, from_table(checks.gradient_step_variants, n))
-      for n in names(checks.gradient_step_variants, W5, X5, X5 @ W5, 0.1)],
+      for n in names(checks.gradient_step_variants, W5, np.stack([X5, -X5]), np.stack([X5 @ W5, X5 @ W5 / 2]), 0.1)],
     *[("causal_attention", checks.check_causal_attention, n, from_table(ch08._causal_variants, n, pair=True))
-      for n in names(ch08._causal_variants, Q4, K4, V4)],
+      for n in sorted({*names(ch08._causal_variants, Q4, K4, V4), *names(ch08._causal_variants, Q4[:2], K4, V4)})],
     *[("multi_head", checks.check_multi_head, n, from_table(checks.multi_head_variants, n))
       for n in names(checks.multi_head_variants, X5[:, :2], *(rng.normal(size=(2, 4)),) * 3,
                      rng.normal(size=(4, 2)), 2)],
@@ -313,14 +313,19 @@ def _einsum_three_times(X, a, b, c):
 
 
 def _causal(Q, K, V, mask, after=None):
-    n = Q.shape[0]
+    """`mask(S, n_q, n_k)`: the scores as the learner hides them (the queries are the last n_q of
+    the n_k words)."""
     S = Q @ K.T / np.sqrt(Q.shape[1])
-    w = reference.softmax(mask(S, n))
+    w = reference.softmax(mask(S, Q.shape[0], K.shape[0]))
     return w @ V, w
 
 
+def _upper(n_q, n_k, value=-np.inf, k=1):
+    return np.triu(np.full((n_q, n_k), value), k=k + n_k - n_q)
+
+
 def _right_causal(Q, K, V):
-    return _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=1))
+    return _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k))
 
 
 ISSUE_MISTAKES = [
@@ -335,7 +340,7 @@ ISSUE_MISTAKES = [
      "global_variable"),
     ("three_faces", checks.check_three_faces, "saved_matrix_used_as_the_books",
      lambda x, a, b, c: (x @ a, x @ b, x @ c), "book_layout"),
-    ("matmul_cell", checks.check_matmul_cell, "round_2", lambda X, W, i, j: round(float(X[i, :] @ W[:, j]), 2),
+    ("matmul_cell", checks.check_matmul_cell, "round_2", lambda Q, K, i, j: round(float(Q[i, :] @ K[j, :]), 2),
      "rounded"),
     ("fused_qkv", checks.check_fused_qkv, "cuts_typed", _cut_typed, "cut_misplaced"),
     ("fused_qkv", checks.check_fused_qkv, "np_array_copy", _three_products_on_a_copy, "several_products"),
@@ -351,11 +356,11 @@ ISSUE_MISTAKES = [
     ("causal_attention", checks.check_causal_attention, "weights_transposed",
      lambda Q, K, V: (_right_causal(Q, K, V)[0], _right_causal(Q, K, V)[1].T), "transposed_weights"),
     ("causal_attention", checks.check_causal_attention, "mask_multiplied",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S * np.tril(np.ones((n, n)))), "mask_multiplied"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S * (_upper(n_q, n_k) == 0)), "mask_multiplied"),
     ("causal_attention", checks.check_causal_attention, "mask_minus_10",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -10.0), k=1)), "mask_finite"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, -10.0)), "mask_finite"),
     ("causal_attention", checks.check_causal_attention, "triu_k2",
-     lambda Q, K, V: _causal(Q, K, V, lambda S, n: S + np.triu(np.full((n, n), -np.inf), k=2)), "mask_shifted"),
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, k=2)), "mask_shifted"),
     ("causal_attention", checks.check_causal_attention, "weights_rounded",
      lambda Q, K, V: (_right_causal(Q, K, V)[0], np.round(_right_causal(Q, K, V)[1], 3)), "rounded"),
     ("causal_attention", checks.check_causal_attention, "heads_masked_softmax",

@@ -36,9 +36,15 @@ def _rows(S, f):
 
 
 def _causal_weights(Q, K, mask_value=-np.inf, scale=True, k=1):
-    n = Q.shape[0]
+    """The queries are the last n_q of the n_k words: query i is word n_k − n_q + i."""
+    n_q, n_k = Q.shape[0], K.shape[0]
     S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1.0)
-    return SOFTMAX(S + np.triu(np.full((n, n), mask_value), k=k))
+    return SOFTMAX(S + np.triu(np.full((n_q, n_k), mask_value), k=k + n_k - n_q))
+
+
+def _seen(Q, K):
+    """True where query i may look at key j (j ≤ its own word n_k − n_q + i)."""
+    return np.arange(len(K))[None, :] <= np.arange(len(Q))[:, None] + len(K) - len(Q)
 
 
 def _heads_loop(X, W_Q, W_K, W_V, W_O, h, root=None, merge=np.hstack):
@@ -137,14 +143,16 @@ ATTEMPTS = [
     ("three_faces", checks.check_three_faces, "inverse instead of transpose", False,
      lambda x, *Ws: tuple(x @ np.linalg.pinv(W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "the matrices returned", False, lambda x, a, b, c: (a, b, c)),
-    # chapter 05: cell(X, W, i, j)
+    # chapter 05: score_cell(Q, K, i, j), one cell of Q Kᵀ
     ("matmul_cell", checks.check_matmul_cell, "generator sum", True,
-     lambda X, W, i, j: sum(X[i, k] * W[k, j] for k in range(X.shape[1]))),
-    ("matmul_cell", checks.check_matmul_cell, "np.dot of row and column", True, lambda X, W, i, j: np.dot(X[i], W[:, j])),
-    ("matmul_cell", checks.check_matmul_cell, "one entry times one entry", False, lambda X, W, i, j: X[i, j] * W[i, j]),
-    ("matmul_cell", checks.check_matmul_cell, "sums multiplied", False, lambda X, W, i, j: X[i].sum() * W[:, j].sum()),
-    ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda X, W, i, j: X[i] @ W[:, j] + 1),
-    ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda X, W, i, j: round(X[i] @ W[:, j], 1)),
+     lambda Q, K, i, j: sum(Q[i, k] * K[j, k] for k in range(Q.shape[1]))),
+    ("matmul_cell", checks.check_matmul_cell, "np.dot of row and column of K.T", True,
+     lambda Q, K, i, j: np.dot(Q[i], K.T[:, j])),
+    ("matmul_cell", checks.check_matmul_cell, "the chapter's column copied", False, lambda Q, K, i, j: Q[i] @ K[:, j]),
+    ("matmul_cell", checks.check_matmul_cell, "one entry times one entry", False, lambda Q, K, i, j: Q[i, j] * K[j, i]),
+    ("matmul_cell", checks.check_matmul_cell, "sums multiplied", False, lambda Q, K, i, j: Q[i].sum() * K[j].sum()),
+    ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda Q, K, i, j: Q[i] @ K[j] + 1),
+    ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda Q, K, i, j: round(Q[i] @ K[j], 1)),
     # chapter 05: fused_qkv(X, W_Q, W_K, W_V)
     ("fused_qkv", checks.check_fused_qkv, "np.concatenate", True, lambda X, a, b, c: _fused(X, a, b, c, lambda m: np.concatenate(m, axis=1))),
     ("fused_qkv", checks.check_fused_qkv, "np.split at the widths", True,
@@ -170,25 +178,38 @@ ATTEMPTS = [
          np.maximum(Q @ K.T / np.sqrt(Q.shape[1]), 0) + 1e-3)),
     ("attention", checks.check_attention, "output mixes V transposed", False,
      lambda Q, K, V: (lambda w: (w @ V @ V.T @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])))),
-    # chapter 07: update_W_Q(W_Q, X, dQ, lr)
-    ("gradient_step", checks.check_gradient_step, "np.subtract", True, lambda W, X, dQ, lr: np.subtract(W, lr * X.T @ dQ)),
-    ("gradient_step", checks.check_gradient_step, "loop over words", True,
-     lambda W, X, dQ, lr: W - lr * sum(np.outer(X[t], dQ[t]) for t in range(len(X)))),
-    ("gradient_step", checks.check_gradient_step, "averaged over words", False, lambda W, X, dQ, lr: W - lr * X.T @ dQ / len(X)),
+    # chapter 07: update_W_Q(W_Q, X, dQ, lr), X and dQ holding b menus on their first axis
+    ("gradient_step", checks.check_gradient_step, "np.subtract and einsum", True,
+     lambda W, X, dQ, lr: np.subtract(W, lr * np.einsum("bnd,bnk->dk", X, dQ))),
+    ("gradient_step", checks.check_gradient_step, "swapaxes, then sum over menus", True,
+     lambda W, X, dQ, lr: W - lr * (np.swapaxes(X, 1, 2) @ dQ).sum(axis=0)),
+    ("gradient_step", checks.check_gradient_step, "loop over menus and words", True,
+     lambda W, X, dQ, lr: W - lr * sum(np.outer(X[b, t], dQ[b, t]) for b in range(len(X)) for t in range(X.shape[1]))),
+    ("gradient_step", checks.check_gradient_step, "the chapter's X.T @ dQ", False, lambda W, X, dQ, lr: W - lr * X.T @ dQ),
+    ("gradient_step", checks.check_gradient_step, "averaged over menus", False,
+     lambda W, X, dQ, lr: W - lr * np.einsum("bnd,bnk->dk", X, dQ) / len(X)),
+    ("gradient_step", checks.check_gradient_step, "averaged over words", False,
+     lambda W, X, dQ, lr: W - lr * np.einsum("bnd,bnk->dk", X, dQ) / X.shape[1]),
     ("gradient_step", checks.check_gradient_step, "unchanged", False, lambda W, X, dQ, lr: W.copy()),
     ("gradient_step", checks.check_gradient_step, "dQ used as the gradient", False,
-     lambda W, X, dQ, lr: W - lr * dQ[: W.shape[0], : W.shape[1]]),
+     lambda W, X, dQ, lr: W - lr * dQ[0, : W.shape[0], : W.shape[1]]),
     # chapter 08: causal_attention(Q, K, V)
     ("causal_attention", checks.check_causal_attention, "mask of -1e9", True,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9))),
-    ("causal_attention", checks.check_causal_attention, "np.where on tril", True,
-     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(np.where(np.tril(np.ones((len(Q), len(Q)))) > 0,
-                                                            Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)))),
+    ("causal_attention", checks.check_causal_attention, "np.where on the positions", True,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(np.where(_seen(Q, K), Q @ K.T / np.sqrt(Q.shape[1]),
+                                                            -np.inf)))),
+    ("causal_attention", checks.check_causal_attention, "the chapter's n × n mask", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])
+                                                    + np.triu(np.full((len(Q), len(Q)), -np.inf), k=1)))),
+    ("causal_attention", checks.check_causal_attention, "queries as the first words", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])
+                                                    + np.triu(np.full((len(Q), len(K)), -np.inf), k=1)))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
      lambda Q, K, V: (lambda w: (w @ V, w))((lambda z: z / z.sum(axis=1, keepdims=True))(
-         SOFTMAX(Q @ K.T) * np.tril(np.ones((len(Q), len(Q))))))),
+         SOFTMAX(Q @ K.T) * _seen(Q, K)))),
     ("causal_attention", checks.check_causal_attention, "mask of -1", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1.0))),
     # chapter 08: multi_head(X, W_Q, W_K, W_V, W_O, h)
@@ -397,7 +418,7 @@ TYPED = [
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
-               r"output|weights|cell|cosine|to_weights|scores_from_weights|on_shelf|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
+               r"output|weights|cell|score_cell|swapaxes|cosine|to_weights|scores_from_weights|on_shelf|soft_lookup|party_weights|three_faces|fused_qkv|my_attention|" \
                r"update_W_Q|causal_attention|multi_head|temperature|scores|lr|ravel|clip|einsum|matmul|dot|" \
                r"argmax|mean|copy|lambda|heads|masked_softmax|True|False)\b"
 

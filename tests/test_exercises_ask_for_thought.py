@@ -45,9 +45,16 @@ PREDICTIONS = {
     "ex06_predict": [r"見出し[^。]*(全部|すべて|どれも)同じ[^。]*(均等|平均|1/n)"],
     "ex07_predict_lr": [r"学習率[^。]*(大きすぎ|大きく|2 倍|1\.0)[^。]*(壊れ|暴れ|爆発|発散)"],
 }
+#: Code exercises whose question is answered in words (what to hide, what comes out): the patterns
+#: of a sentence that states that answer, looked for like a prediction's.
+STATED = {
+    "ex08_padding": [r"(隠した|隠す)のは[^。]*列だけ[^。]*(全部|すべて)[^。]*隠された行[^。]*(出てきません|起きません|できません)",
+                     r"(空席|パディング)[^。]*列[^。]*(残る|残ります)[^。]*(全部|すべて)[^。]*隠された行"],
+}
 #: The code exercises that transfer what a chapter taught to a new shape or setting.
 TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_received", "ex04_faces", "ex04_undo",
-            "ex05_in_two", "ex06_batch_attention", "ex07_grad_w_k", "ex08_padding"}
+            "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_k", "ex08_causal",
+            "ex08_padding"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 
 
@@ -87,13 +94,14 @@ def glossary_entries() -> dict[str, str]:
 
 
 def prediction_exercises() -> list[tuple[str, str, int]]:
-    """Every prediction: (chapter slug, grade_id, index of its stub cell)."""
+    """Every prediction, and every code exercise whose answer can be stated in words (STATED):
+    (chapter slug, grade_id, index of its stub cell)."""
     found = []
     for slug in chapters.slugs():
         for i, cell in enumerate(source(slug)):
-            if cell.cell_type == "code" and is_solution(cell) and "def " not in cell.source:
+            if cell.cell_type == "code" and is_solution(cell):
                 gid = cell.metadata["nbgrader"]["grade_id"]
-                if gid in PREDICTIONS:
+                if gid in PREDICTIONS or gid in STATED:
                     found.append((slug, gid, i - 2))
     return found
 
@@ -118,7 +126,7 @@ def text_before(slug: str, stub: int) -> str:
 
 def test_every_prediction_is_covered():
     """Each prediction of the book has its answer patterns here, and the list names no other."""
-    found = {gid for _, gid, _ in prediction_exercises()}
+    found = {gid for _, gid, _ in prediction_exercises()} - set(STATED)
     every = set()
     for slug in chapters.slugs():
         for cell in source(slug):
@@ -138,7 +146,7 @@ def test_glossary_entries_are_read_by_their_anchor():
 def test_no_prediction_is_answered_before_it_is_asked(slug, gid, stub):
     text = text_before(slug, stub)
     sentences = re.split(r"[。\n]", text)
-    stated = [s.strip() for s in sentences for p in PREDICTIONS[gid] if re.search(p, s)]
+    stated = [s.strip() for s in sentences for p in {**PREDICTIONS, **STATED}[gid] if re.search(p, s)]
     assert not stated, f"{slug} {gid}: 練習の前に答えが書いてあります: {stated}"
 
 
@@ -150,9 +158,15 @@ def test_the_answer_patterns_find_a_stated_answer():
             ("ex02_predict", "一方の端は 2 節の「いちばん合う見出しの検索」、もう一方の端は全部の中身の平均です"),
             ("ex03_predict", "一本のベクトルでは、得点の表が対称になり、全員が自分自身を一番に探します"),
             ("ex03_predict", "第 1 章の表 $XX^\\top$ では、この二つは必ず同じでした"),
-            ("ex07_predict_lr", "学習率が大きすぎると損失が暴れ")]
+            ("ex07_predict_lr", "学習率が大きすぎると損失が暴れ"),
+            ("ex08_padding", "そのときも、隠したのは見出しの列だけで、どの行にも本物の料理の列が残るので、"
+                             "全部隠された行は出てきません")]
     for gid, sentence in said:
-        assert any(re.search(p, sentence) for p in PREDICTIONS[gid]), gid
+        assert any(re.search(p, sentence) for p in {**PREDICTIONS, **STATED}[gid]), gid
+
+
+def test_every_stated_answer_is_an_exercise_of_the_book():
+    assert set(STATED) <= {gid for _, gid, _ in prediction_exercises()}
 
 
 # ------------------------------------------------------------------------- code exercises

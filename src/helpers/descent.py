@@ -10,7 +10,7 @@ The backward pass applies the chain rule one matrix product at a time, in the re
     O = A V                              →  dA = dO Vᵀ,  dV = Aᵀ dO
     L = (1/N) Σ ‖o − t‖²                 →  dO = 2 (O − T) / N
 
-(`dM` is short for ∂L/∂M, the gradient of the loss with respect to M; it has the shape of M.)
+(`dY` is short for ∂L/∂Y, the gradient of the loss with respect to a matrix Y; it has the shape of Y.)
 
 Many training runs go as one computation: the weights carry a leading batch axis (B runs), the
 menus are stacked too, and `@` multiplies every (run, menu) pair at once, the parallelism of

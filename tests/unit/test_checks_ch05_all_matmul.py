@@ -7,43 +7,57 @@ from helpers import checks
 from helpers.checks import CheckFailed
 
 
-def cell(X, W, i, j):
-    return X[i, :] @ W[:, j]
+def cell(Q, K, i, j):
+    return Q[i, :] @ K[j, :]
 
 
-def cell_by_loop(X, W, i, j):
+def cell_by_loop(Q, K, i, j):
     total = 0.0
-    for t in range(X.shape[1]):
-        total += X[i, t] * W[t, j]
+    for t in range(Q.shape[1]):
+        total += Q[i, t] * K[j, t]
     return total
 
 
-@pytest.mark.parametrize("fn", [cell, cell_by_loop, lambda X, W, i, j: float(np.dot(X[i], W[:, j])),
-                                lambda X, W, i, j: np.sum(X[i, :] * W[:, j])])
+@pytest.mark.parametrize("fn", [cell, cell_by_loop, lambda Q, K, i, j: float(np.dot(Q[i], K.T[:, j])),
+                                lambda Q, K, i, j: np.sum(Q[i, :] * K[j, :])])
 def test_right_cell_passes(fn, capsys):
     checks.check_matmul_cell(fn)
     assert capsys.readouterr().out.startswith("✓ 正解です")
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda X, W, i, j: (X @ W)[i, j], "先に X @ W の全部のマスを計算して"),
-    (lambda X, W, i, j: np.dot(X, W)[i, j], "先に X @ W の全部のマスを計算して"),
-    (lambda X, W, i, j: str(X[i, :] @ W[:, j]), "文字列"),
-    (lambda X, W, i, j: "3.0", "文字列"),
-    (lambda X, W, i, j: X[i - 1, :] @ W[:, j], "X の行が 1 つずれて"),
-    (lambda X, W, i, j: X[i, :] @ W[:, j - 1], "W の列が 1 つずれて"),
-    (lambda X, W, i, j: X[i, :] @ W[j, :], r"W の j 行め W\[j, :\]"),
-    (lambda X, W, i, j: X[:, i] @ W[:, j], r"X の i 列め X\[:, i\]"),
-    (lambda X, W, i, j: X[j, :] @ W[:, i], "i と j が入れ替わって"),
-    (lambda X, W, i, j: X[i, :] * W[:, j], "足し合わせていません"),
-    (lambda X, W, i, j: X[i, :] @ W, "i 行めの全部のマス"),
-    (lambda X, W, i, j: 0.0, r"cell\(X, W, 0, 2\) は 7.031 になるはずが、0.000"),
-    (lambda X, W, i, j: X @ W, "数を 1 つ"),
-    (lambda X, W, i, j: None, "return を書き忘れて"),
+    (lambda Q, K, i, j: (Q @ K.T)[i, j], "先に Q @ K.T の全部のマスを計算して"),
+    (lambda Q, K, i, j: np.dot(Q, K.T)[i, j], "先に Q @ K.T の全部のマスを計算して"),
+    (lambda Q, K, i, j: str(Q[i, :] @ K[j, :]), "文字列"),
+    (lambda Q, K, i, j: "3.0", "文字列"),
+    (lambda Q, K, i, j: Q[i - 1, :] @ K[j, :], "Q の行が 1 つずれて"),
+    (lambda Q, K, i, j: Q[i, :] @ K[j - 1, :], "K の行が 1 つずれて"),
+    (lambda Q, K, i, j: Q[i, :] @ K[:, j], r"K の j 列め K\[:, j\]"),  # the chapter's cell copied
+    (lambda Q, K, i, j: Q[:, i] @ K[j, :], r"Q の i 列め Q\[:, i\]"),
+    (lambda Q, K, i, j: Q[j, :] @ K[i, :], "i と j が入れ替わって"),
+    (lambda Q, K, i, j: Q[i, :] * K[j, :], "足し合わせていません"),
+    (lambda Q, K, i, j: Q[i, :] @ K.T, "i 行めの全部のマス"),
+    (lambda Q, K, i, j: 0.0, r"score_cell\(Q, K, 0, 2\) は .* になるはずが、0.000"),
+    (lambda Q, K, i, j: Q @ K.T, "数を 1 つ"),
+    (lambda Q, K, i, j: None, "return を書き忘れて"),
 ])
 def test_each_cell_mistake_gets_its_hint(fn, hint):
     with pytest.raises(CheckFailed, match=hint):
         checks.check_matmul_cell(fn)
+
+
+def test_a_column_of_K_on_the_rectangular_case_alone_crashes_with_where_to_look():
+    """Were the square cases right by chance, the rectangular one stops with the sizes and the
+    question where column j of Kᵀ is in K, not with the answer."""
+    def copied(Q, K, i, j):
+        if Q.shape[0] == Q.shape[1]:
+            return float(np.dot(Q[i], K.T[:, j]))
+        return Q[i, :] @ K[:, j]
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_matmul_cell(copied)
+    said = str(info.value)
+    assert "エラーで止まりました" in said and "Kᵀ の j 列めが K のどこ" in said and "K[j" not in said, said
 
 
 def cut(R, W_Q, axis=1):
@@ -138,7 +152,7 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     checks.check_matmul_cell(cell, hidden=True)
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
-        checks.check_matmul_cell(lambda X, W, i, j: X[i - 1, :] @ W[:, j], hidden=True)
+        checks.check_matmul_cell(lambda Q, K, i, j: Q[i - 1, :] @ K[j, :], hidden=True)
 
 
 def test_hidden_fused_test():
@@ -175,13 +189,13 @@ def test_w_before_x_is_the_order_mistake():
 def test_one_number_in_an_array_is_not_one_number(shape):
     """The cell is one number: an array of shape (1,) is refused with its shape."""
     with pytest.raises(CheckFailed, match=rf"数を 1 つ.*shape \({shape[0]},"):
-        checks.check_matmul_cell(lambda X, W, i, j: np.full(shape, X[i, :] @ W[:, j]))
+        checks.check_matmul_cell(lambda Q, K, i, j: np.full(shape, Q[i, :] @ K[j, :]))
 
 
 @pytest.mark.parametrize("hidden", [False, True])
 def test_a_cell_rounded_to_a_whole_number_is_not_right(hidden):
     with pytest.raises(CheckFailed, match="丸めて"):
-        checks.check_matmul_cell(lambda X, W, i, j: int(X[i, :] @ W[:, j]), hidden=hidden)
+        checks.check_matmul_cell(lambda Q, K, i, j: int(Q[i, :] @ K[j, :]), hidden=hidden)
 
 
 def test_fused_faces_returned_transposed_are_named_as_transposed():

@@ -15,8 +15,13 @@ from helpers.checks import (
 )
 
 
+def summed(X, dQ):
+    """dW_Q for b menus stacked on the first axis: the sum of each menu's X_bᵀ dQ_b."""
+    return np.einsum("bnd,bnk->dk", X, dQ)
+
+
 def right_update(W_Q, X, dQ, lr):
-    return W_Q - lr * X.T @ dQ
+    return W_Q - lr * summed(X, dQ)
 
 
 def test_check_gradient_step_accepts_the_right_answer(capsys):
@@ -26,7 +31,7 @@ def test_check_gradient_step_accepts_the_right_answer(capsys):
 
 def test_check_gradient_step_names_an_in_place_update():
     def in_place(W_Q, X, dQ, lr):
-        W_Q -= lr * (X.T @ dQ)
+        W_Q -= lr * (summed(X, dQ))
         return W_Q
 
     with pytest.raises(AssertionError, match="W_Q の中身を書き換えて"):
@@ -34,15 +39,17 @@ def test_check_gradient_step_names_an_in_place_update():
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda W, X, dQ, lr: W + lr * X.T @ dQ, "sign"),
-    (lambda W, X, dQ, lr: W - X.T @ dQ, "no_lr"),
-    (lambda W, X, dQ, lr: W + X.T @ dQ, "sign_no_lr"),
-    (lambda W, X, dQ, lr: W - X.T @ dQ / lr, "by_lr"),
-    (lambda W, X, dQ, lr: W - lr * dQ.T @ X, "transposed"),
-    (lambda W, X, dQ, lr: -lr * X.T @ dQ, "step_only"),
-    (lambda W, X, dQ, lr: X.T @ dQ, "step_only"),
-    (lambda W, X, dQ, lr: W - lr * X.T @ dQ / len(X), "averaged"),
+    (lambda W, X, dQ, lr: W + lr * summed(X, dQ), "sign"),
+    (lambda W, X, dQ, lr: W - summed(X, dQ), "no_lr"),
+    (lambda W, X, dQ, lr: W + summed(X, dQ), "sign_no_lr"),
+    (lambda W, X, dQ, lr: W - summed(X, dQ) / lr, "by_lr"),
+    (lambda W, X, dQ, lr: W - lr * summed(X, dQ).T, "transposed"),
+    (lambda W, X, dQ, lr: -lr * summed(X, dQ), "step_only"),
+    (lambda W, X, dQ, lr: summed(X, dQ), "step_only"),
+    (lambda W, X, dQ, lr: W - lr * summed(X, dQ) / len(X), "averaged"),
     (lambda W, X, dQ, lr: W.copy(), "unchanged"),
+    (lambda W, X, dQ, lr: W - lr * np.swapaxes(X, -1, -2) @ dQ, "no_sum"),
+    (lambda W, X, dQ, lr: W - lr * X[0].T @ dQ[0], "first_only"),
 ])
 def test_check_gradient_step_names_each_mistake(fn, hint):
     with pytest.raises(AssertionError) as err:
@@ -52,7 +59,7 @@ def test_check_gradient_step_names_each_mistake(fn, hint):
 
 def test_each_mistake_differs_from_the_right_answer():
     rng = np.random.default_rng(7)
-    W, X, dQ = rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    W, X, dQ = rng.normal(size=(2, 2)), rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 2))
     variants = gradient_step_variants(W, X, dQ, 0.5)
     right = variants.pop("right")
     for name, wrong in variants.items():
@@ -91,7 +98,7 @@ def test_check_gradient_step_other_failures():
     with pytest.raises(AssertionError, match="同じ shape"):
         checks.check_gradient_step(lambda W, X, dQ, lr: np.zeros(3))
     with pytest.raises(AssertionError, match="1 行め"):
-        checks.check_gradient_step(lambda W, X, dQ, lr: W - 0.3 * X.T @ dQ)
+        checks.check_gradient_step(lambda W, X, dQ, lr: W - 0.3 * summed(X, dQ))
 
 
 def test_check_learning_rate_prediction(capsys):
@@ -110,11 +117,11 @@ def test_check_learning_rate_prediction(capsys):
 
 
 def right(W_Q, X, dQ, lr):
-    return W_Q - lr * (X.T @ dQ)
+    return W_Q - lr * (summed(X, dQ))
 
 
 def in_place(W_Q, X, dQ, lr):
-    W_Q -= lr * (X.T @ dQ)
+    W_Q -= lr * (summed(X, dQ))
     return W_Q
 
 
@@ -124,11 +131,11 @@ def test_right_step_passes(capsys):
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (lambda W, X, dQ, lr: W + lr * (X.T @ dQ), "勾配を足す向き"),
-    (lambda W, X, dQ, lr: W - X.T @ dQ, "学習率 lr を掛け忘れて"),
-    (lambda W, X, dQ, lr: W - (X.T @ dQ) / lr, "学習率で割って"),
-    (lambda W, X, dQ, lr: -lr * (X.T @ dQ), "動かす「量」だけ"),
-    (lambda W, X, dQ, lr: W - lr * (dQ.T @ X), "エラーで止まりました|転置"),
+    (lambda W, X, dQ, lr: W + lr * (summed(X, dQ)), "勾配を足す向き"),
+    (lambda W, X, dQ, lr: W - summed(X, dQ), "学習率 lr を掛け忘れて"),
+    (lambda W, X, dQ, lr: W - (summed(X, dQ)) / lr, "学習率で割って"),
+    (lambda W, X, dQ, lr: -lr * (summed(X, dQ)), "動かす「量」だけ"),
+    (lambda W, X, dQ, lr: W - lr * (summed(X, dQ).T), "エラーで止まりました|転置"),
     (in_place, "W_Q の中身を書き換えて"),
     (lambda W, X, dQ, lr: None, "return を書き忘れて"),
 ])
@@ -156,20 +163,20 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
     checks.check_gradient_step(right, hidden=True)
     assert capsys.readouterr().out == ""
     with pytest.raises(CheckFailed):
-        checks.check_gradient_step(lambda W, X, dQ, lr: W + lr * (X.T @ dQ), hidden=True)
+        checks.check_gradient_step(lambda W, X, dQ, lr: W + lr * (summed(X, dQ)), hidden=True)
 
 
 @pytest.mark.parametrize("fn", [
-    lambda W_Q, X, dQ, lr: W_Q - lr * (X.T @ dQ) * 1.5,
-    lambda W_Q, X, dQ, lr: W_Q + lr * (X.T @ dQ),
-    lambda W_Q, X, dQ, lr: -lr * (X.T @ dQ),
+    lambda W_Q, X, dQ, lr: W_Q - lr * (summed(X, dQ)) * 1.5,
+    lambda W_Q, X, dQ, lr: W_Q + lr * (summed(X, dQ)),
+    lambda W_Q, X, dQ, lr: -lr * (summed(X, dQ)),
 ])
 def test_no_hint_spells_out_the_update(fn):
     """The fallback says what was expected and what came; no hint gives the solution's code."""
     with pytest.raises(CheckFailed) as info:
         checks.check_gradient_step(fn)
     message = str(info.value)
-    assert "X.T @ dQ" not in message and "W_Q - lr * dW_Q" not in message
+    assert "X.T @ dQ" not in message and "swapaxes" not in message and "W_Q - lr * dW_Q" not in message
 
 
 def test_the_fast_hint_asks_and_does_not_describe_the_divergence():
@@ -180,7 +187,7 @@ def test_the_fast_hint_asks_and_does_not_describe_the_divergence():
 
 def test_an_in_place_step_is_told_to_subtract_and_a_crash_reads_as_one_call():
     def in_place(W_Q, X, dQ, lr):
-        W_Q -= lr * X.T @ dQ
+        W_Q -= lr * summed(X, dQ)
         return W_Q
 
     with pytest.raises(CheckFailed) as info:
@@ -194,6 +201,27 @@ def test_an_in_place_step_is_told_to_subtract_and_a_crash_reads_as_one_call():
         checks.check_gradient_step(typo)
     assert "で update_W_Q の中で" not in str(info.value)
     assert str(info.value).startswith("✗ update_W_Q(W_Q, X, dQ, lr=0.5) の中で、")
+
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_chapters_two_d_formula_on_menus_crashes_with_a_hint_about_T(hidden):
+    """The chapter's dW_Q = Xᵀ dQ copied onto stacked menus: `.T` reverses all three axes, numpy
+    refuses the product, and the message names `.T` on a 3-D array without giving the fix."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_gradient_step(lambda W, X, dQ, lr: W - lr * X.T @ dQ, hidden=hidden)
+    said = str(info.value)
+    assert "エラーで止まりました" in said and "3 次元の配列に .T" in said, said
+    assert "swapaxes" not in said and "sum" not in said
+
+
+def test_menus_flattened_into_one_table_pass(capsys):
+    """Stacking the menus' rows into one table is the same sum: any right way passes."""
+    def flattened(W_Q, X, dQ, lr):
+        return W_Q - lr * X.reshape(-1, X.shape[-1]).T @ dQ.reshape(-1, dQ.shape[-1])
+
+    checks.check_gradient_step(flattened)
+    assert capsys.readouterr().out.startswith("✓")
 
 
 # ------------------------------------------------ 練習 3: the gradient for W_K, keys from X_kv

@@ -10,22 +10,30 @@ from helpers.checks.ch08_going_further import CAUSAL_HINTS, MULTI_HEAD_HINTS
 
 
 def _causal(mask_of, after=None, scale=True, order=lambda Q, K: Q @ K.T):
+    """A learner's causal attention; `mask_of(n_q, n_k)` is the mask it adds (the queries are the
+    last n_q of the n_k words), `after(weights, n_q, n_k)` what it does after the softmax."""
     def fn(Q, K, V):
-        n, d_k = Q.shape
+        (n_q, d_k), n_k = Q.shape, K.shape[0]
         S = order(Q, K) / (np.sqrt(d_k) if scale else 1.0)
         if after is None:
-            Z = S + mask_of(n)
+            Z = S + mask_of(n_q, n_k)
             with np.errstate(invalid="ignore"):
                 E = np.exp(Z - Z.max(axis=1, keepdims=True))
                 w = E / E.sum(axis=1, keepdims=True)
         else:
-            w = after(softmax(S), n)
+            w = after(softmax(S), n_q, n_k)
         return w @ V, w
     return fn
 
 
-def upper(n, k=1):
-    return np.triu(np.full((n, n), -np.inf), k=k)
+def upper(n_q, n_k, k=1):
+    """-inf on the keys after each query (k=1), the query i being word n_k − n_q + i."""
+    return np.triu(np.full((n_q, n_k), -np.inf), k=k + n_k - n_q)
+
+
+def lower(n_q, n_k):
+    """-inf on the keys before each query: the triangle the other way round."""
+    return np.tril(np.full((n_q, n_k), -np.inf), k=n_k - n_q - 1)
 
 
 RIGHT_CAUSAL = _causal(upper)
@@ -40,13 +48,16 @@ def test_right_causal_attention_passes(hidden, capsys):
 
 
 @pytest.mark.parametrize("fn, hint", [
-    (_causal(lambda n: np.zeros((n, n))), "no_mask"),
-    (_causal(lambda n: upper(n).T), "lower"),
-    (_causal(lambda n: upper(n, k=0)), "diagonal"),
-    (_causal(upper, after=lambda w, n: w + upper(n)), "mask_after"),
-    (_causal(upper, after=lambda w, n: w * np.tril(np.ones((n, n)))), "zeroed_after"),
+    (_causal(lambda n_q, n_k: np.zeros((n_q, n_k))), "no_mask"),
+    (_causal(lower), "lower"),
+    (_causal(lambda n_q, n_k: upper(n_q, n_k, k=0)), "diagonal"),
+    (_causal(lambda n_q, n_k: upper(n_q, n_k, k=2)), "mask_shifted"),
+    (_causal(upper, after=lambda w, n_q, n_k: w + upper(n_q, n_k)), "mask_after"),
+    (_causal(upper, after=lambda w, n_q, n_k: w * (upper(n_q, n_k) == 0)), "zeroed_after"),
     (_causal(upper, scale=False), "no_sqrt"),
     (_causal(upper, order=lambda Q, K: K @ Q.T), "transposed"),
+    # the chapter's square mask cut to n_q × n_k: the queries taken as the first words
+    (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=1)), "top_aligned"),
 ])
 @pytest.mark.parametrize("hidden", [False, True])
 def test_each_causal_mistake_gets_its_hint(fn, hint, hidden):
@@ -83,6 +94,25 @@ def test_causal_learner_crash_and_stub():
         checks.check_causal_attention(stub)
     with pytest.raises(AssertionError, match="エラーで止まりました"):
         checks.check_causal_attention(lambda Q, K, V: np.ones((2, 3)) @ Q)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_chapters_square_mask_copied_crashes_with_a_hint_about_the_positions(hidden):
+    """The chapter's cell copied (a mask n × n with n the number of queries): right on the square
+    case, a crash on the last words' queries, whose message gives the sizes and asks which word
+    a query is."""
+    def copied(Q, K, V):
+        n, d_k = Q.shape
+        mask = np.triu(np.full((n, n), -np.inf), k=1)
+        Z = Q @ K.T / np.sqrt(d_k) + mask
+        E = np.exp(Z - Z.max(axis=1, keepdims=True))
+        weights = E / E.sum(axis=1, keepdims=True)
+        return weights @ V, weights
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_causal_attention(copied, hidden=hidden)
+    said = str(info.value)
+    assert "エラーで止まりました" in said and "何語めか" in said and "k=" not in said, said
 
 
 def _multi(split="right", merge="right", W_O=True, root="d_k", order=1):
@@ -171,8 +201,8 @@ def test_concatenating_on_axis_0_crashes_with_a_hint_about_the_axis():
 
 def _causal_with(sign: float):
     def causal_attention(Q, K, V):
-        n = Q.shape[0]
-        S = Q @ K.T / np.sqrt(Q.shape[1]) + np.triu(np.full((n, n), sign * np.inf), k=1)
+        n_q, n_k = Q.shape[0], K.shape[0]
+        S = Q @ K.T / np.sqrt(Q.shape[1]) + np.triu(np.full((n_q, n_k), sign * np.inf), k=1 + n_k - n_q)
         with np.errstate(invalid="ignore"):
             E = np.exp(S - S.max(axis=-1, keepdims=True))
             weights = E / E.sum(axis=-1, keepdims=True)

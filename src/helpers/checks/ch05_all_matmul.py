@@ -1,4 +1,5 @@
-"""Chapter 05's exercises: one cell of a product alone, the fused product, and the order of cells."""
+"""Chapter 05's exercises: one cell of the scores Q Kᵀ alone, the fused product, the product cut in
+two along its shared axis, and the order of cells."""
 
 from __future__ import annotations
 
@@ -10,24 +11,26 @@ from . import _base
 
 
 def _cell_cases(hidden: bool = False):
-    """((X, W), (i, j)): a square case (swapped indices and a row of W show in the value) and a
-    tall one. Every cell has three or more decimals, as the hidden test's have, so a cell rounded
-    by int(...) or round(..., 2) is not right; `hidden`: a 4 × 5 X the notebook never shows."""
+    """((Q, K), (i, j)) for one cell of the scores Q Kᵀ: a square case (n = d_k, where a column of
+    K, swapped indices and a column of Q show in the value) and a rectangular one (2 queries, 3
+    keys, d_k = 4: a column of K does not even fit). Every cell has three or more decimals, as the
+    hidden test's have, so a cell rounded by int(...) or round(..., 2) is not right; `hidden`: a 4 × 5
+    Q and a 3 × 5 K the notebook never shows."""
     if hidden:
-        [(X, W)] = _base.hidden_cases("matmul_cell", ((4, 5), (5, 3)))
-        pair = (np.round(X, 1) + 0.05, np.round(W, 1) - 0.05)  # small, with four decimals a cell
+        [(Q, K)] = _base.hidden_cases("matmul_cell", ((4, 5), (3, 5)))
+        pair = (np.round(Q, 1) + 0.05, np.round(K, 1) - 0.05)  # small, with four decimals a cell
         return [(pair, (3, 2)), (pair, (1, 0))]
     square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.25,
               np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.125)
-    tall = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0], [2.0, -2.0, 1.0, 1.0]]) + 0.25,
-            np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 3.0], [0.0, 2.0]]) - 0.125)
-    return [(square, (0, 2)), (square, (2, 1)), (tall, (1, 0)), (tall, (2, 1))]
+    wide = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0]]) + 0.25,
+            np.array([[1.0, 0.0, 2.0, 1.0], [-1.0, 3.0, 0.0, 2.0], [2.0, 1.0, -1.0, 0.0]]) - 0.125)
+    return [(square, (0, 2)), (square, (2, 1)), (wide, (1, 0)), (wide, (0, 2))]
 
 
 def _cell_kinds(case) -> set[str]:
     """A cell's value with three or more decimals (rounding to two is then seen)."""
-    (X, W), (i, j) = case
-    value = float(X[i, :] @ W[:, j])
+    (Q, K), (i, j) = case
+    value = float(Q[i, :] @ K[j, :])
     return {"a cell with 3+ decimals"} if not np.isclose(value, round(value, 2), rtol=0, atol=1e-9) else set()
 
 
@@ -59,73 +62,76 @@ def _watched(X: np.ndarray) -> np.ndarray:
     return X.copy().view(_Watched)
 
 
-def _cell_mistakes(X, W, i: int, j: int) -> dict[str, float]:
-    """The value each typical mistake gives for cell (i, j), where that mistake can be computed."""
-    n, d = X.shape
-    m = W.shape[1]
+def _cell_mistakes(Q, K, i: int, j: int) -> dict[str, float]:
+    """The value each typical mistake gives for cell (i, j) of Q Kᵀ, where it can be computed."""
+    n_q, d_k = Q.shape
+    n_k = K.shape[0]
     found: dict[str, float] = {}
-    found["row_off_by_one"] = float(X[i - 1, :] @ W[:, j])  # i = 0 reads the last row, as Python does
-    found["col_off_by_one"] = float(X[i, :] @ W[:, j - 1])
-    if d == m and j < d:
-        found["row_of_W"] = float(X[i, :] @ W[j, :])
-    if n == d and i < d:
-        found["column_of_X"] = float(X[:, i] @ W[:, j])
-    if j < n and i < m:
-        found["swapped"] = float(X[j, :] @ W[:, i])
+    found["row_off_by_one"] = float(Q[i - 1, :] @ K[j, :])  # i = 0 reads the last row, as Python does
+    found["col_off_by_one"] = float(Q[i, :] @ K[j - 1, :])
+    if n_k == d_k and j < n_k:
+        found["column_of_K"] = float(Q[i, :] @ K[:, j])  # the column of K, not of Kᵀ
+    if n_q == d_k and i < d_k:
+        found["column_of_Q"] = float(Q[:, i] @ K[j, :])
+    if j < n_q and i < n_k:
+        found["swapped"] = float(Q[j, :] @ K[i, :])
     return found
 
 
-#: Chapter 05: the hint for each typical mistake in `cell(X, W, i, j)`.
+#: Chapter 05: the hint for each typical mistake in `score_cell(Q, K, i, j)` (one cell of Q Kᵀ).
 CELL_HINTS = {
-    "row_off_by_one": "X の行が 1 つずれています(i-1 行めを使っています)。Python の番号が 0 から"
+    "row_off_by_one": "Q の行が 1 つずれています(i-1 行めを使っています)。Python の番号が 0 から"
                       "始まることを思い出しましょう。",
-    "col_off_by_one": "W の列が 1 つずれています(j-1 列めを使っています)。Python の番号が 0 から"
+    "col_off_by_one": "K の行が 1 つずれています(j-1 行めを使っています)。Python の番号が 0 から"
                       "始まることを思い出しましょう。",
-    "row_of_W": "W の j 行め W[j, :] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
-                "マス (i, j) に W のどこを使うかを見直しましょう。",
-    "column_of_X": "X の i 列め X[:, i] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
-                   "マス (i, j) に X のどこを使うかを見直しましょう。",
-    "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。「一つのマスは、一つの行と一つの列で"
-               "決まる」の節を見直しましょう。",
-    "rows_cut": "値は合っていますが、X を行(語)で二つに分けています。この練習で分けるのは共通の軸(X の列と W の"
-                "行)です。X は列で、W は行で分けましょう。",
-    "whole_product": "値は合っていますが、先に X @ W の全部のマスを計算してから 1 つ取り出しています。"
-                     "この練習は、X @ W を計算せずに、そのマスに要る数だけから計算する練習です"
+    "column_of_K": "K の j 列め K[:, j] を使っています。マス (i, j) に要るのは Kᵀ の j 列めです。"
+                   "転置で行と列を入れ替えると、Kᵀ の j 列めは K のどこになるでしょう。",
+    "column_of_Q": "Q の i 列め Q[:, i] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
+                   "マス (i, j) に左の行列のどこを使うかを見直しましょう。",
+    "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。得点表の行は問い、列は見出しです。",
+    "whole_product": "値は合っていますが、先に Q @ K.T の全部のマスを計算してから 1 つ取り出しています。"
+                     "この練習は、Q @ K.T を計算せずに、そのマスに要る数だけから計算する練習です"
                      "(ほかのマスは要らない、がこの節の要点です)。",
 }
 
 
+def _cell_on_error(Q: np.ndarray, K: np.ndarray) -> str:
+    """A crash of `score_cell`: on the rectangular case, a column of K (length n_k) met a row of Q
+    (length d_k); otherwise the shapes and where to look."""
+    return (f"Q は {Q.shape}(問いの数 × d_k)、K は {K.shape}(見出しの数 × d_k)です。K[:, j] は K の j 列めで、"
+            f"長さは見出しの数 {K.shape[0]} です。Kᵀ の j 列めが K のどこにあたるかを考えましょう。")
+
+
 @_base.exercise
 def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 05: `fn(X, W, i, j)` returns the single cell (i, j) of `X @ W` as a number,
-    computed from row i of X and column j of W only (not by taking the whole product)."""
-    wrong: list[tuple[int, int, float, float, dict[str, float]]] = []
-    for (X, W), (i, j) in _cell_cases(hidden):
+    """Chapter 05: `fn(Q, K, i, j)` returns the single cell (i, j) of the scores `Q @ K.T` as a
+    number, computed from row i of Q and column j of Kᵀ (row j of K) only, not the whole product."""
+    wrong: list[tuple] = []
+    for (Q, K), (i, j) in _cell_cases(hidden):
         _Watched.products = []
         try:
             result = _base.call_learner(
-                fn, _watched(X), W.copy(), i, j, what="cell", call=f"cell(X, W, {i}, {j})",
-                on_error=f"X は {X.shape}、W は {W.shape} です。どの番号の行と列を読んでいるか、"
-                         "途中の値と形を print して確かめましょう。",
+                fn, _watched(Q), K.copy(), i, j, what="score_cell", call=f"score_cell(Q, K, {i}, {j})",
+                on_error=_cell_on_error(Q, K),
             )
         except _base.CheckFailed:
-            if wrong:  # a wrong index that crashes on a tall X: the cells before say which
+            if wrong:  # a wrong index that crashes on the rectangular case: the cells before say which
                 break
             raise
-        got = _base.as_float_array(result, "cell")
-        want = float(X[i, :] @ W[:, j])
-        if got.size == X.shape[1] and np.allclose(got.reshape(-1), X[i, :] * W[:, j]):
-            _base.fail(f"成分ごとの積を並べた配列(長さ {X.shape[1]})が返ってきました。掛け算はできていますが、"
+        got = _base.as_float_array(result, "score_cell")
+        want = float(Q[i, :] @ K[j, :])
+        if got.size == Q.shape[1] and np.allclose(got.reshape(-1), Q[i, :] * K[j, :]):
+            _base.fail(f"成分ごとの積を並べた配列(長さ {Q.shape[1]})が返ってきました。掛け算はできていますが、"
                        "足し合わせていません。", mistake="no_sum")
-        if got.size == W.shape[1] and np.allclose(got.reshape(-1), X[i, :] @ W):
-            _base.fail(f"i 行めの全部のマス(1 行ぶん、長さ {W.shape[1]})を返しています。返すのはマス (i, j) の"
+        if got.size == K.shape[0] and np.allclose(got.reshape(-1), Q[i, :] @ K.T):
+            _base.fail(f"i 行めの全部のマス(1 行ぶん、長さ {K.shape[0]})を返しています。返すのはマス (i, j) の"
                        "数 1 つです。", mistake="whole_row")
-        value = _base.as_number(result, "cell")
+        value = _base.as_number(result, "score_cell")
         if _base.rounded_to(value, want) is not None:
-            _base.fail_on_wrong_values(want, value, "", said=f"cell(X, W, {i}, {j}) が {value} を返しました。")
+            _base.fail_on_wrong_values(want, value, "", said=f"score_cell(Q, K, {i}, {j}) が {value} を返しました。")
         if not np.isclose(value, want):
-            wrong.append((i, j, want, value, _cell_mistakes(X, W, i, j), X.shape, W.shape))
-        elif any(len(shapes) == 2 and shapes == (X.shape, W.shape) for shapes in _Watched.products):
+            wrong.append((i, j, want, value, _cell_mistakes(Q, K, i, j), Q.shape, K.shape))
+        elif any(len(shapes) == 2 and shapes == (Q.shape, K.T.shape) for shapes in _Watched.products):
             _base.fail(CELL_HINTS["whole_product"], mistake="whole_product")
     if wrong:
         # The mistake that explains every wrong cell and the most of them (one that cannot
@@ -140,10 +146,11 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
         best = sorted(support.items(), key=lambda kv: -kv[1])
         if best and best[0][1] > 0 and (len(best) == 1 or best[1][1] < best[0][1]):
             _base.fail(CELL_HINTS[best[0][0]], mistake=best[0][0])
-        i, j, want, value, _, x_shape, w_shape = wrong[0]
-        _base.fail(f"X {x_shape}、W {w_shape} の cell(X, W, {i}, {j}) は "
+        i, j, want, value, _, q_shape, k_shape = wrong[0]
+        _base.fail(f"Q {q_shape}、K {k_shape} の score_cell(Q, K, {i}, {j}) は "
                    f"{_base.first_difference(want, value)}(番号は 0 から数えます)。", mistake="wrong_values")
-    _base.passed("どのマスも、X の 1 行と W の 1 列だけで決まります。ほかのマスを待つ必要はありません。", quiet=hidden)
+    _base.passed("Kᵀ の j 列めは K の j 行めです。得点表の一マスは、問い i と見出し j の内積だけで決まります。",
+                 quiet=hidden)
 
 
 def _fused_cases(hidden: bool = False) -> list[tuple[np.ndarray, ...]]:

@@ -9,7 +9,8 @@ import numpy as np
 from .. import _validate
 from . import _base
 
-#: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`.
+#: Chapter 07: the hint for each typical mistake in `update_W_Q(W_Q, X, dQ, lr)`, where X and dQ
+#: hold b menus along their first axis (b × n × d_model and b × n × d_k).
 GRADIENT_STEP_HINTS = {
     "sign": "勾配を足す向きに動かしています。「坂を下る:勾配降下法」の節で、勾配がどちらの向きを"
             "指していたかを見直しましょう。",
@@ -20,27 +21,38 @@ GRADIENT_STEP_HINTS = {
                   "動かしています)。「勾配を求める」の節の dW_Q の式を見直しましょう。",
     "step_only": "W_Q を動かす「量」だけを返しています。返すのは、動かしたあとの新しい W_Q です。",
     "unchanged": "W_Q が元のまま返ってきました(少しも動いていません)。一歩ぶん動かした新しい W_Q を返します。",
-    "averaged": "勾配を語の数で割っています(平均)。「勾配を求める」の節の dW_Q の式は、語ごとの寄与の"
-                "和でした。",
+    "averaged": "勾配をメニューの数で割っています(平均)。W_Q はどのメニューにも同じ一枚が使われるので、"
+                "全体の勾配は、メニューごとの取り分の勾配の和でした(「勾配を求める」の節の終わり)。",
+    "no_sum": "メニューごとの勾配を、足し合わせずにそのまま使っています(返した形が メニューの数 × d_model × "
+              "d_k です)。W_Q は一枚だけで、どのメニューにも同じものが使われます。",
+    "first_only": "1 つめのメニューの勾配しか使っていません。W_Q はどのメニューにも使われるので、どのメニューの"
+                  "取り分の勾配も W_Q に届きます。",
 }
 
 
 def _step_fits(a: dict) -> None:
-    """dW_Q = Xᵀ dQ must have W_Q's shape: X is n × d_model, dQ is n × d_k, W_Q d_model × d_k."""
+    """X is b × n × d_model and dQ b × n × d_k (b menus of n foods); W_Q is d_model × d_k."""
     W_Q, X, dQ = a["W_Q"], a["X"], a["dQ"]
-    if X.shape[0] != dQ.shape[0] or (X.shape[1], dQ.shape[1]) != W_Q.shape:
+    if X.ndim != 3 or dQ.ndim != 3 or X.shape[:2] != dQ.shape[:2] or (X.shape[2], dQ.shape[2]) != W_Q.shape:
         raise _validate.HelpersError(
             f"形が合いません: W_Q は shape {W_Q.shape}、X は shape {X.shape}、dQ は shape {dQ.shape} です。"
-            "X は n × d_model、dQ は n × d_k、W_Q は d_model × d_k にしてください。"
+            "X は b × n × d_model(メニューの数 × 品の数 × d_model)、dQ は b × n × d_k、"
+            "W_Q は d_model × d_k にしてください。"
         )
 
 
-@_validate.public(_step_fits, W_Q=_validate.arg(_validate.as_matrix), X=_validate.arg(_validate.as_matrix),
-                  dQ=_validate.arg(_validate.as_matrix),
+def _shares(X: np.ndarray, dQ: np.ndarray) -> np.ndarray:
+    """Each menu's share of dW_Q, X_bᵀ dQ_b: b × d_model × d_k."""
+    return np.swapaxes(X, -1, -2) @ dQ
+
+
+@_validate.public(_step_fits, W_Q=_validate.arg(_validate.as_matrix), X=_validate.arg(_validate.as_array),
+                  dQ=_validate.arg(_validate.as_array),
                   lr=_validate.arg(_validate.number, "lr(学習率)", positive=True))
 def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
     """The right new W_Q ("right") and what each typical mistake returns instead."""
-    G = X.T @ dQ
+    shares = _shares(X, dQ)
+    G = shares.sum(axis=0)
     variants = {
         "right": W_Q - lr * G,
         "sign": W_Q + lr * G,
@@ -49,6 +61,8 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
         "by_lr": W_Q - G / lr,
         "averaged": W_Q - lr * G / X.shape[0],
         "unchanged": W_Q.copy(),
+        "no_sum": W_Q - lr * shares,
+        "first_only": W_Q - lr * shares[0],
     }
     if G.shape == G.T.shape:
         variants["transposed"] = W_Q - lr * G.T
@@ -57,31 +71,46 @@ def gradient_step_variants(W_Q, X, dQ, lr) -> dict[str, np.ndarray]:
     return variants
 
 
+def _raises_as(err: Exception, attempt: Callable[[], object]) -> bool:
+    """Whether `attempt` stops with the same error as the learner's code did."""
+    try:
+        with np.errstate(all="ignore"):
+            attempt()
+    except Exception as again:  # the learner's formula, re-run on the same inputs
+        return type(again) is type(err) and str(again) == str(err)
+    return False
+
+
 def _gradient_step_advice(err: Exception, X: np.ndarray, dQ: np.ndarray) -> str:
-    """A crash of `update_W_Q`: an elementwise step (`X.T * dQ`, or dQ used as if it were dW_Q),
-    or a product whose shapes do not fit (`dQ @ X.T`: a product, but the wrong one)."""
+    """A crash of `update_W_Q`: `.T` on a 3-D array (it reverses every axis), an elementwise step
+    (`X.T * dQ`, or dQ used as if it were dW_Q), or a product whose shapes do not fit."""
+    if _raises_as(err, lambda: X.T @ dQ) or _raises_as(err, lambda: dQ.T @ X):
+        return ("3 次元の配列に .T を使っていませんか? .T は全部の軸を逆にします(第 6 章「文をいくつも一度に:"
+                "先頭の軸」)。入れ替えたいのは、メニューごとの行と列、つまり最後の二つの軸だけです。")
     shapes = _base.broadcast_shapes(err)
     if shapes and {dQ.shape, X.T.shape} & set(shapes):
-        return ("dQ は Q の勾配で、形は W_Q と違います(n×d_k)。* は成分ごとの掛け算です。"
+        return ("dQ は Q の勾配で、形は W_Q と違います(b×n×d_k)。* は成分ごとの掛け算です。"
                 "「勾配を求める」の節の dW_Q の式を見直しましょう。")
     return "dW_Q は W_Q と同じ d_model×d_k の形になるはずです。途中の形を print して確かめましょう。"
 
 
 def _gradient_step_cases(hidden: bool = False):
-    """A square case (d_model = d_k = 2, like the chapter) and a rectangular one (d_k = 3);
-    `hidden`: two the notebook never shows (d_model = 3)."""
+    """Three menus of four foods with a square W_Q (d_model = d_k = 2, like the chapter) and two
+    menus of three with d_k = 3; `hidden`: two the notebook never shows (d_model = 3). In each,
+    `.T` on the 3-D X gives a product numpy refuses (the batch sizes differ from d_model or n)."""
     if hidden:
-        return _base.hidden_cases("gradient_step", ((3, 2), (5, 3), (5, 2), 0.05),
-                                  ((3, 3), (2, 3), (2, 3), 0.3))
+        return _base.hidden_cases("gradient_step", ((3, 2), (4, 5, 3), (4, 5, 2), 0.05),
+                                  ((3, 3), (2, 3, 3), (2, 3, 3), 0.3))
     rng = np.random.default_rng(7)
-    square = (rng.normal(size=(2, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), 0.5)
-    wide = (rng.normal(size=(2, 3)), rng.normal(size=(3, 2)), rng.normal(size=(3, 3)), 0.1)
+    square = (rng.normal(size=(2, 2)), rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 2)), 0.5)
+    wide = (rng.normal(size=(2, 3)), rng.normal(size=(2, 3, 2)), rng.normal(size=(2, 3, 3)), 0.1)
     return [square, wide]
 
 
 @_base.exercise
 def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step."""
+    """Chapter 07: `fn(W_Q, X, dQ, lr)` returns W_Q after one gradient-descent step, X and dQ
+    holding several menus along their first axis (the gradient is the sum of their shares)."""
     for W_Q, X, dQ, lr in _gradient_step_cases(hidden):
         shapes = f"W_Q {W_Q.shape}, X {X.shape}, dQ {dQ.shape}"
         result = _base.call_learner(
@@ -98,7 +127,8 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
             _base.fail(f"{shapes} のとき、新しい W_Q は元と同じ shape {W_Q.shape} のはずですが、"
                        f"shape {got.shape} が返ってきました。", mistake="wrong_shape")
         _base.fail_on_wrong_values(variants["right"], got, "新しい W_Q", said=f"{shapes}, lr={lr} で、")
-    _base.passed("勾配の逆向きに、学習率の分だけ動かせています。d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
+    _base.passed("どのメニューの取り分も足し合わせて、勾配の逆向きに学習率の分だけ動かせています。"
+                 "d_k = 3 の長方形の W_Q でも合っています。", quiet=hidden)
 
 
 #: Other words a learner may use for the learning-rate prediction's choices.
@@ -133,7 +163,7 @@ def check_learning_rate_prediction(answer) -> None:
 GRAD_W_K_HINTS = {
     "X_q": "見出し K を作ったのは X_kv です。K = X_kv W_K の段を逆にたどるので、dW_K は X_kv の転置から"
            "作ります(問いを作った X_q ではありません)。",
-    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dP = Mᵀ dY で得た "
+    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dG = Fᵀ dY で得た "
             "d(Kᵀ) を転置したもの、dK = dSᵀ Q / √d_k でした(「勾配を求める」の節)。",
     "Q_formula": "問いの側の式 dQ = dS K / √d_k を使っています。欲しいのは見出しの側の勾配 dK です。",
     "with_K": "dK を K から作っています。S = Q Kᵀ の K の相手は Q なので、dK は dSᵀ と Q の積です。",

@@ -35,6 +35,9 @@ CAUSAL_HINTS = {
                        "後ろの語への重みが 0 になりません。マスクは得点に足すものです。",
     "mask_finite": "後ろの語への重みが、小さいけれど 0 ではありません。隠すマスに足した数が、"
                    "-inf(マイナスの無限大)ではなく有限の数になっていませんか?",
+    "top_aligned": "Q を文の先頭の n_q 語の問いとして隠しています(1 行めが 1 語めしか見ていません)。Q は文の"
+                   "最後の n_q 語の問いです。Q の 1 行めは文の何語めでしょう。そこから、それぞれの問いより後ろに"
+                   "ある見出しを隠しましょう。",
     "mask_shifted": "自分のすぐ後ろの語(対角のすぐ上)が見えています。隠す三角形が一段ずれていませんか? "
                     "「先を見ない目隠し:因果マスク」の節で、どこから上を隠したかを見直しましょう。",
     "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
@@ -68,77 +71,106 @@ MULTI_HEAD_HINTS = {
 }
 
 
-def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
-    n = Q.shape[0]
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    mask = causal_mask(n)
+def _later(n_q: int, n_k: int, shift: int = 0) -> np.ndarray:
+    """n_q × n_k: True where key j comes after query i, the queries being the last n_q of the n_k
+    words (query i is word n_k − n_q + i); `shift` moves the border (1: the next word is seen too)."""
+    i, j = np.arange(n_q)[:, None], np.arange(n_k)[None, :]
+    return j > i + (n_k - n_q) + shift
+
+
+def _hide(S, hidden) -> np.ndarray:
+    """Softmax of each row of S with the `hidden` cells at -inf (NaN where a whole row is hidden)."""
     with np.errstate(invalid="ignore"):
-        diagonal = np.exp(S + np.triu(np.full((n, n), -np.inf), k=0))
-        diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
+        e = np.exp(np.where(hidden, -np.inf, S) - np.where(hidden, -np.inf, S).max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
+    """The right weights when the queries are the last n_q of the n_k words (the square case is
+    the chapter's mask), and each typical mistake's."""
+    n_q, n_k = Q.shape[0], K.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    later = _later(n_q, n_k)
     plain = masked_softmax(S)
-    upper = np.triu(np.ones((n, n)), k=1)
-    return {
-        "right": masked_softmax(S, mask),
-        "mask_multiplied": masked_softmax(S * (1 - upper)),
-        "mask_multiplied:tril": masked_softmax(S * np.tril(np.ones((n, n)))),
-        "mask_finite": masked_softmax(S - 10 * upper),  # -1e9 is as good as -inf; -10 is not
-        "mask_shifted": masked_softmax(S, np.triu(np.full((n, n), -np.inf), k=2)),
+    variants = {
+        "right": _hide(S, later),
+        "mask_multiplied": masked_softmax(S * ~later),
+        "mask_finite": masked_softmax(S - 10 * later),  # -1e9 is as good as -inf; -10 is not
+        "mask_shifted": _hide(S, _later(n_q, n_k, 1)),
         "no_mask": plain,
-        "lower": masked_softmax(S, mask.T),
-        "diagonal": diagonal,
-        "zeroed_after": plain * np.tril(np.ones((n, n))),
-        "no_sqrt": masked_softmax(Q @ K.T, mask),
-        "transposed": masked_softmax(K @ Q.T / np.sqrt(Q.shape[1]), mask),
+        "lower": _hide(S, ~_later(n_q, n_k, -1)),        # the words before hidden, the later seen
+        "diagonal": _hide(S, _later(n_q, n_k, -1)),       # the query's own word hidden too
+        "zeroed_after": plain * ~later,
+        "no_sqrt": _hide(Q @ K.T, later),
     }
+    if n_q < n_k:  # the queries taken as the first n_q words: a copy of the square mask's triu
+        variants["top_aligned"] = _hide(S, np.arange(n_k)[None, :] > np.arange(n_q)[:, None])
+    if n_q == n_k:
+        variants["transposed"] = _hide(K @ Q.T / np.sqrt(Q.shape[1]), later)
+    return variants
 
 
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Square problems (a decoder looks at its own words) with d_v ≠ d_k, as the hidden test's:
-    n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers."""
+    """A square problem (a decoder reading its own words, the chapter's mask) and the last few
+    words' queries against every word's keys (writing one word at a time with the keys kept),
+    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
-                                  ((3, 4), (3, 4), (3, 5)))
+                                  ((2, 4), (6, 4), (6, 5)))
     rng = np.random.default_rng(8)
-    sizes = ((4, 3, 2), (5, 4, 3))
-    return [(rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v)))
-            for n, d_k, d_v in sizes]
+    sizes = ((4, 4, 3, 2), (2, 5, 4, 3))
+    return [(rng.normal(size=(n_q, d_k)), rng.normal(size=(n_k, d_k)), rng.normal(size=(n_k, d_v)))
+            for n_q, n_k, d_k, d_v in sizes]
+
+
+def _causal_on_error(Q, K) -> str:
+    """Where a crash of `causal_attention` comes from: a mask of the square size n_q × n_q (or
+    n_k × n_k) added to n_q × n_k scores."""
+    n_q, n_k = Q.shape[0], K.shape[0]
+    if n_q == n_k:
+        return f"Q {Q.shape}, K {K.shape} のときの途中の形を print して確かめましょう。"
+    return (f"問いが {n_q} 語、見出しが {n_k} 語のとき、得点とマスクは ({n_q}, {n_k}) の形です。"
+            f"マスクを ({n_q}, {n_q}) や ({n_k}, {n_k}) で作っていませんか? Q の i 行めが文の何語めかを"
+            "考えて、隠すマスを決めましょう。")
 
 
 @_base.exercise
 def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
-    """Chapter 08: `fn(Q, K, V)` returns `(output, weights)` of causal scaled dot-product attention.
+    """Chapter 08: `fn(Q, K, V)` returns `(output, weights)` of causal scaled dot-product attention,
+    the queries being the last n_q of the n_k words whose keys and values are given.
 
     `hidden=True` uses problems the notebook never shows (the autograder's hidden test).
     """
     for Q, K, V in _causal_cases(hidden):
         variants = _causal_variants(Q, K, V)
         w = _base.wrong_attention_weights(fn, Q, K, V, "causal_attention", variants, CAUSAL_HINTS,
-                                          forbid=("attention", "heads"))
+                                          forbid=("attention", "heads"), on_error=_causal_on_error(Q, K))
         if w is None:
             continue
         want_w = variants["right"]
         if w.shape != want_w.shape:
-            _base.fail(f"weights の形は (語の数, 語の数) = {want_w.shape} のはずですが、{w.shape} でした。",
+            _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、{w.shape} でした。",
                        mistake="wrong_shape")
         if np.isneginf(w).any():
             _base.fail(CAUSAL_HINTS["mask_after"], mistake="mask_after")
+        later = _later(*want_w.shape)
         nan_rows = np.isnan(w).any(axis=1)
-        if len(w) > 2 and nan_rows[:-1].all() and not nan_rows[-1]:  # every row that hides a key
-            _base.fail(CAUSAL_HINTS["plus_inf"], mistake="plus_inf")
+        if len(w) > 2 and nan_rows[later.any(axis=1)].all() and not nan_rows[~later.any(axis=1)].any():
+            _base.fail(CAUSAL_HINTS["plus_inf"], mistake="plus_inf")  # every row that hides a key
         if np.isnan(w).any():
             nan = "diagonal" if np.isnan(w[0]).all() else "nan"
             _base.fail(CAUSAL_HINTS[nan], mistake=nan)
         _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
         if _base.rounded_to(w, want_w) is not None:
             _base.fail_on_wrong_values(want_w, w, "weights")
-        if np.any(np.triu(w, k=1) != 0):
-            _base.fail("対角より上(後ろの語)の重みが 0 になっていません。隠すマスの得点が、どんな値になって"
+        if np.any(w[later] != 0):
+            _base.fail("文の中で後ろにある語の重みが 0 になっていません。隠すマスの得点が、どんな値になって"
                        "いるかを print して確かめましょう。", mistake="upper_not_zero")
         if not np.allclose(w.sum(axis=1), 1.0):
             _base.fail("重みの各行の和が 1 になっていません。ソフトマックスのところを見直しましょう。",
                        mistake="rows_not_one")
         _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
-    _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、1 行めは自分自身だけを見ています。",
+    _base.passed("後ろの語への重みはちょうど 0、どの行も和が 1 で、問いが文の何語めかに合わせて隠せています。",
                  quiet=hidden)
 
 

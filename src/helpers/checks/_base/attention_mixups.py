@@ -11,13 +11,14 @@ from .mistakes import first_difference, same
 from .verdicts import fail
 
 
-def attention_pair(fn: Callable, Q, K, V, what: str,
-                   forbid: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+def attention_pair(fn: Callable, Q, K, V, what: str, forbid: Sequence[str] = (),
+                   on_error: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Call the learner's attention `what(Q, K, V)`; its `(output, weights)` as float arrays
-    (`forbid`: the `helpers` functions the exercise asks the learner to write, as `call_learner`)."""
+    (`forbid`: the `helpers` functions the exercise asks the learner to write, as `call_learner`;
+    `on_error`: where to look after a crash, by default the shapes)."""
     result = call_learner(fn, Q.copy(), K.copy(), V.copy(), what=what, call=f"{what}(Q, K, V)",
-                          on_error=f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
-                                   "print して確かめましょう。", forbid=forbid)
+                          on_error=on_error or f"Q {Q.shape}, K {K.shape}, V {V.shape} のときの途中の形を "
+                                               "print して確かめましょう。", forbid=forbid)
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         fail("(output, weights) の 2 つを、この順の組(タプル)で返してください。"
              f"{type(result).__name__} が返ってきました。", mistake="not_a_pair")
@@ -48,13 +49,14 @@ def check_attention_output(out, w, want_out, want_w, V, hints: Mapping[str, str]
 
 
 def wrong_attention_weights(fn: Callable, Q, K, V, what: str, variants: Mapping[str, np.ndarray],
-                            hints: Mapping[str, str], forbid: Sequence[str] = ()) -> np.ndarray | None:
+                            hints: Mapping[str, str], forbid: Sequence[str] = (),
+                            on_error: str | None = None) -> np.ndarray | None:
     """Call the learner's attention `what(Q, K, V)`; compare it with `variants["right"]`.
 
     None when its output and weights are both right; a mix-up of the output fails with its hint
     (`check_attention_output`); what is left is wrong weights, returned for the chapter's hints.
     """
-    out, w = attention_pair(fn, Q, K, V, what, forbid)
+    out, w = attention_pair(fn, Q, K, V, what, forbid, on_error)
     want_w = variants["right"]
     want_out = want_w @ V
     if same(out, want_out) and same(w, want_w):
