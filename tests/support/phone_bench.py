@@ -154,8 +154,7 @@ def visit(browser, base: str, rel: str, second: str) -> Visit:
     try:
         page.goto(base + rel, wait_until="load", timeout=180_000)
         first = page.evaluate(PAINT, PAINT_TIMEOUT_MS)
-        quiet(page, lambda: len(seen), lambda: len(set(seen) - set(sizes)))
-        page.evaluate(IDLE)
+        settle(page, lambda: len(seen), lambda: len(set(seen) - set(sizes)))
         by_type: dict[str, tuple[int, float]] = {}
         for rid, kind in seen.items():
             n, kb = by_type.get(kind, (0, 0.0))
@@ -179,6 +178,19 @@ def quiet(page, count, pending=lambda: 0) -> None:
         now = count()
         idle = idle + 250 if now == last else 0
         last = now
+
+
+def settle(page, count, pending) -> None:
+    """Quiet, then an idle main thread, until being idle started nothing new: a busy page's lazy
+    figures are requested only when its main thread gets to them (seconds after `load` on the
+    emulated processor), and they are part of a first visit."""
+    while True:
+        quiet(page, count, pending)
+        before = count()
+        page.evaluate(IDLE)
+        page.wait_for_timeout(250)
+        if count() == before and not pending():
+            return
 
 
 def measure(builds: dict[str, Path], runs: int = 1) -> dict[str, dict[str, list[Visit]]]:
