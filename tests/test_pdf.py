@@ -145,6 +145,15 @@ def test_no_character_is_a_box_or_lost():
     assert not bad, f"文字化け(□ や U+FFFD)のあるページ: {bad[:10]}"
 
 
+def test_the_maths_are_text_a_reader_can_find():
+    """The formulas are pictures typeset when the book was built (SVG); tools/build_pdf.py lays
+    each one's text over it, so a PDF reader finds and copies them (chapter 04's heading
+    「行列を一つかける: q = xW_Q」, W_Q throughout the book)."""
+    whole = "".join(texts())
+    assert "q=xW_Q" in whole, "PDF の文字に数式 q = xW_Q が見つかりません(数式が絵だけになっています)"
+    assert whole.count("W_Q") >= 100, f"PDF の文字に W_Q が {whole.count('W_Q')} 回しかありません"
+
+
 def test_every_page_is_a4_and_no_character_lies_outside_it():
     import ctypes
 

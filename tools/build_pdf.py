@@ -161,6 +161,52 @@ PREPARE = r"""([targets, answersTitle]) => {
     }
     if (n) article.append(section);
   }
+  // The maths are drawn shapes (SVG typeset when the book was built): on paper they look right
+  // but a PDF reader could neither find nor copy them. Each formula gets its text laid over it,
+  // linear (x_i, W_Q^⊤, (a)/(b)) from the MathML beside it, nearly transparent: searchable and
+  // copyable, never seen (fully transparent text is left out of the PDF altogether).
+  const linear = (n) => {
+    const kids = [...n.children].map(linear);
+    const wrap = (t) => (t.length > 1 ? `(${t})` : t);
+    switch (n.localName) {
+      case 'mi': case 'mn': case 'mo': case 'mtext': case 'ms': return n.textContent.trim();
+      case 'mspace': return ' ';
+      case 'msub': return `${kids[0]}_${wrap(kids[1])}`;
+      case 'msup': return `${kids[0]}^${wrap(kids[1])}`;
+      case 'msubsup': return `${kids[0]}_${wrap(kids[1])}^${wrap(kids[2])}`;
+      case 'mfrac': return `${wrap(kids[0])}/${wrap(kids[1])}`;
+      case 'msqrt': return `√${wrap(kids.join(''))}`;
+      case 'mroot': return `√[${kids[1]}]${wrap(kids[0])}`;
+      case 'mtable': return kids.join('; ');
+      case 'mtr': case 'mlabeledtr': return kids.join(', ');
+      case 'annotation': case 'annotation-xml': return '';
+      default: return kids.join('');
+    }
+  };
+  for (const box of document.querySelectorAll('mjx-container')) {
+    const math = box.querySelector('mjx-assistive-mml > math');
+    const svg = box.querySelector(':scope > svg');
+    if (!math || !svg) continue;
+    const text = linear(math).replace(/\s+/g, ' ').trim();
+    const size = svg.getBoundingClientRect();
+    if (!text || !size.width) continue;
+    const layer = document.createElement('span');
+    layer.className = 'qkv-print-math-text';
+    layer.setAttribute('aria-hidden', 'true');
+    layer.textContent = text;
+    const font = Math.max(1, Math.min(size.height * 0.8, size.width / (text.length * 0.62)));
+    // In the line just before the picture, taking no room in it (a negative margin as wide as
+    // the text, no line height): the text runs over the picture and a PDF reader meets it where
+    // the formula is read (an absolutely placed layer, or an inline-block, came after the
+    // paragraph's text).
+    Object.assign(layer.style, {
+      display: 'inline', lineHeight: '0', whiteSpace: 'pre', fontSize: `${font}px`,
+      fontFamily: 'sans-serif', fontStyle: 'normal', fontWeight: 'normal', letterSpacing: '0',
+      color: 'rgba(0, 0, 0, 0.004)', pointerEvents: 'none',
+    });
+    svg.before(layer);
+    layer.style.marginRight = `-${layer.getBoundingClientRect().width}px`;
+  }
   // Named destinations for what other pages link to (Chromium writes one only for a target
   // its own page links to).
   const holder = document.createElement('div');
