@@ -34,6 +34,7 @@ __all__ = [
     "learner_code",
     "arg",
     "instance",
+    "one_of",
     "mask",
     "mask_fits",
     "said",
@@ -324,6 +325,26 @@ def pair(values, name: str, optional: bool = False) -> tuple[float, float] | Non
     if not lo < hi:
         raise HelpersError(f"{name} は下限 < 上限にしてください。({lo}, {hi}) が来ました。")
     return lo, hi
+
+
+def one_of(value, name: str, options, labels=None):
+    """The option of `options` equal to `value` (a True/False never stands for a 1/0); else say
+    which ones there are, each with its label from `labels` when given (頭 1 is head 0). What an
+    explorable's choice trait and its chapter's function both answer."""
+    for option in options:
+        if isinstance(value, bool) == isinstance(option, bool) and _equal(value, option):
+            return option
+    shown = "、".join(f"{o}({label})" for o, label in zip(options, labels, strict=True)
+                     ) if labels is not None else "、".join(map(str, options))
+    raise HelpersKeyError(f"{name} は {shown} のどれかにしてください。{said(value)} が来ました。")
+
+
+def _equal(value, option) -> bool:
+    """`value == option` as one True/False (an array compared with a number is neither)."""
+    try:
+        return bool(value == option)
+    except (TypeError, ValueError):
+        return False
 
 
 def instance(value, name: str, cls: type, made_by: str):

@@ -252,3 +252,15 @@ def test_a_mask_is_zero_or_minus_inf():
 def test_said_keeps_a_message_on_one_line():
     assert "\n" not in said(np.ones((3, 3)))
     assert said(10**400).startswith("約 401 桁")
+
+
+def test_one_of_gives_back_the_option_or_names_every_one():
+    from helpers._validate import HelpersKeyError, one_of
+
+    assert one_of(np.int64(16), "d_k", [8, 16]) == 16 and type(one_of(np.int64(16), "d_k", [8, 16])) is int
+    with pytest.raises(HelpersKeyError, match=r"^head は 0\(頭 1\)、1\(頭 2\) のどれかにしてください。2 が来ました。$"):
+        one_of(2, "head", [0, 1], ["頭 1", "頭 2"])
+    with pytest.raises(HelpersKeyError, match="True が来ました"):
+        one_of(True, "head", [0, 1])  # True is not the option 1
+    with pytest.raises(HelpersKeyError, match=r"array\(\[1, 2\]\) が来ました"):
+        one_of(np.array([1, 2]), "head", [0, 1])

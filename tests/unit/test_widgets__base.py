@@ -248,6 +248,31 @@ def test_a_control_out_of_range_is_refused_in_japanese_at_the_start():
         helpers.widgets.scaling_explorer(d_k=5)
 
 
+def _bad_values(trait) -> list:
+    """Values a learner might give a control that its trait refuses."""
+    if isinstance(trait, Number):
+        return ["1", None, True, float("nan"), trait.hi + 1, trait.lo - 1]
+    if isinstance(trait, Flag):
+        return [1, "True", None]
+    return ["ない", 10**6, None, [0]]
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_a_control_set_later_is_refused_with_the_chapter_functions_own_line(name):
+    """One way to check what a learner passes: a control's bad value given to the chapter's
+    function, or set on its explorable in a later cell, is refused with the same Japanese line
+    (each trait checks with the `_validate` function `@public` uses), and nothing changes."""
+    explorer = FACTORIES[name]()
+    tried = 0
+    for control, trait in type(explorer).control_traits().items():
+        for bad in _bad_values(trait):
+            with pytest.raises((HelpersError, HelpersTypeError, HelpersKeyError)) as at_start:
+                FACTORIES[name](**{control: bad})
+            assert_refused(explorer, control, bad, type(at_start.value), f"^{re.escape(str(at_start.value))}$")
+            tried += 1
+    assert tried >= 3
+
+
 #: Every explorable class, from the one list of them.
 CLASSES = list(helpers.widgets.explorables().values())
 
@@ -263,7 +288,7 @@ def test_every_data_trait_is_checked_when_set_after_construction(cls):
     assert checked, f"{cls.module}: 形を言うデータがありません"
     for name, trait in checked.items():
         wrong, words = ("abc", "リストにしてください") if trait.shape else (
-            (3, "文字列にしてください") if trait.kind == "text" else ("3", "数にしてください"))
+            (3, "文字列で指定してください") if trait.kind == "text" else ("3", "数で指定してください"))
         assert_refused(explorer, name, wrong, DataError, words)
 
 
@@ -277,7 +302,7 @@ def test_the_library_catalog_set_piece_by_piece_is_refused_and_kept():
     ex = library_search_explorer()
     assert_refused(ex, "names", ["a", "b"], DataError, r"names の長さ\(2\)が book_keys の長さ\(5\)と合いません")
     assert_refused(ex, "book_keys", "abc", DataError, "book_keys はリストにしてください。str が来ました")
-    assert_refused(ex, "book_keys", [[0, 1]] * 4 + [[0, 2000]], DataError, r"book_keys\[4\]\[1\] は絶対値 1000 以下")
+    assert_refused(ex, "book_keys", [[0, 1]] * 4 + [[0, 2000]], DataError, r"book_keys\[4\]\[1\] は -1000 以上 1000 以下")
     with ex.hold_trait_notifications():
         ex.names, ex.book_keys, ex.book_values = ["a", "b"], [[1, 0], [0, 1]], [[1, 2, 3], [3, 2, 1]]
     assert ex.numbers()["best"] in ("a", "b")

@@ -156,9 +156,9 @@ def test_explorer_other_party():
     "args, error, words",
     [
         (("not a party",), HelpersTypeError, "Party"),
-        ((None, "タロウ"), HelpersKeyError, "参加者はいません"),
-        ((None, np.ones((2, 2))), HelpersTypeError, "person.*文字列"),
-        ((None, None), HelpersTypeError, "person.*文字列"),
+        ((None, "タロウ"), HelpersKeyError, "person.*アオイ.*のどれか.*タロウ"),
+        ((None, np.ones((2, 2))), HelpersKeyError, "person.*のどれか.*array"),
+        ((None, None), HelpersKeyError, "person.*のどれか.*None が来ました"),
         ((Party(("a",), [[1.0, 0.0, 0.0]], np.eye(3), np.eye(3), np.eye(3), ("p", "q", "r")),
           "a"), HelpersError, "2 次元"),
         ((Party(tuple("abcdefghijklm"), np.ones((13, 2)), np.eye(2), np.eye(2), np.eye(2)), "a"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import HelpersError, HelpersTypeError, arg, public, text
+from .._validate import HelpersError, HelpersTypeError, arg, public
 from ..data import Party, party, party_attention
 from ._base import MAX_ITEMS, Choice, Explorable, at_most, data_trait
 
@@ -59,8 +59,8 @@ def _a_party_on_the_plane(guests, name: str) -> Party:
     return g
 
 
-@public(lambda a: a["guests"].index(a["person"]),  # a clear KeyError for a guest who is not there
-        guests=arg(_a_party_on_the_plane), person=arg(text, "person(探す人)"), draws=True)
+# `person` is a control: its trait checks it against the guests' names, here as when set later.
+@public(guests=arg(_a_party_on_the_plane), draws=True)
 def party_explorer(guests: Party | None = None, person: str = "ケン", **controls) -> PartyExplorer:
     """Pick a guest: their Q against everyone's name tag K, how the softmax weights fall, and
     what they take home (the weighted mix of everyone's V, the thick green arrow)."""
