@@ -3,6 +3,7 @@
 // food's right partner, and W_Q, W_K, W_V are drawn as three small heatmaps on one colour scale.
 import { argmax } from "./qkv_math.js";
 import {
+  EDGE,
   FONT,
   PANEL,
   colormap,
@@ -152,7 +153,7 @@ function wPanel(params, reach) {
         const { fill, ink } = colormap("RdBu_r", (v + reach) / (2 * reach));
         const x = x0 + j * cell;
         const y = top + i * cell;
-        body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" style="stroke:var(--qkv-bg)" stroke-width="1"/>`;
+        body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" ${EDGE}/>`;
         if (cell >= 30)
           body += text(x + cell / 2, y + cell / 2, fmt(v), { size: FONT - 2, fill: ink });
       });
