@@ -439,6 +439,9 @@ def test_explorables_in_a_real_lab(browser, learner, name):
     first = explorables.nth(0)
     preset = first.locator(".qkv-presets button").first
     preset.click()
+    # it glides there (300 ms): pressed once it has landed
+    page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'", arg=preset.element_handle(),
+                           timeout=5000)
     assert preset.get_attribute("aria-pressed") == "true"
     check_numbers(first, f"{name}: 「{preset.inner_text()}」のあと")
     # On a narrow window the controls stay in view while the panels scroll past (the output area

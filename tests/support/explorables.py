@@ -137,12 +137,22 @@ def shown(explorable) -> tuple[dict, dict, str]:
 
 
 #: Which panels in the page differ from the same SVG parsed afresh (mount updates a panel in place).
+#: (The runtime's own marks on items are left out: the one in the tab order, the lit ones.)
 _PANELS_NOT_AS_DRAWN = """(p, panels) => {
   const hosts = [...p.querySelectorAll('.qkv-host')];
   const fresh = document.createElement('template');
+  const drawn = (host) => {
+    const svg = host.firstElementChild?.cloneNode(true);
+    svg?.querySelectorAll('[data-item]').forEach((n) => {
+      n.setAttribute('tabindex', '-1');
+      n.classList.remove('qkv-lit');
+      if (!n.classList.length) n.removeAttribute('class');
+    });
+    return svg;
+  };
   return panels.flatMap((svg, k) => {
     fresh.innerHTML = svg;
-    return hosts.length === panels.length && hosts[k].firstElementChild?.isEqualNode(fresh.content.firstElementChild) ? [] : [k];
+    return hosts.length === panels.length && drawn(hosts[k])?.isEqualNode(fresh.content.firstElementChild) ? [] : [k];
   });
 }"""
 

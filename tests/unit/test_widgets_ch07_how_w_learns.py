@@ -38,7 +38,7 @@ def test_explorer_starts_at_the_first_saved_step(explorer, task, history):
     assert n["accuracy"] == history.accuracies[0] == pytest.approx(2 / 24)
     np.testing.assert_allclose(n["weights"], weights)
     for name in learning.NAMES:
-        np.testing.assert_array_equal(n["W"][name], snap.params[name])
+        np.testing.assert_array_equal(n["params"][name], snap.params[name])
     assert n["partner"] == [2, 2, 0, 0]  # sweet foods → カレー, spicy foods → ケーキ
 
 
@@ -51,8 +51,8 @@ def test_setting_the_step_from_python_moves_the_numbers(explorer, task, history,
     assert n["loss"] == pytest.approx(history.losses[step], rel=1e-12)
     assert n["accuracy"] == history.accuracies[step]
     np.testing.assert_allclose(n["weights"], weights)
-    np.testing.assert_allclose(n["W"]["W_V"], snap.params["W_V"])
-    np.testing.assert_allclose(n["W"]["W_Q"], snap.params["W_Q"])
+    np.testing.assert_allclose(n["params"]["W_V"], snap.params["W_V"])
+    np.testing.assert_allclose(n["params"]["W_Q"], snap.params["W_Q"])
     assert explorer.get_state()["step"] == step  # what the browser receives says the same
 
 
@@ -78,10 +78,10 @@ def test_what_the_chapter_asks_to_look_for(explorer, history):
     assert all(np.all(b > a) for a, b in zip(on_partner, on_partner[1:], strict=False))
     assert all(at(s)[0]["accuracy"] == 1.0 for s in range(20, 201, 10))
     # W_V swings to and fro for about 20 steps (its top-left up, down, up, ...), then settles near I
-    corner = [at(s)[0]["W"]["W_V"][0, 0] for s in range(1, 20)]
+    corner = [at(s)[0]["params"]["W_V"][0, 0] for s in range(1, 20)]
     assert all(np.sign(b - a) != np.sign(c - b) for a, b, c in zip(corner, corner[1:], corner[2:],
                                                                    strict=False))
-    assert np.abs(at(200)[0]["W"]["W_V"] - np.eye(2)).max() < 0.05
+    assert np.abs(at(200)[0]["params"]["W_V"] - np.eye(2)).max() < 0.05
 
 
 def test_the_browser_gets_the_run_as_plain_lists(explorer, history, saved_steps):
@@ -89,7 +89,7 @@ def test_the_browser_gets_the_run_as_plain_lists(explorer, history, saved_steps)
     assert state["steps"] == saved_steps
     assert state["losses"] == history.losses.tolist()
     assert state["words"] == list(history.words)
-    assert state["saved_W"][3]["W_K"] == history.snapshots[3].params["W_K"].tolist()
+    assert state["saved_params"][3]["W_K"] == history.snapshots[3].params["W_K"].tolist()
     assert state["saved_weights"][-1] == history.final.weights.tolist()
     assert state["saved_accuracies"] == [s.accuracy for s in history.snapshots]
     assert "export default" in state["_esm"] and "import {" not in state["_esm"]
@@ -103,7 +103,7 @@ def test_another_run_works_too(task, start):
     ex = training_explorer(h)
     assert ex.steps == [s.step for s in h.snapshots] and ex.step == 0
     ex.step = 30
-    np.testing.assert_array_equal(ex.numbers()["W"]["W_V"], start["W_V"])
+    np.testing.assert_array_equal(ex.numbers()["params"]["W_V"], start["W_V"])
     assert ex.numbers()["loss"] == h.losses[30]
 
 
@@ -112,8 +112,8 @@ def test_a_wider_key_space_is_drawn(task, rng):
     W = {"W_Q": rng.normal(0, 0.3, (2, 3)), "W_K": rng.normal(0, 0.3, (2, 3)), "W_V": np.eye(2)}
     ex = training_explorer(learning.train(task, W, lr=0.5, steps=3, save_at=[0, 3]))
     ex.step = 3
-    assert ex.numbers()["W"]["W_Q"].shape == (2, 3)
-    assert ex.numbers()["W"]["W_V"].shape == (2, 2)
+    assert ex.numbers()["params"]["W_Q"].shape == (2, 3)
+    assert ex.numbers()["params"]["W_V"].shape == (2, 2)
 
 
 def test_a_diverged_run_shows_the_losses_it_has(task, start):

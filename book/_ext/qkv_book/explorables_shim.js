@@ -107,8 +107,33 @@
     box.dataset.qkvReady = "true";
   }
 
+  // The page's skip links (the theme's 「本文へスキップ」, shown when focused) gain one per
+  // explorable, to its first control: a few Tab presses from the top of the page instead of the
+  // 80 or so links of the text before it. The address keeps its state: the link moves the focus.
+  function skipLinks(boxes) {
+    const bar = document.getElementById("pst-skip-link");
+    if (!bar) return;
+    boxes.forEach((box, index) => {
+      box.id ||= `qkv-ex-${index + 1}`;
+      const link = document.createElement("a");
+      link.href = `#${box.id}`;
+      link.className = "qkv-skip";
+      link.textContent = `図 ${index + 1} の操作へスキップ`;
+      link.addEventListener("click", (event) => {
+        const first = box.querySelector(".qkv-ex button, .qkv-ex input");
+        if (!first) return; // not mounted: the link goes to the box as any link would
+        event.preventDefault();
+        first.scrollIntoView({ block: "center" });
+        first.focus({ preventScroll: true });
+      });
+      bar.append(link);
+    });
+  }
+
   function mountAll() {
-    document.querySelectorAll(".qkv-explorable").forEach((box, index) => {
+    const boxes = document.querySelectorAll(".qkv-explorable");
+    skipLinks(boxes);
+    boxes.forEach((box, index) => {
       mount(box, index).catch((error) => {
         box.dataset.qkvError = String(error);
         console.error(error);

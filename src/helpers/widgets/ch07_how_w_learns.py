@@ -41,7 +41,7 @@ class TrainingExplorer(Explorable):
     saved_losses = data_trait([], "number", ("saves",))
     saved_accuracies = data_trait([], "number", ("saves",))
     saved_weights = data_trait([], "number", ("saves", "words", "words"))
-    saved_W = data_trait([], "any", ("saves",))
+    saved_params = data_trait([], "any", ("saves",))
 
     @traitlets.validate("step")
     def _whole_step(self, proposal):
@@ -63,7 +63,7 @@ class TrainingExplorer(Explorable):
         return {"step": self.step, "loss": self.saved_losses[i],
                 "accuracy": self.saved_accuracies[i],
                 "weights": np.array(self.saved_weights[i]),
-                "W": {name: np.array(self.saved_W[i][name]) for name in NAMES},
+                "params": {name: np.array(self.saved_params[i][name]) for name in NAMES},
                 "partner": list(self.partner)}
 
 
@@ -103,6 +103,6 @@ def training_explorer(history: History, **controls) -> TrainingExplorer:
         saved_losses=[float(s.loss) for s in chosen],
         saved_accuracies=[float(s.accuracy) for s in chosen],
         saved_weights=[np.asarray(s.weights, dtype=float).tolist() for s in chosen],
-        saved_W=[{name: np.asarray(s.params[name], dtype=float).tolist() for name in NAMES}
+        saved_params=[{name: np.asarray(s.params[name], dtype=float).tolist() for name in NAMES}
                  for s in chosen],
     )

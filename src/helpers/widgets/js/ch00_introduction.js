@@ -72,12 +72,13 @@ function weightsPanel(words, weights, picks) {
     const cy = g.top + (i + 0.5) * g.cell;
     body += `<circle cx="${cx}" cy="${cy}" r="${g.cell * 0.45}" fill="none" style="stroke:var(--qkv-k)" stroke-width="${Math.min(2.5, g.cell / 10)}"/>`;
   });
-  // The colour scale: a strip of small rects from 0 to TOP, labelled at both ends and halfway.
+  // The colour scale: a strip of small rects from 0 to TOP, labelled at both ends and halfway;
+  // its frame is the mark against the page (its steps are guides).
   const y = g.bottom + 16;
   const steps = 24;
   const w = (g.right - g.left) / steps;
   for (let s = 0; s < steps; s++) {
-    body += `<rect x="${g.left + s * w}" y="${y}" width="${w + 0.3}" height="10" fill="${colormap("Blues", (s + 0.5) / steps).fill}"/>`;
+    body += `<rect class="qkv-guide" x="${g.left + s * w}" y="${y}" width="${w + 0.3}" height="10" fill="${colormap("Blues", (s + 0.5) / steps).fill}"/>`;
   }
   body += `<rect x="${g.left}" y="${y}" width="${g.right - g.left}" height="10" fill="none" style="stroke:var(--qkv-axis)"/>`;
   const label = { size: FONT - 2, fill: "var(--qkv-muted)" };

@@ -6,7 +6,10 @@ import {
   FONT,
   arrow,
   bars,
+  exact,
   fmt,
+  item,
+  mark,
   plane,
   planeAxes,
   svg,
@@ -63,7 +66,7 @@ function label(p, x, y, s, { fill, below = false, weight = "normal" }) {
   });
 }
 
-// The integer grid over the plane, labelled outside its frame.
+// The integer grid over the plane (guides: faint, for reference), labelled outside its frame.
 function grid(p) {
   let body = "";
   const lo = p.pad;
@@ -72,8 +75,9 @@ function grid(p) {
     if (v === 0) continue;
     const [x] = p.at(v, 0);
     const [, y] = p.at(0, v);
-    body += `<line x1="${x}" x2="${x}" y1="${lo}" y2="${hi}" style="stroke:var(--qkv-axis)" stroke-opacity="0.3"/>`;
-    body += `<line x1="${lo}" x2="${hi}" y1="${y}" y2="${y}" style="stroke:var(--qkv-axis)" stroke-opacity="0.3"/>`;
+    const guide = 'class="qkv-guide" style="stroke:var(--qkv-axis)" stroke-opacity="0.3"';
+    body += `<line x1="${x}" x2="${x}" y1="${lo}" y2="${hi}" ${guide}/>`;
+    body += `<line x1="${lo}" x2="${hi}" y1="${y}" y2="${y}" ${guide}/>`;
     body += text(x, hi + 9, String(v), { size: FONT - 2, fill: "var(--qkv-muted)" });
     body += text(lo - 3, y, String(v), { size: FONT - 2, anchor: "end", fill: "var(--qkv-muted)" });
   }
@@ -96,21 +100,29 @@ export function picture(data) {
   const [ox, oy] = p.at(0, 0);
   const radius = (norm(start) / (2 * LIM)) * span;
   if (radius > 1)
-    inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${colour}" stroke-opacity="0.6" stroke-width="1.2" stroke-dasharray="3 4"/>`;
-  rest.forEach((k) => {
-    inside += arrow(p, k[0], k[1], { color: "var(--qkv-muted)", width: 2 });
+    inside += `<circle cx="${ox}" cy="${oy}" r="${radius}" fill="none" style="stroke:${mark(colour)}" stroke-width="1.2" stroke-dasharray="3 4"/>`;
+  // Each word's arrow and label are one item with the bars named by it (lit together on hover
+  // or focus, its vector said exactly).
+  const vectorOf = (v) => `ベクトル (${exact(v[0])}, ${exact(v[1])})`;
+  rest.forEach((k, i) => {
+    inside += item(
+      words[i],
+      arrow(p, k[0], k[1], { color: "var(--qkv-muted)", width: 2 }),
+      vectorOf(k),
+    );
   });
   const [x, y] = n.vector;
-  inside += arrow(p, x, y, { color: colour, width: 3.5 });
   const [tx, ty] = p.at(x, y);
   // The handle the learner drags (and the only mark left when the vector is zero).
-  inside += `<circle cx="${tx}" cy="${ty}" r="7" style="fill:${colour};stroke:var(--qkv-bg)" fill-opacity="0.35" stroke-width="1"/>`;
+  const handle = `<circle cx="${tx}" cy="${ty}" r="7" style="fill:${colour};stroke:${mark(colour)}" fill-opacity="0.35" stroke-width="1.5"/>`;
+  const moved = arrow(p, x, y, { color: mark(colour), width: 3.5 });
+  inside += item(word, moved + handle, vectorOf(n.vector));
   let labels = "";
   rest.forEach((k, i) => {
     if (Math.abs(k[0]) <= LIM && Math.abs(k[1]) <= LIM)
-      labels += label(p, k[0], k[1], words[i], { fill: "var(--qkv-muted)" });
+      labels += item(words[i], label(p, k[0], k[1], words[i], { fill: "var(--qkv-muted)" }));
   });
-  labels += label(p, x, y, word, { fill: colour, below: true, weight: "bold" });
+  labels += item(word, label(p, x, y, word, { fill: colour, below: true, weight: "bold" }));
   const body =
     grid(p) +
     planeAxes(p, { title: `「${word}」を動かす`, xLabel, yLabel }) +

@@ -28,6 +28,7 @@ const FACES = [
 const TIE = "(同点)";
 const GRID = [-2, -1, 0, 1, 2];
 const PAD = 38;
+const FAINT = 0.75; // the embeddings x before the map: behind the mapped ones, ≥ 3:1 all the same
 
 // The word whose key best matches `row` (a word's q·k with every key), or TIE when the two largest
 // scores are equal (as numpy's isclose with atol 1e-9: a zero query ties them all).
@@ -167,7 +168,9 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
     body += text(p.pad - 5, ty, label, { size: FONT - 2, anchor: "end", fill: "var(--qkv-muted)" });
   }
   let inside = "";
-  const grid = `style="stroke:${color}" stroke-opacity="0.45" stroke-width="1"`;
+  // The mapped grid and unit square are guides (class qkv-guide: faint, for reference); the
+  // embeddings x before the map are marks, fainter than the mapped ones but ≥ 3:1.
+  const grid = `class="qkv-guide" style="stroke:${color}" stroke-opacity="0.45" stroke-width="1"`;
   for (const c of GRID) {
     inside += line(p, apply([c, -2], W), apply([c, 2], W), grid);
     inside += line(p, apply([-2, c], W), apply([2, c], W), `${grid} stroke-dasharray="4 3"`);
@@ -180,8 +183,8 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
   ]
     .map((pt) => p.at(...apply(pt, W)).join(","))
     .join(" ");
-  inside += `<polygon points="${square}" style="fill:${color}" fill-opacity="0.18"/>`;
-  inside += `<g opacity="0.45">${X.map(([a, b]) => arrow(p, a, b, { color: "var(--qkv-x)", width: 1.5 })).join("")}</g>`;
+  inside += `<polygon class="qkv-guide" points="${square}" style="fill:${color}" fill-opacity="0.18"/>`;
+  inside += `<g opacity="${FAINT}">${X.map(([a, b]) => arrow(p, a, b, { color: "var(--qkv-x)", width: 1.5 })).join("")}</g>`;
   const [ox, oy] = p.at(0, 0);
   F.forEach(([a, b]) => {
     const [tx, ty] = p.at(a, b);
@@ -238,7 +241,7 @@ function keyPanel(data, n) {
     y += 24;
   });
   y += 4;
-  body += `<line x1="12" x2="32" y1="${y}" y2="${y}" style="stroke:var(--qkv-x)" stroke-opacity="0.45" stroke-width="2"/>`;
+  body += `<line x1="12" x2="32" y1="${y}" y2="${y}" style="stroke:var(--qkv-x)" stroke-opacity="${FAINT}" stroke-width="2"/>`;
   body += text(38, y, "元の埋め込み x", { anchor: "start", size: FONT - 1 });
   y += 24;
   body += `<circle cx="22" cy="${y}" r="9" style="fill:none;stroke:var(--qkv-fg)" stroke-width="2.5"/>`;

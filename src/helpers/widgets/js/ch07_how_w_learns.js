@@ -3,6 +3,7 @@
 // food's right partner, and W_Q, W_K, W_V are drawn as three small heatmaps on one colour scale.
 import { argmax } from "./qkv_math.js";
 import {
+  EDGE,
   FONT,
   PANEL,
   colormap,
@@ -27,18 +28,18 @@ export function numbers({
   saved_losses,
   saved_accuracies,
   saved_weights,
-  saved_W,
+  saved_params,
   partner,
 }) {
   const i = steps.indexOf(step);
   if (i < 0) throw new Error(`保存されていないステップです: ${step}`);
-  const W = Object.fromEntries(NAMES.map((name) => [name, saved_W[i][name]]));
+  const params = Object.fromEntries(NAMES.map((name) => [name, saved_params[i][name]]));
   return {
     step,
     loss: saved_losses[i],
     accuracy: saved_accuracies[i],
     weights: saved_weights[i],
-    W,
+    params,
     partner,
   };
 }
@@ -128,17 +129,17 @@ function wTitle(x, y, name) {
 }
 
 // The three W side by side, one shared colour range (RdBu_r, symmetric about 0).
-function wPanel(W, reach) {
-  const cols = W.W_Q[0].length;
+function wPanel(params, reach) {
+  const cols = params.W_Q[0].length;
   const left = 44;
   const gap = 12;
   const block = (PANEL - left - 4 - gap * (NAMES.length - 1)) / NAMES.length;
   const cell = Math.min(block / Math.max(cols, 1), 44);
-  const rowsN = W.W_Q.length;
+  const rowsN = params.W_Q.length;
   const top = 64;
   let body = text(PANEL / 2, 12, "三つの W(この回の値)", { weight: "bold" });
   NAMES.forEach((name, k) => {
-    const M = W[name];
+    const M = params[name];
     const x0 = left + k * (block + gap) + (block - cell * M[0].length) / 2;
     body += wTitle(x0 + (cell * M[0].length) / 2, 36, name);
     M[0].forEach((_, j) => {
@@ -152,7 +153,7 @@ function wPanel(W, reach) {
         const { fill, ink } = colormap("RdBu_r", (v + reach) / (2 * reach));
         const x = x0 + j * cell;
         const y = top + i * cell;
-        body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" style="stroke:var(--qkv-bg)" stroke-width="1"/>`;
+        body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" ${EDGE}/>`;
         if (cell >= 30)
           body += text(x + cell / 2, y + cell / 2, fmt(v), { size: FONT - 2, fill: ink });
       });
@@ -188,9 +189,9 @@ function wPanel(W, reach) {
 }
 
 // One colour range for every W at every saved step, rounded up to a multiple of 0.5.
-export function reachOf(saved_W) {
+export function reachOf(saved_params) {
   let far = 0;
-  for (const snap of saved_W)
+  for (const snap of saved_params)
     for (const name of NAMES)
       for (const row of snap[name]) for (const v of row) far = Math.max(far, Math.abs(v));
   return Math.max(Math.ceil(far * 2) / 2, 0.5);
@@ -211,13 +212,13 @@ export function picture(data) {
       title: `注目の重み(全 ${words.length} 品)`,
       outline,
     }),
-    wPanel(n.W, reachOf(data.saved_W)),
+    wPanel(n.params, reachOf(data.saved_params)),
   ];
   const onPartner = words
     .map((w, i) => `${w}→${words[n.partner[i]]} ${fmt(n.weights[i][n.partner[i]])}`)
     .join("、");
   const matrix = (M) => `[${M.map((row) => `[${row.map((v) => fmt(v)).join(", ")}]`).join(", ")}]`;
-  const ws = NAMES.map((name) => `${name} = ${matrix(n.W[name])}`).join("、");
+  const ws = NAMES.map((name) => `${name} = ${matrix(n.params[name])}`).join("、");
   const right = n.weights.filter((row, i) => argmax(row) === n.partner[i]).length;
   const head = `${n.step} 回目:損失 ${lossText(n.loss)}、正解率 ${percent(n.accuracy)}`;
   const alt = `${head}。正解の相手(枠)への注目の重み:${onPartner}(全 ${words.length} 品のメニューで、一番重いのが正解の相手なのは ${right} 品)。${ws}。`;
@@ -247,7 +248,7 @@ export default {
         "saved_losses",
         "saved_accuracies",
         "saved_weights",
-        "saved_W",
+        "saved_params",
       ],
       controls: [
         {

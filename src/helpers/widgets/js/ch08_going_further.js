@@ -2,7 +2,7 @@
 // left map is that head's attention weights (the hidden cells hatched), the right one the output
 // of every head, side by side, mixed by W_O. All computed here from X and each head's W.
 import { attention, causalMask, matmul } from "./qkv_math.js";
-import { FONT, PANEL, colormap, fmt, svg, text, textWidth } from "./qkv_draw.js";
+import { EDGE, FONT, PANEL, colormap, fmt, svg, text, textWidth } from "./qkv_draw.js";
 import { mount } from "./qkv_widget.js";
 
 // Every head's attention (with the causal mask when `masked`), the heads' outputs side by side
@@ -105,7 +105,7 @@ function grid({
       const { fill, ink } = colormap(cmap, (M[i][j] - lo) / (hi - lo));
       const x = left + j * cellW;
       const y = top + i * cellH;
-      body += `<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}"/>`;
+      body += `<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}" ${EDGE}/>`;
       if (Math.min(cellW, cellH) >= 28)
         body += text(x + cellW / 2, y + cellH / 2, fmt(M[i][j]), { size: FONT - 2, fill: ink });
     });

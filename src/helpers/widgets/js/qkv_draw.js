@@ -27,6 +27,16 @@ export function fmt(v, digits = 2) {
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 }
 
+// A cell's edge, ≥ 3:1 against the page in light and dark: a pale cell on a light page and a
+// dark one on a dark page (1.4:1) still stand out as marks.
+export const EDGE = 'style="stroke:var(--qkv-axis)" stroke-width="1"';
+
+// A palette colour drawn as a mark (a line, an arrow, a point): a palette colour under 3:1 against
+// a light page (the orange, 2.25:1) is darkened a little, and lightened on a dark page.
+export function mark(color) {
+  return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 70%, var(--qkv-fg))`;
+}
+
 // A palette colour made readable as text: half of it mixed with the theme's text colour, so it
 // darkens on a light page and lightens on a dark one (≥ 4.5:1 against the page in both; the
 // colour itself, as a mark, keeps ≥ 3:1). The theme's own colours and a cell's ink stay as given.
@@ -54,15 +64,19 @@ export function text(
 }
 
 export function svg(width, height, body, { cls = "", label = "" } = {}) {
-  const name = label ? ` aria-label="${esc(label)}"` : ' aria-hidden="true"';
+  // A panel whose items the keyboard reaches is not hidden from a screen reader.
+  const hidden = body.includes("data-item=") ? "" : ' aria-hidden="true"';
+  const name = label ? ` aria-label="${esc(label)}"` : hidden;
   return `<svg class="qkv-panel ${cls}" viewBox="0 0 ${width} ${height}" style="--qkv-w:${width}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"${name}>${body}</svg>`;
 }
 
 // What links the marks of one item (a word, a book) across panels: a group named by the item,
 // with its exact value, which the widget runtime lights up and says on hover (qkv_widget.js).
+// Each is reached by the keyboard too (mount keeps one in the tab order) and named by what it says.
 export function item(name, body, value = "") {
   const said = value === "" ? "" : ` data-value="${esc(value)}"`;
-  return `<g data-item="${esc(name)}"${said}>${body}</g>`;
+  const named = esc(value === "" ? name : `${name}、${value}`);
+  return `<g data-item="${esc(name)}"${said} tabindex="-1" role="img" aria-label="${named}">${body}</g>`;
 }
 
 // A number to the last digit that matters (hovering an item shows it): 6 significant digits.
@@ -203,7 +217,7 @@ export function heatmap({
       const { fill, ink } = colormap(cmap, (v - lo) / (hi - lo));
       const x = left + j * cell;
       const y = top + i * cell;
-      body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}"/>`;
+      body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" ${EDGE}/>`;
       if (cell >= 30)
         body += text(x + cell / 2, y + cell / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
     });

@@ -4,6 +4,7 @@
 // model) and in the book (book/_ext's model shim).
 
 const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
+const GLIDE_MS = 300; // a preset's way to its state (mount's `glide`)
 
 // Bring the children of `live` to those of `fresh` with the fewest DOM changes: a node of the
 // same kind keeps its place and gets the new attributes and text; another kind is replaced. A
@@ -61,6 +62,13 @@ export function spoken(s) {
   return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
 }
 
+// A control's name is its visible label (WCAG 2.5.3: a speech user says what they see); the
+// reading of its symbols in words, where it differs, is its description.
+function described(node, label) {
+  if (spoken(label) !== label) node.setAttribute("aria-description", spoken(label));
+  return node;
+}
+
 function el(tag, cls, attrs = {}) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -77,7 +85,7 @@ function control(spec, model, onInput) {
   const box = el("div", "qkv-control");
   const id = `qkv-${Math.random().toString(36).slice(2)}`;
   if (spec.kind === "checkbox") {
-    const input = el("input", "", { type: "checkbox", id, "aria-label": spoken(spec.label) });
+    const input = described(el("input", "", { type: "checkbox", id }), spec.label);
     const label = el("label", "", { for: id });
     label.textContent = spec.label;
     box.append(input, label);
@@ -85,8 +93,9 @@ function control(spec, model, onInput) {
     return { box, show: (v) => (input.checked = Boolean(v)) };
   }
   if (spec.kind === "choice") {
-    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-label": spoken(spec.label) });
-    const name = el("span", "qkv-label");
+    const group = el("div", "qkv-choice", { role: "radiogroup", "aria-labelledby": `${id}-name` });
+    described(group, spec.label);
+    const name = el("span", "qkv-label", { id: `${id}-name` });
     name.textContent = spec.label;
     group.append(name);
     const inputs = spec.options.map(({ label, value }, i) => {
@@ -124,22 +133,27 @@ function control(spec, model, onInput) {
   box.classList.add("qkv-range");
   const label = el("label", "qkv-label", { for: id });
   label.textContent = spec.label;
-  const input = el("input", "", {
-    type: "range",
-    id,
-    min: lo,
-    max: hi,
-    step,
-    "aria-label": spoken(spec.label),
-  });
+  const input = described(
+    el("input", "", { type: "range", id, min: lo, max: hi, step }),
+    spec.label,
+  );
   const out = el("output", "", { for: id });
   const format = spec.format ?? ((v) => String(v));
   box.append(label, input, out);
   input.addEventListener("input", () => onInput(spec.trait, fromSlider(Number(input.value))));
   // A click anywhere on the control leaves the keyboard on the slider.
   box.addEventListener("pointerup", () => input.focus());
+  // A value part way (`e` from 0 to 1) from `a` to `b`, on one of the slider's stops: what a
+  // preset's glide shows on the way (mount's `glide`). A slider over a list jumps.
+  const between = spec.options
+    ? null
+    : (a, b, e) => {
+        const u = toSlider(a) + (toSlider(b) - toSlider(a)) * e;
+        return fromSlider(Number((lo + Math.round((u - lo) / step) * step).toFixed(12)));
+      };
   return {
     box,
+    between,
     show: (v) => {
       input.value = String(toSlider(v));
       input.setAttribute("aria-valuetext", spoken(format(v)));
@@ -198,10 +212,8 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   const buttons = choices.map(({ label, state }) => {
     const button = el("button", "qkv-preset", { type: "button", "aria-pressed": "false" });
     button.textContent = label;
-    // Its name is its visible text (WCAG 2.5.3: a speech user says what they see); a symbol's
-    // reading in words goes in its description.
-    if (spoken(label) !== label) button.setAttribute("aria-description", spoken(label));
-    button.addEventListener("click", () => apply(state));
+    described(button, label); // its name is its visible text
+    button.addEventListener("click", () => glide(state));
     return button;
   });
   const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
@@ -224,7 +236,56 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     const name = event.target.closest?.("[data-item]")?.dataset.item ?? null;
     if (name !== lit) light(name);
   });
-  picture.addEventListener("pointerleave", () => lit !== null && light(null));
+  picture.addEventListener("pointerleave", () => lit !== focused && light(focused));
+  // The keyboard does the same: Tab reaches the picture's items once (one of them is in the tab
+  // order, the one last visited), the arrow keys go from item to item (in the same panel where
+  // it has the next one), Home and End to the first and last; the focused item is lit.
+  let focused = null; // the item the keyboard is on
+  let stop = null; // the item in the tab order: the last one visited, else the first
+  const itemNodes = () => [...picture.querySelectorAll("[data-item]")];
+  const rove = () => {
+    const nodes = itemNodes();
+    const on =
+      nodes.find((n) => n === document.activeElement) ??
+      nodes.find((n) => n.dataset.item === stop) ??
+      nodes[0];
+    for (const n of nodes) {
+      const want = n === on ? "0" : "-1";
+      if (n.getAttribute("tabindex") !== want) n.setAttribute("tabindex", want);
+    }
+  };
+  picture.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: arrows stay here
+  picture.addEventListener("focusin", (event) => {
+    const node = event.target.closest?.("[data-item]");
+    if (!node) return;
+    focused = stop = node.dataset.item;
+    rove();
+    light(focused);
+  });
+  picture.addEventListener("focusout", (event) => {
+    if (event.relatedTarget?.closest?.("[data-item]") && picture.contains(event.relatedTarget))
+      return;
+    focused = null;
+    light(null);
+  });
+  const STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  picture.addEventListener("keydown", (event) => {
+    const node = event.target.closest?.("[data-item]");
+    if (!node || !(event.key in STEPS || event.key === "Home" || event.key === "End")) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const nodes = itemNodes();
+    const order = [...new Set(nodes.map((n) => n.dataset.item))];
+    const at = order.indexOf(node.dataset.item);
+    const next =
+      event.key === "Home"
+        ? 0
+        : event.key === "End"
+          ? order.length - 1
+          : Math.min(order.length - 1, Math.max(0, at + STEPS[event.key]));
+    const named = nodes.filter((n) => n.dataset.item === order[next]);
+    (named.find((n) => n.ownerSVGElement === node.ownerSVGElement) ?? named[0]).focus();
+  });
   // JupyterLab's notebook takes the focus on mousedown (to select the cell), and a page's own key
   // handlers (the book's theme reads the layout on every key) cost a frame: the controls keep
   // their presses and keys to themselves.
@@ -234,7 +295,34 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     );
   keep(bar);
   keep(presetBar);
-  const bound = controls.map((spec) => control(spec, model, set));
+  // A preset glides there (GLIDE_MS, easing in and out) so the eye can follow what moved; the
+  // sliders step through their stops on the way, the other controls land at once. Any control
+  // moved by hand stops it; with reduced motion asked for, it lands at once.
+  let gliding = 0;
+  const byHand = (trait, value) => {
+    cancelAnimationFrame(gliding);
+    set(trait, value);
+  };
+  const bound = controls.map((spec) => control(spec, model, byHand));
+  const glide = (state) => {
+    cancelAnimationFrame(gliding);
+    const ways = {}; // trait → [from, to, between] of each slider that moves
+    bound.forEach(({ between }, i) => {
+      const t = traits[i];
+      if (between && t in state && accepts(controls[i], state[t]) && model.get(t) !== state[t])
+        ways[t] = [model.get(t), state[t], between];
+    });
+    apply(Object.fromEntries(Object.entries(state).filter(([t]) => !(t in ways))));
+    const still = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? true;
+    const start = performance.now();
+    const frame = (now) => {
+      const u = still ? 1 : Math.min(1, (now - start) / GLIDE_MS);
+      const e = u < 0.5 ? 2 * u * u : 1 - 2 * (1 - u) ** 2;
+      for (const [t, [a, b, between]] of Object.entries(ways)) set(t, u < 1 ? between(a, b, e) : b);
+      if (u < 1) gliding = requestAnimationFrame(frame);
+    };
+    frame(start);
+  };
   bound.forEach(({ box }, i) => controls[i].panel === undefined && bar.append(box));
   bar.hidden = !bar.childElementCount;
   bar.classList.toggle("qkv-many", bar.childElementCount >= 3); // too tall to stick (qkv.css)
@@ -293,6 +381,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
     said = spoken(pic.announce ?? pic.readout ?? "");
     if (lit !== null) light(lit); // a redraw drew the items anew
+    rove();
     choices.forEach(({ state }, i) => {
       const on = String(Object.entries(state).every(([t, v]) => values[t] === v));
       if (buttons[i].getAttribute("aria-pressed") !== on)
@@ -310,7 +399,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   const events = names.map((t) => `change:${t}`);
   events.forEach((e) => model.on(e, redraw));
   const undrag = drag
-    ? dragging(picture, drag, () => Object.fromEntries(names.map((t) => [t, model.get(t)])), set)
+    ? dragging(picture, drag, () => Object.fromEntries(names.map((t) => [t, model.get(t)])), byHand)
     : () => {};
   redraw();
   return () => {
