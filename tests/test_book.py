@@ -578,6 +578,50 @@ def test_hovering_a_book_lights_it_in_every_panel_with_its_exact_values(pages):
     assert explorable.locator(".qkv-panels .qkv-lit").count() == 0 and not explorable.locator(".qkv-hint").inner_text()
 
 
+#: The chapters whose explorables draw heatmaps (qkv_draw's one `heatmap`), each a map of weights.
+HEATMAP_PAGES = ["notebooks/00_introduction", "notebooks/07_how_w_learns", "notebooks/08_going_further"]
+
+
+@pytest.mark.parametrize("doc", HEATMAP_PAGES)
+def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_values(pages, doc):
+    """The pointer on a cell of the weights' heatmap frames that cell and lights its row in every
+    panel that has the row (chapter 08: the output's row too), the other rows dimmed; under the
+    picture it says 「row → column」 with the cell's exact weight, then each lit row's exact values."""
+    page = page_of(pages, doc).page
+    explorable = explorables_on(page)[0]
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    panels = explorable.locator(".qkv-panels svg")
+    first = next(k for k in range(panels.count()) if panels.nth(k).locator("[data-cell]").count())
+    rows = panels.nth(first).locator("[data-item]")
+    i = rows.count() - 1  # the last row, its second column: neither the first of anything
+    row = rows.nth(i).get_attribute("data-item")
+    cell = rows.nth(i).locator("[data-cell]").nth(1)
+    column = cell.get_attribute("data-cell")
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    lit = explorable.locator(".qkv-panels .qkv-lit")
+    assert lit.count() >= 1 and all(n.get_attribute("data-item") == row for n in lit.all()), doc
+    where = "ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')].indexOf(n.ownerSVGElement))"
+    having = explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all(where)
+    assert sorted(lit.evaluate_all(where)) == sorted(having), doc
+    if doc.endswith("08_going_further"):
+        assert len(set(having)) == 2, having  # the weights and the heads' output
+    assert "qkv-lit-cell" in cell.get_attribute("class")
+    assert explorable.locator(".qkv-panels .qkv-lit-cell").count() == 1
+    hint = explorable.locator(".qkv-hint").inner_text()
+    said = re.match(rf"{re.escape(row)} → {re.escape(column)} (-?[\d.]+(?:e-?\d+)?)、", hint)
+    assert said, hint
+    assert float(said.group(1)) == pytest.approx(numbers["weights"][i][1], rel=1e-5, abs=1e-12)
+    for value in explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all("ns => ns.map(n => n.dataset.value)"):
+        assert value in hint, (value, hint)
+    weights = panels.nth(first).locator(f'[data-item="{row}"]').get_attribute("data-value")
+    shown = [float(v.rsplit(" ", 1)[1]) for v in weights.rsplit(": ", 1)[1].split(", ")]
+    assert shown == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12), (weights, numbers["weights"][i])
+    page.mouse.move(0, 0)
+    assert explorable.locator(".qkv-panels .qkv-lit, .qkv-panels .qkv-lit-cell").count() == 0
+    assert not explorable.locator(".qkv-hint").inner_text()
+
+
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
 #: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
 TEXT_CONTRAST = r"""mode => {
