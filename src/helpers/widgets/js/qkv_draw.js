@@ -71,7 +71,7 @@ export function exact(v) {
 }
 
 // A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined;
-// each bar is an `item` named by its label.
+// each bar is an `item` named by its label; `xLabel` names the labels, under them.
 export function bars({
   labels,
   values,
@@ -83,6 +83,7 @@ export function bars({
   width = PANEL,
   height = 230,
   digits = 2,
+  xLabel = "",
 }) {
   const top = 30;
   const bottom = height - 44;
@@ -110,6 +111,8 @@ export function bars({
       : text(x + w / 2, bottom + 14, label);
     body += item(label, bar, `${title} ${exact(values[i])}`);
   });
+  if (xLabel)
+    body += text(width / 2, height - 12, xLabel, { size: FONT - 1, fill: "var(--qkv-muted)" });
   return svg(width, height, body);
 }
 
@@ -293,23 +296,26 @@ export function heatmap({
   return svg(width, height, defs + body);
 }
 
-// A square plane from -lim to lim with both axes; `at(x, y)` maps data to SVG units, and
-// `back(px, py)` maps them back (dragging in the picture uses it).
+// A square plane from -lim to lim on both axes, or from lo to hi when `lim` is [lo, hi] (data
+// that sit mostly in one quadrant fill it); `at(x, y)` maps data to SVG units, and `back(px, py)`
+// maps them back (dragging in the picture uses it).
 export function plane(lim, size = PANEL, pad = 34) {
+  const [lo, hi] = Array.isArray(lim) ? lim : [-lim, lim];
   const span = size - 2 * pad;
-  const at = (x, y) => [pad + ((x + lim) / (2 * lim)) * span, pad + ((lim - y) / (2 * lim)) * span];
+  const at = (x, y) => [pad + ((x - lo) / (hi - lo)) * span, pad + ((hi - y) / (hi - lo)) * span];
   const back = (px, py) => [
-    ((px - pad) / span) * 2 * lim - lim,
-    lim - ((py - pad) / span) * 2 * lim,
+    lo + ((px - pad) / span) * (hi - lo),
+    hi - ((py - pad) / span) * (hi - lo),
   ];
-  return { lim, size, pad, at, back };
+  return { lim: Math.max(-lo, hi), lo, hi, size, pad, at, back };
 }
 
+// The plane's frame and both axes through the origin (the origin is inside: lo <= 0 <= hi).
 export function planeAxes(p, { title = "", xLabel = "", yLabel = "" } = {}) {
-  const [x0, y0] = p.at(-p.lim, 0);
-  const [x1] = p.at(p.lim, 0);
-  const [, yTop] = p.at(0, p.lim);
-  const [xc, yBottom] = p.at(0, -p.lim);
+  const [x0, y0] = p.at(p.lo, 0);
+  const [x1] = p.at(p.hi, 0);
+  const [xc, yTop] = p.at(0, p.hi);
+  const [, yBottom] = p.at(0, p.lo);
   let body = `<rect x="${p.pad}" y="${p.pad}" width="${p.size - 2 * p.pad}" height="${p.size - 2 * p.pad}" fill="none" style="stroke:var(--qkv-axis)"/>`;
   body += `<line x1="${x0}" x2="${x1}" y1="${y0}" y2="${y0}" style="stroke:var(--qkv-axis)"/>`;
   body += `<line x1="${xc}" x2="${xc}" y1="${yTop}" y2="${yBottom}" style="stroke:var(--qkv-axis)"/>`;
@@ -343,15 +349,20 @@ export function arrow(
     body += `<line x1="${ox}" y1="${oy}" x2="${bx}" y2="${by}" style="stroke:${color}" stroke-width="${width}"${d}/>`;
     body += `<polygon points="${tx},${ty} ${bx - uy * side},${by + ux * side} ${bx + uy * side},${by - ux * side}" style="fill:${color}"/>`;
   }
-  if (label) {
-    const right = x >= 0;
-    body += text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
-      anchor: right ? "start" : "end",
-      fill: labelColor ?? color,
-      cls: "qkv-halo",
-    });
-  }
+  if (label) body += tipLabel(p, x, y, label, labelColor ?? color);
   return label ? item(label, body) : body;
+}
+
+// The label of the arrow to (x, y), past its tip (drawn on its own when the label must lie over
+// other arrows: put it in the same `item` as its arrow).
+export function tipLabel(p, x, y, label, fill = "var(--qkv-fg)") {
+  const [tx, ty] = p.at(x, y);
+  const right = x >= 0;
+  return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
+    anchor: right ? "start" : "end",
+    fill,
+    cls: "qkv-halo",
+  });
 }
 
 // The step between axis ticks: the smallest of 1, 2 or 5 × 10^k that cuts `span` into at most
