@@ -707,6 +707,46 @@ def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
+#: For each explorable whose controls stick (one bar, not `qkv-many`), scrolled past its top: the
+#: bar's top and the bottom of the page's sticky header, in CSS px.
+STUCK_BARS = r"""() => {
+  const out = [];
+  for (const bar of document.querySelectorAll(".qkv-ex > .qkv-controls:not(.qkv-many):not([hidden])")) {
+    const ex = bar.closest(".qkv-ex");
+    window.scrollTo(0, ex.getBoundingClientRect().top + scrollY + 200);
+    const b = bar.getBoundingClientRect();
+    // the sticky element at the top of the page above the bar (the theme's article header)
+    const header = document.elementsFromPoint(b.left + b.width / 2, 1)
+      .flatMap((n) => { const up = []; for (; n; n = n.parentElement) up.push(n); return up; })
+      .find((n) => getComputedStyle(n).position === "sticky" && !n.closest(".qkv-ex"));
+    out.push([b.top, header ? header.getBoundingClientRect().bottom : null]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_an_explorables_controls_stick_right_under_the_pages_header(pages, width):
+    """Scrolled past an explorable's top, its bar of controls sits right under the page's sticky
+    header, with no strip of the page showing between them (on a phone the header is 56 px and
+    the bar stopped at 64 px: an 8-px gap)."""
+    bars = []
+    try:
+        for doc in CHAPTERS:
+            page = page_of(pages, doc).page
+            if not explorables_on(page):
+                continue
+            page.set_viewport_size({"width": width, "height": 844})
+            bars += [(doc, *b) for b in page.evaluate(STUCK_BARS)]
+    finally:
+        for doc in CHAPTERS:
+            page_of(pages, doc).page.set_viewport_size({"width": 1280, "height": 900})
+    assert len(bars) >= 4, bars
+    for doc, top, header in bars:
+        assert header is not None and header > 0, f"{doc}: 固定された見出しがありません"
+        assert abs(top - header) <= 0.5, f"{doc} を幅 {width}px で: つまみの上端 {top}px、見出しの下端 {header}px"
+
+
 @pytest.mark.parametrize("system, chosen, shown", [
     ("dark", None, "dark"), ("light", None, "light"), ("dark", "light", "light"), ("light", "dark", "dark"),
 ])
