@@ -773,6 +773,50 @@ def test_every_controls_name_is_its_visible_label(pages, doc):
             assert reading is None or not UNSPOKEN.search(reading), reading
 
 
+#: The chapters whose explorables draw heatmaps (qkv_draw's one `heatmap`), each a map of weights.
+HEATMAP_PAGES = ["notebooks/00_introduction", "notebooks/07_how_w_learns", "notebooks/08_going_further"]
+
+
+@pytest.mark.parametrize("doc", HEATMAP_PAGES)
+def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_values(pages, doc):
+    """The pointer on a cell of the weights' heatmap frames that cell and lights its row in every
+    panel that has the row (chapter 08: the output's row too), the other rows dimmed; under the
+    picture it says 「row → column」 with the cell's exact weight, then each lit row's exact values."""
+    page = page_of(pages, doc).page
+    explorable = explorables_on(page)[0]
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    panels = explorable.locator(".qkv-panels svg")
+    first = next(k for k in range(panels.count()) if panels.nth(k).locator("[data-cell]").count())
+    rows = panels.nth(first).locator("[data-item]")
+    i = rows.count() - 1  # the last row, its second column: neither the first of anything
+    row = rows.nth(i).get_attribute("data-item")
+    cell = rows.nth(i).locator("[data-cell]").nth(1)
+    column = cell.get_attribute("data-cell")
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    lit = explorable.locator(".qkv-panels .qkv-lit")
+    assert lit.count() >= 1 and all(n.get_attribute("data-item") == row for n in lit.all()), doc
+    where = "ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')].indexOf(n.ownerSVGElement))"
+    having = explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all(where)
+    assert sorted(lit.evaluate_all(where)) == sorted(having), doc
+    if doc.endswith("08_going_further"):
+        assert len(set(having)) == 2, having  # the weights and the heads' output
+    assert "qkv-lit-cell" in cell.get_attribute("class")
+    assert explorable.locator(".qkv-panels .qkv-lit-cell").count() == 1
+    hint = explorable.locator(".qkv-hint").inner_text()
+    said = re.match(rf"{re.escape(row)} → {re.escape(column)} (-?[\d.]+(?:e-?\d+)?)、", hint)
+    assert said, hint
+    assert float(said.group(1)) == pytest.approx(numbers["weights"][i][1], rel=1e-5, abs=1e-12)
+    for value in explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all("ns => ns.map(n => n.dataset.value)"):
+        assert value in hint, (value, hint)
+    weights = panels.nth(first).locator(f'[data-item="{row}"]').get_attribute("data-value")
+    shown = [float(v.rsplit(" ", 1)[1]) for v in weights.rsplit(": ", 1)[1].split(", ")]
+    assert shown == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12), (weights, numbers["weights"][i])
+    page.mouse.move(0, 0)
+    assert explorable.locator(".qkv-panels .qkv-lit, .qkv-panels .qkv-lit-cell").count() == 0
+    assert not explorable.locator(".qkv-hint").inner_text()
+
+
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
 #: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
 TEXT_CONTRAST = r"""mode => {
@@ -915,6 +959,46 @@ def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc
             assert not bad, f"{doc} を幅 {width}px で: 重なり・はみ出し {bad[:6]}"
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+#: For each explorable whose controls stick (one bar, not `qkv-many`), scrolled past its top: the
+#: bar's top and the bottom of the page's sticky header, in CSS px.
+STUCK_BARS = r"""() => {
+  const out = [];
+  for (const bar of document.querySelectorAll(".qkv-ex > .qkv-controls:not(.qkv-many):not([hidden])")) {
+    const ex = bar.closest(".qkv-ex");
+    window.scrollTo(0, ex.getBoundingClientRect().top + scrollY + 200);
+    const b = bar.getBoundingClientRect();
+    // the sticky element at the top of the page above the bar (the theme's article header)
+    const header = document.elementsFromPoint(b.left + b.width / 2, 1)
+      .flatMap((n) => { const up = []; for (; n; n = n.parentElement) up.push(n); return up; })
+      .find((n) => getComputedStyle(n).position === "sticky" && !n.closest(".qkv-ex"));
+    out.push([b.top, header ? header.getBoundingClientRect().bottom : null]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_an_explorables_controls_stick_right_under_the_pages_header(pages, width):
+    """Scrolled past an explorable's top, its bar of controls sits right under the page's sticky
+    header, with no strip of the page showing between them (on a phone the header is 56 px and
+    the bar stopped at 64 px: an 8-px gap)."""
+    bars = []
+    try:
+        for doc in CHAPTERS:
+            page = page_of(pages, doc).page
+            if not explorables_on(page):
+                continue
+            page.set_viewport_size({"width": width, "height": 844})
+            bars += [(doc, *b) for b in page.evaluate(STUCK_BARS)]
+    finally:
+        for doc in CHAPTERS:
+            page_of(pages, doc).page.set_viewport_size({"width": 1280, "height": 900})
+    assert len(bars) >= 4, bars
+    for doc, top, header in bars:
+        assert header is not None and header > 0, f"{doc}: 固定された見出しがありません"
+        assert abs(top - header) <= 0.5, f"{doc} を幅 {width}px で: つまみの上端 {top}px、見出しの下端 {header}px"
 
 
 @pytest.mark.parametrize("system, chosen, shown", [

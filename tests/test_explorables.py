@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from explorables import explorable_classes, random_controls, run_module, same_numbers
@@ -14,7 +16,7 @@ from explorables import explorable_classes, random_controls, run_module, same_nu
 import helpers
 from helpers.geometry import question_vector, rotation_scale_matrix
 from helpers.heads import causal_mask
-from helpers.widgets._base import module_source
+from helpers.widgets._base import js_source, module_source
 
 MATH = module_source("qkv_math") + "\n"
 CASES = 300  # per function; five functions: 1,500 cases
@@ -117,3 +119,15 @@ def test_every_explorable_shows_what_numpy_computes(module):
         for name, value in setting.items():
             setattr(explorer, name, value)
         assert same_numbers(result["ok"], explorer.numbers()) == [], (module, state)
+
+
+@pytest.mark.parametrize("module", list(explorable_classes()))
+def test_a_chapter_module_draws_with_the_shared_panel_heatmap_and_plane(module):
+    """A chapter's module builds its panels with qkv_draw (`svg`, `heatmap`, `plane`): it never
+    edits an SVG string (chapter 00 stripped a heatmap's <svg> with a regex, chapter 06 appended
+    a label before </svg>) nor defines a heatmap, grid or plane of its own (chapters 08 and 03 did)."""
+    code = re.sub(r"//.*", "", js_source(module))
+    assert "<svg" not in code and "</svg" not in code, module
+    heatmaps = re.findall(r"function (\w*[hH]eatmap\w*|\w*Layout|columnLabels|\w*Axes)\(", code)
+    maps = re.findall(r"\b(?:const|let) (at|back) = \((?:x, y|px, py)\) =>", code)  # a plane's maps
+    assert not heatmaps and not maps, f"{module}: {heatmaps + maps}"

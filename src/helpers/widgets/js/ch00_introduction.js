@@ -2,7 +2,7 @@
 // "keep x as it is" (t = 0, so Q = K = X) to "swap the two axes" (t = 1); W_K = W_V = I.
 // Left: W_Q's numbers; right: the attention weights, a ring on each row's largest weight.
 import { argmax, attention, matmul } from "./qkv_math.js";
-import { FONT, PANEL, colormap, fmt, heatmap, svg, text } from "./qkv_draw.js";
+import { FONT, PANEL, fmt, heatmap, svg, text } from "./qkv_draw.js";
 import { mount } from "./qkv_widget.js";
 
 // The weights' colour scale: fixed, so colours stay comparable while t moves (0.6 and above
@@ -26,67 +26,19 @@ export function numbers({ mix, words, vectors }) {
   return { W_Q, weights, picks };
 }
 
-// Where qkv_draw's `heatmap` puts its cells (the same arithmetic), so that rings, column labels
-// and a colour scale can be drawn around its grid.
-function heatmapGrid(rows, cols, width = PANEL) {
-  const longest = Math.max(...rows.map((r) => String(r).length));
-  const left = 34 + longest * FONT;
-  const top = 58;
-  const cell = Math.min(44, (width - left - 10) / cols.length);
-  return { left, top, cell, bottom: top + cell * rows.length, right: left + cell * cols.length };
-}
-
-// The weights as qkv_draw's heatmap draws them, plus: the column labels in two staggered rows
-// when they are wider than a cell (4-letter words are), a ring on each row's largest weight,
-// and a colour scale under the grid.
+// The weights, a ring on each row's largest weight and a colour scale under the grid (the column
+// labels go to two staggered rows when they are wider than a cell: 4-letter words are).
 function weightsPanel(words, weights, picks) {
-  const g = heatmapGrid(words, words);
-  const size = FONT - 1;
-  const stagger = words.some((w) => String(w).length * size > g.cell * 0.95);
-  const dy = stagger ? 20 : 0; // room for the second row of column labels
-  const grid = heatmap({
+  return heatmap({
     M: weights,
     rows: words,
-    cols: words.map(() => ""),
+    cols: words,
     lo: 0,
     hi: TOP,
-    title: "",
-    colTitle: "",
-  })
-    .replace(/^<svg[^>]*>/, "")
-    .replace(/<\/svg>$/, "");
-  let body = text(PANEL / 2, 12, "注目の重み(各行の合計 = 1)", { weight: "bold" });
-  body += text((g.left + g.right) / 2, 32, "見出し(見られる側)", {
-    size,
-    fill: "var(--qkv-muted)",
+    title: "注目の重み(各行の合計 = 1)",
+    rings: picks.map((word, i) => [i, words.indexOf(word)]),
+    scale: ["0", fmt(TOP / 2, 1), `${fmt(TOP, 1)} 以上`],
   });
-  words.forEach((w, j) => {
-    body += text(g.left + (j + 0.5) * g.cell, dy + g.top - 10 - (stagger && j % 2 ? 18 : 0), w, {
-      size,
-    });
-  });
-  body += `<g transform="translate(0 ${dy})">${grid}`;
-  picks.forEach((word, i) => {
-    const j = words.indexOf(word);
-    const cx = g.left + (j + 0.5) * g.cell;
-    const cy = g.top + (i + 0.5) * g.cell;
-    body += `<circle cx="${cx}" cy="${cy}" r="${g.cell * 0.45}" fill="none" style="stroke:var(--qkv-k)" stroke-width="${Math.min(2.5, g.cell / 10)}"/>`;
-  });
-  // The colour scale: a strip of small rects from 0 to TOP, labelled at both ends and halfway;
-  // its frame is the mark against the page (its steps are guides).
-  const y = g.bottom + 16;
-  const steps = 24;
-  const w = (g.right - g.left) / steps;
-  for (let s = 0; s < steps; s++) {
-    body += `<rect class="qkv-guide" x="${g.left + s * w}" y="${y}" width="${w + 0.3}" height="10" fill="${colormap("Blues", (s + 0.5) / steps).fill}"/>`;
-  }
-  body += `<rect x="${g.left}" y="${y}" width="${g.right - g.left}" height="10" fill="none" style="stroke:var(--qkv-axis)"/>`;
-  const label = { size: FONT - 2, fill: "var(--qkv-muted)" };
-  body += text(g.left, y + 24, "0", { ...label, anchor: "start" });
-  body += text((g.left + g.right) / 2, y + 24, fmt(TOP / 2, 1), label);
-  body += text(g.right, y + 24, `${fmt(TOP, 1)} 以上`, { ...label, anchor: "end" });
-  body += "</g>";
-  return svg(PANEL, dy + y + 36, body);
 }
 
 // "Sweet and spicy" for the book's two axes; any other plane says "the two axes".

@@ -3,7 +3,20 @@
 // they take home, the weights' mix of everyone's V. As in helpers.data.party_attention, the
 // scores are q·k as they are (this chapter does not divide by √d_k).
 import { argmax, dot, matmul, softmax, vecmat } from "./qkv_math.js";
-import { FONT, PANEL, arrow, bars, fmt, svg, text, textWidth } from "./qkv_draw.js";
+import {
+  FONT,
+  PANEL,
+  arrow,
+  bars,
+  fmt,
+  item,
+  plane,
+  planeAxes,
+  svg,
+  text,
+  textWidth,
+  tipLabel,
+} from "./qkv_draw.js";
 import { mount } from "./qkv_widget.js";
 
 export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
@@ -24,48 +37,10 @@ export function numbers({ person, names, tastes, w_q, w_k, w_v }) {
   };
 }
 
-// A square plane from `lo` to `hi` on both axes (the party sits mostly in the first quadrant, so
-// the shared `plane`, symmetric about the origin, would leave three quarters of it empty).
-// Same shape as qkv_draw's plane: `at(x, y)` to SVG units, `back(px, py)` to data.
-function squarePlane(lo, hi, size = PANEL, pad = 34) {
-  const span = size - 2 * pad;
-  const at = (x, y) => [pad + ((x - lo) / (hi - lo)) * span, pad + ((hi - y) / (hi - lo)) * span];
-  const back = (px, py) => [
-    lo + ((px - pad) / span) * (hi - lo),
-    hi - ((py - pad) / span) * (hi - lo),
-  ];
-  return { lo, hi, size, pad, at, back };
-}
-
-function squareAxes(p, { title, xLabel, yLabel }) {
-  const [x0, y0] = p.at(p.lo, 0);
-  const [x1] = p.at(p.hi, 0);
-  const [xc, yTop] = p.at(0, p.hi);
-  const [, yBottom] = p.at(0, p.lo);
-  const line = (a, b, c, d) =>
-    `<line x1="${a}" x2="${b}" y1="${c}" y2="${d}" style="stroke:var(--qkv-axis)"/>`;
-  let body = `<rect x="${p.pad}" y="${p.pad}" width="${p.size - 2 * p.pad}" height="${p.size - 2 * p.pad}" fill="none" style="stroke:var(--qkv-axis)"/>`;
-  body += line(x0, x1, y0, y0) + line(xc, xc, yTop, yBottom);
-  body += text(p.size / 2, 12, title, { weight: "bold" });
-  body += text(p.size / 2, p.size - 10, xLabel, { size: FONT - 1, fill: "var(--qkv-muted)" });
-  body += text(12, p.size / 2, yLabel, { size: FONT - 1, fill: "var(--qkv-muted)", rotate: -90 });
-  return body;
-}
-
 // The old figures' limits: a little room past the longest arrow, and the origin always inside.
 function limits(rows, below, grow, least) {
   const all = rows.flat();
   return [Math.min(below, Math.min(...all) * grow), Math.max(0.5, Math.max(...all) * least)];
-}
-
-// A name past an arrow's tip, placed as qkv_draw's `arrow` places its label.
-function tipLabel(p, x, y, label) {
-  const [tx, ty] = p.at(x, y);
-  const right = x >= 0;
-  return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
-    anchor: right ? "start" : "end",
-    cls: "qkv-halo",
-  });
 }
 
 // Where a label of the arrow to (x, y) sits, beside its shaft (`at` of the way out, `side` 1:
@@ -176,8 +151,8 @@ function planes({ tastes, w_q, w_k, w_v }) {
   return {
     K,
     V,
-    qk: squarePlane(...limits([...Q, ...K], -0.5, 1.3, 1.2)),
-    v: squarePlane(...limits(V, -0.2, 1.3, 1.25)),
+    qk: plane(limits([...Q, ...K], -0.5, 1.3, 1.2)),
+    v: plane(limits(V, -0.2, 1.3, 1.25)),
   };
 }
 
@@ -185,14 +160,16 @@ export function picture(data) {
   const n = numbers(data);
   const { K, V, qk, v } = planes(data);
   const [xLabel, yLabel] = data.axis_labels;
-  let left = squareAxes(qk, { title: "探す相手像 Q(青)と名札 K(朱)", xLabel, yLabel });
+  let left = planeAxes(qk, { title: "探す相手像 Q(青)と名札 K(朱)", xLabel, yLabel });
   // the name tags' arrows, the Q arrow over them, then every name over both (a name past its
   // tip may cross the Q arrow of a guest looking that way)
-  K.forEach(([x, y]) => (left += arrow(qk, x, y, { color: "var(--qkv-k)", width: 1.6 })));
+  K.forEach(([x, y], j) => {
+    left += item(data.names[j], arrow(qk, x, y, { color: "var(--qkv-k)", width: 1.6 }));
+  });
   left += arrow(qk, n.q[0], n.q[1], { color: "var(--qkv-q)", width: 4 });
-  K.forEach(([x, y], j) => (left += tipLabel(qk, x, y, data.names[j])));
+  K.forEach(([x, y], j) => (left += item(data.names[j], tipLabel(qk, x, y, data.names[j]))));
   left += qLabel(qk, n.q, K, data.names, `${data.person}の Q`);
-  let right = squareAxes(v, { title: "中身 V(緑)と持ち帰り(太い矢印)", xLabel, yLabel });
+  let right = planeAxes(v, { title: "中身 V(緑)と持ち帰り(太い矢印)", xLabel, yLabel });
   V.forEach(([x, y], j) => {
     right += arrow(v, x, y, {
       color: "var(--qkv-v)",

@@ -83,7 +83,7 @@ function histogramPanel(data, n, i) {
 // Middle: the weights of the typical row (the heaviest outlined), as a bar chart.
 function rowPanel(n) {
   const labels = n.weights.map((_, k) => String(k + 1));
-  const chart = bars({
+  return bars({
     labels,
     values: n.weights,
     lo: 0,
@@ -93,12 +93,8 @@ function rowPanel(n) {
     highlight: argmax(n.weights),
     height: HEIGHT,
     digits: labels.length > 9 ? 1 : 2,
+    xLabel: "見出し(キー)の番号",
   });
-  const xLabel = text(PANEL / 2, HEIGHT - 12, "見出し(キー)の番号", {
-    size: FONT - 1,
-    fill: "var(--qkv-muted)",
-  });
-  return chart.replace(/<\/svg>$/, `${xLabel}</svg>`);
 }
 
 // Right: the average largest weight of a row against d_k (log₂ axis), unscaled and scaled.

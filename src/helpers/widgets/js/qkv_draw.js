@@ -85,7 +85,7 @@ export function exact(v) {
 }
 
 // A bar chart: one bar per label, the value printed at its end, the highlighted bar outlined;
-// each bar is an `item` named by its label.
+// each bar is an `item` named by its label; `xLabel` names the labels, under them.
 export function bars({
   labels,
   values,
@@ -97,6 +97,7 @@ export function bars({
   width = PANEL,
   height = 230,
   digits = 2,
+  xLabel = "",
 }) {
   const top = 30;
   const bottom = height - 44;
@@ -124,6 +125,8 @@ export function bars({
       : text(x + w / 2, bottom + 14, label);
     body += item(label, bar, `${title} ${exact(values[i])}`);
   });
+  if (xLabel)
+    body += text(width / 2, height - 12, xLabel, { size: FONT - 1, fill: "var(--qkv-muted)" });
   return svg(width, height, body);
 }
 
@@ -175,8 +178,52 @@ export function colormap(name, t) {
   return { fill: `rgb(${c.join(",")})`, ink: dark ? "#000000" : "#ffffff" };
 }
 
-// A labelled heatmap: rows = who looks (問い), columns = who is looked at (見出し), a number in
-// each cell, `outline` a list of [row, col] cells framed, `hatch` cells crossed out (masked).
+// How the column labels of `cols` fit `cell`-wide columns: flat, staggered in two lines, or
+// tilted 45°; `rise` is the height they need above the map.
+function columnLabels(cols, cell) {
+  const widest = Math.max(...cols.map((c) => textWidth(c, FONT - 1)));
+  if (widest <= cell * 0.95) return { mode: "flat", rise: 18, widest };
+  if (widest <= cell * 1.9) return { mode: "stagger", rise: 36, widest };
+  return { mode: "tilt", rise: widest * 0.71 + 12, widest };
+}
+
+// A title wider than the panel (or than `widest`, the longest it may become) breaks before its
+// parenthesis, into two lines: the same lines whatever the controls say, so nothing jumps.
+function titleLines(title, widest = title) {
+  const cut = title.indexOf("(");
+  return textWidth(widest, FONT) <= PANEL - 8 || cut <= 0
+    ? [title]
+    : [title.slice(0, cut), title.slice(cut)];
+}
+
+// The geometry of heatmaps drawn side by side with the same `rows`, so that their rows line up:
+// the left edge (after the row labels), the top (below the tallest column labels), the row
+// height, and per panel ({ cols, title, widest, maxCell }) its column width and column labels.
+export function heatmapLayout(rows, panels, width = PANEL) {
+  const left = 30 + Math.max(...rows.map((r) => textWidth(r, FONT - 1)));
+  const fitted = panels.map(({ cols, maxCell = 44 }) => {
+    let cellW = Math.min(maxCell, (width - left - 12) / cols.length);
+    const labels = columnLabels(cols, cellW);
+    // Tilted labels lean right past their column: narrow the columns so the last one fits.
+    if (labels.mode === "tilt")
+      cellW = Math.min(cellW, (width - left - 4 - labels.widest * 0.71) / (cols.length - 0.5));
+    return { cellW, labels };
+  });
+  const lines = Math.max(
+    ...panels.map(({ title = "", widest }) => titleLines(title, widest).length),
+  );
+  const head = 32 + 18 * (lines - 1); // where the column title sits, below the title's lines
+  const top = head + 14 + Math.max(...fitted.map((f) => f.labels.rise));
+  return { left, top, head, cellH: fitted[0].cellW, fitted };
+}
+
+// The one heatmap: rows = who looks (問い), columns = who is looked at (見出し), a number in each
+// cell wide enough. `outline`: [row, col(, "dashed")] cells framed; `hatch`: cells crossed out
+// (masked); `rings`: [row, col] cells ringed (a row's largest); `scale`: the labels under a colour strip
+// from lo to hi (left, middle, right). Several heatmaps with the same rows share one `layout`
+// (heatmapLayout) and each its own `fit` from it. Each row (its label and cells) is an `item`
+// named by its label with its exact values, so hovering it lights that row in every panel; each
+// cell says its own exact value (data-cell, shown first when the pointer is on it).
 export function heatmap({
   M,
   rows,
@@ -184,52 +231,79 @@ export function heatmap({
   lo,
   hi,
   title,
+  widest = title,
   cmap = "Blues",
   rowTitle = "問い(見る側)",
   colTitle = "見出し(見られる側)",
+  rowColor = "var(--qkv-muted)",
+  colColor = "var(--qkv-muted)",
   digits = 2,
   outline = [],
   hatch = [],
+  rings = [],
+  scale = null,
   width = PANEL,
+  layout = heatmapLayout(rows, [{ cols, title, widest }], width),
+  fit = layout.fitted[0],
 }) {
-  const longest = Math.max(...rows.map((r) => String(r).length));
-  const left = 34 + longest * FONT;
-  const top = 58;
-  const cell = Math.min(44, (width - left - 10) / cols.length);
-  const height = top + cell * rows.length + 14;
-  let body = text(width / 2, 12, title, { weight: "bold" });
-  body += text(left + (cell * cols.length) / 2, 32, colTitle, {
-    size: FONT - 1,
-    fill: "var(--qkv-muted)",
-  });
-  body += text(12, top + (cell * rows.length) / 2, rowTitle, {
-    size: FONT - 1,
-    fill: "var(--qkv-muted)",
-    rotate: -90,
-  });
+  const { left, top, head, cellH } = layout;
+  const { cellW, labels } = fit;
+  const bottom = top + cellH * rows.length;
+  const right = left + cellW * cols.length;
+  let body = titleLines(title, widest)
+    .map((line, k) => text(width / 2, 12 + 18 * k, line, { weight: "bold" }))
+    .join("");
+  body += text((left + right) / 2, head, colTitle, { size: FONT - 1, fill: colColor });
+  body += text(12, (top + bottom) / 2, rowTitle, { size: FONT - 1, fill: rowColor, rotate: -90 });
   cols.forEach((c, j) => {
-    body += text(left + (j + 0.5) * cell, top - 10, c, { size: FONT - 1 });
+    const x = left + (j + 0.5) * cellW;
+    if (labels.mode === "tilt")
+      body += text(x - 2, top - 6, c, { size: FONT - 1, anchor: "start", rotate: -45 });
+    else
+      body += text(x, top - 10 - (labels.mode === "stagger" && j % 2 ? 17 : 0), c, {
+        size: FONT - 1,
+      });
   });
   rows.forEach((r, i) => {
-    body += text(left - 6, top + (i + 0.5) * cell, r, { anchor: "end", size: FONT - 1 });
-    cols.forEach((_, j) => {
+    let row = text(left - 6, top + (i + 0.5) * cellH, r, { anchor: "end", size: FONT - 1 });
+    cols.forEach((c, j) => {
       const v = M[i][j];
       const { fill, ink } = colormap(cmap, (v - lo) / (hi - lo));
-      const x = left + j * cell;
-      const y = top + i * cell;
-      body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" ${EDGE}/>`;
-      if (cell >= 30)
-        body += text(x + cell / 2, y + cell / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
+      const x = left + j * cellW;
+      const y = top + i * cellH;
+      let cell = `<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}" ${EDGE}/>`;
+      if (Math.min(cellW, cellH) >= 28)
+        cell += text(x + cellW / 2, y + cellH / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
+      row += `<g data-cell="${esc(c)}" data-value="${esc(`${r} → ${c} ${exact(v)}`)}">${cell}</g>`;
     });
+    const ring = Math.min(cellW, cellH);
+    for (const [, j] of rings.filter(([k]) => k === i))
+      row += `<circle cx="${left + (j + 0.5) * cellW}" cy="${top + (i + 0.5) * cellH}" r="${ring * 0.45}" fill="none" style="stroke:var(--qkv-k)" stroke-width="${Math.min(2.5, ring / 10)}" pointer-events="none"/>`;
+    const said = cols.map((c, j) => `${c} ${exact(M[i][j])}`).join(", ");
+    body += item(r, row, `${title || "重み"}: ${said}`);
   });
   for (const [i, j] of hatch) {
-    const x = left + j * cell;
-    const y = top + i * cell;
-    body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="url(#qkv-hatch)" style="stroke:var(--qkv-muted)"/>`;
+    body += `<rect x="${left + j * cellW}" y="${top + i * cellH}" width="${cellW}" height="${cellH}" fill="url(#qkv-hatch)" style="stroke:var(--qkv-muted)" pointer-events="none"/>`;
   }
   for (const [i, j, style = "solid"] of outline) {
     const dash = style === "dashed" ? ' stroke-dasharray="5 3"' : "";
-    body += `<rect x="${left + j * cell + 1.5}" y="${top + i * cell + 1.5}" width="${cell - 3}" height="${cell - 3}" fill="none" style="stroke:var(--qkv-frame)" stroke-width="3"${dash}/>`;
+    body += `<rect x="${left + j * cellW + 1.5}" y="${top + i * cellH + 1.5}" width="${cellW - 3}" height="${cellH - 3}" fill="none" style="stroke:var(--qkv-frame)" stroke-width="3"${dash} pointer-events="none"/>`;
+  }
+  let height = bottom + 12;
+  if (scale) {
+    // The colour scale: a strip of small rects from lo to hi, labelled at both ends and halfway;
+    // its frame is the mark against the page (its steps are guides).
+    const y = bottom + 16;
+    const steps = 24;
+    const w = (right - left) / steps;
+    for (let s = 0; s < steps; s++)
+      body += `<rect class="qkv-guide" x="${left + s * w}" y="${y}" width="${w + 0.3}" height="10" fill="${colormap(cmap, (s + 0.5) / steps).fill}"/>`;
+    body += `<rect x="${left}" y="${y}" width="${right - left}" height="10" fill="none" style="stroke:var(--qkv-axis)"/>`;
+    const label = { size: FONT - 2, fill: "var(--qkv-muted)" };
+    body += text(left, y + 24, scale[0], { ...label, anchor: "start" });
+    body += text((left + right) / 2, y + 24, scale[1], label);
+    body += text(right, y + 24, scale[2], { ...label, anchor: "end" });
+    height = y + 36;
   }
   const defs = hatch.length
     ? '<defs><pattern id="qkv-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" style="fill:var(--qkv-bg)"/><line x1="0" y1="0" x2="0" y2="6" style="stroke:var(--qkv-muted)" stroke-width="2"/></pattern></defs>'
@@ -237,23 +311,26 @@ export function heatmap({
   return svg(width, height, defs + body);
 }
 
-// A square plane from -lim to lim with both axes; `at(x, y)` maps data to SVG units, and
-// `back(px, py)` maps them back (dragging in the picture uses it).
+// A square plane from -lim to lim on both axes, or from lo to hi when `lim` is [lo, hi] (data
+// that sit mostly in one quadrant fill it); `at(x, y)` maps data to SVG units, and `back(px, py)`
+// maps them back (dragging in the picture uses it).
 export function plane(lim, size = PANEL, pad = 34) {
+  const [lo, hi] = Array.isArray(lim) ? lim : [-lim, lim];
   const span = size - 2 * pad;
-  const at = (x, y) => [pad + ((x + lim) / (2 * lim)) * span, pad + ((lim - y) / (2 * lim)) * span];
+  const at = (x, y) => [pad + ((x - lo) / (hi - lo)) * span, pad + ((hi - y) / (hi - lo)) * span];
   const back = (px, py) => [
-    ((px - pad) / span) * 2 * lim - lim,
-    lim - ((py - pad) / span) * 2 * lim,
+    lo + ((px - pad) / span) * (hi - lo),
+    hi - ((py - pad) / span) * (hi - lo),
   ];
-  return { lim, size, pad, at, back };
+  return { lim: Math.max(-lo, hi), lo, hi, size, pad, at, back };
 }
 
+// The plane's frame and both axes through the origin (the origin is inside: lo <= 0 <= hi).
 export function planeAxes(p, { title = "", xLabel = "", yLabel = "" } = {}) {
-  const [x0, y0] = p.at(-p.lim, 0);
-  const [x1] = p.at(p.lim, 0);
-  const [, yTop] = p.at(0, p.lim);
-  const [xc, yBottom] = p.at(0, -p.lim);
+  const [x0, y0] = p.at(p.lo, 0);
+  const [x1] = p.at(p.hi, 0);
+  const [xc, yTop] = p.at(0, p.hi);
+  const [, yBottom] = p.at(0, p.lo);
   let body = `<rect x="${p.pad}" y="${p.pad}" width="${p.size - 2 * p.pad}" height="${p.size - 2 * p.pad}" fill="none" style="stroke:var(--qkv-axis)"/>`;
   body += `<line x1="${x0}" x2="${x1}" y1="${y0}" y2="${y0}" style="stroke:var(--qkv-axis)"/>`;
   body += `<line x1="${xc}" x2="${xc}" y1="${yTop}" y2="${yBottom}" style="stroke:var(--qkv-axis)"/>`;
@@ -287,15 +364,20 @@ export function arrow(
     body += `<line x1="${ox}" y1="${oy}" x2="${bx}" y2="${by}" style="stroke:${color}" stroke-width="${width}"${d}/>`;
     body += `<polygon points="${tx},${ty} ${bx - uy * side},${by + ux * side} ${bx + uy * side},${by - ux * side}" style="fill:${color}"/>`;
   }
-  if (label) {
-    const right = x >= 0;
-    body += text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
-      anchor: right ? "start" : "end",
-      fill: labelColor ?? color,
-      cls: "qkv-halo",
-    });
-  }
+  if (label) body += tipLabel(p, x, y, label, labelColor ?? color);
   return label ? item(label, body) : body;
+}
+
+// The label of the arrow to (x, y), past its tip (drawn on its own when the label must lie over
+// other arrows: put it in the same `item` as its arrow).
+export function tipLabel(p, x, y, label, fill = "var(--qkv-fg)") {
+  const [tx, ty] = p.at(x, y);
+  const right = x >= 0;
+  return text(tx + (right ? 5 : -5), ty + (y >= 0 ? -9 : 11), label, {
+    anchor: right ? "start" : "end",
+    fill,
+    cls: "qkv-halo",
+  });
 }
 
 // The step between axis ticks: the smallest of 1, 2 or 5 × 10^k that cuts `span` into at most

@@ -219,22 +219,32 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
   presetBar.append(...buttons);
   root.replaceChildren(presetBar, bar, picture, hint, readout, live);
-  // Linked highlighting: hovering an item (a word, a book: qkv_draw's `item`) lights it in every
-  // panel, dims the rest and says its exact values under the picture.
+  // Linked highlighting: hovering an item (a word, a book, a heatmap's row: qkv_draw's `item`)
+  // lights it in every panel, dims the rest and says its exact values under the picture; a
+  // heatmap's cell under the pointer (`data-cell`) is framed and said first, with its value.
   let lit = null;
-  const light = (name) => {
+  let litCell = null;
+  const light = (name, cell = null) => {
     lit = name;
+    litCell = name === null ? null : cell;
     picture.classList.toggle("qkv-linking", name !== null);
-    for (const node of picture.querySelectorAll(".qkv-lit")) node.classList.remove("qkv-lit");
+    for (const node of picture.querySelectorAll(".qkv-lit, .qkv-lit-cell"))
+      node.classList.remove("qkv-lit", "qkv-lit-cell");
     const marks =
       name === null ? [] : picture.querySelectorAll(`[data-item="${CSS.escape(name)}"]`);
     for (const node of marks) node.classList.add("qkv-lit");
     const values = [...marks].map((node) => node.dataset.value).filter(Boolean);
-    hint.textContent = name === null ? "" : [name, ...values].join("、");
+    let said = name;
+    if (litCell?.isConnected) {
+      litCell.classList.add("qkv-lit-cell");
+      said = litCell.dataset.value; // "row → column value"
+    }
+    hint.textContent = name === null ? "" : [said, ...values].join("、");
   };
   picture.addEventListener("pointerover", (event) => {
     const name = event.target.closest?.("[data-item]")?.dataset.item ?? null;
-    if (name !== lit) light(name);
+    const cell = event.target.closest?.("[data-cell]") ?? null;
+    if (name !== lit || cell !== litCell) light(name, cell);
   });
   picture.addEventListener("pointerleave", () => lit !== focused && light(focused));
   // The keyboard does the same: Tab reaches the picture's items once (one of them is in the tab
@@ -380,7 +390,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     if (picture.getAttribute("aria-label") !== alt) picture.setAttribute("aria-label", alt);
     if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
     said = spoken(pic.announce ?? pic.readout ?? "");
-    if (lit !== null) light(lit); // a redraw drew the items anew
+    if (lit !== null) light(lit, litCell); // a redraw drew the items anew
     rove();
     choices.forEach(({ state }, i) => {
       const on = String(Object.entries(state).every(([t, v]) => values[t] === v));
