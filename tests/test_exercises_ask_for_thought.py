@@ -48,7 +48,7 @@ STATED = {
                      r"(空席|パディング)[^。]*列[^。]*(残る|残ります)[^。]*(全部|すべて)[^。]*隠された行"],
 }
 #: The code exercises that transfer what a chapter taught to a new shape or setting.
-TRANSFER = {"ex01_cosine_table", "ex03_received", "ex04_undo", "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_k", "ex08_causal", "ex08_padding"}
+TRANSFER = {"ex01_cosine_table", "ex03_received", "ex04_undo", "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_k", "ex08_causal", "ex08_multi_head", "ex08_padding"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 
 

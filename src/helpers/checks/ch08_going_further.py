@@ -225,19 +225,27 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
 
 
 def _multi_head_cases(hidden: bool):
-    """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
-    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2; (6, 3) with h = 2, d_k = 4
-        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
+    """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape; one
+    visible and one hidden case have d_v ≠ d_k, so a head's values cut d_k wide (the chapter's
+    loop or its merge into n × h·d_k, copied) do not fit."""
+    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2, d_v = 3; (6, 3) with h = 2, d_k = d_v = 4
+        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 9), (9, 4), 3),
                                   ((6, 3), (3, 8), (3, 8), (3, 8), (8, 3), 2))
     rng = np.random.default_rng(9)
     # d_model, h, d_k and h·d_k differ in each, so no two of their square roots coincide
-    sizes = ((4, 3, 2, 4), (5, 4, 3, 2))
+    sizes = ((4, 3, 2, 4, 4), (5, 4, 3, 2, 3))
     cases = []
-    for n, d_model, h, d_k in sizes:
+    for n, d_model, h, d_k, d_v in sizes:
         cases.append((rng.normal(size=(n, d_model)),
-                      *(rng.normal(size=(d_model, h * d_k)) for _ in range(3)),
-                      rng.normal(size=(h * d_k, d_model)), h))
+                      *(rng.normal(size=(d_model, h * d)) for d in (d_k, d_k, d_v)),
+                      rng.normal(size=(h * d_v, d_model)), h))
     return cases
+
+
+def _multi_head_kinds(case) -> set[str]:
+    """The number of heads, and d_v ≠ d_k."""
+    _, W_Q, _, W_V, _, h = case
+    return {f"h = {h}", *(["d_v ≠ d_k"] if W_V.shape[1] != W_Q.shape[1] else [])}
 
 
 def _stacked_heads(err: Exception, W_O: np.ndarray) -> str:
@@ -263,9 +271,10 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
             forbid=("heads", *(name for name in attention.__all__ if name != "softmax")),
-            on_error=lambda err, X=X, W_Q=W_Q, W_O=W_O, h=h, d_k=d_k:
-                _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}"
-                f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
+            on_error=lambda err, X=X, W_Q=W_Q, W_V=W_V, W_O=W_O, h=h, d_k=d_k:
+                _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_V {W_V.shape}, W_O {W_O.shape}, "
+                f"h = {h}(一つの頭の d_k = {d_k}、d_v = {W_V.shape[1] // h})のとき、途中の形を print して"
+                "確かめましょう。")
         out = _base.as_float_array(result, "multi_head")
         variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
         _base.fail_unless_right(
@@ -273,7 +282,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、",
             wrong_shape=f"出力の形は (語の数, d_model) = {variants['right'].shape} のはずですが、{out.shape} でした。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
-                 "(頭が 2 つでも 3 つでも)。", quiet=hidden)
+                 "(頭が 2 つでも 3 つでも、中身の列の数 d_v が d_k と違っても)。", quiet=hidden)
 
 
 #: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
