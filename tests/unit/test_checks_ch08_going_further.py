@@ -163,6 +163,9 @@ def test_the_chapters_cells_copied_with_values_cut_d_k_wide_crash_with_both_widt
             checks.check_multi_head(fn, hidden=hidden)
         said = str(info.value)
         assert "エラーで止まりました" in said and "d_v = 3" in said and "d_k = 2" in said, said
+        assert "縦(axis=0)" not in said, said  # not the stacked heads' mistake
+    with pytest.raises(CheckFailed, match="中身 V を何列ずつ頭に分けたか"):
+        checks.check_multi_head(loop, hidden=hidden)
 
 
 @pytest.mark.parametrize("hidden", [False, True])

@@ -248,11 +248,17 @@ def _multi_head_kinds(case) -> set[str]:
     return {f"h = {h}", *(["d_v ≠ d_k"] if W_V.shape[1] != W_Q.shape[1] else [])}
 
 
-def _stacked_heads(err: Exception, W_O: np.ndarray) -> str:
-    """What to say first when the product with W_O crashes because the heads' outputs were put
-    one under another (axis=0): the matrix on W_O's left has one head's columns, not h·d_v."""
+def _stacked_heads(err: Exception, W_Q: np.ndarray, W_V: np.ndarray, W_O: np.ndarray) -> str:
+    """What to say first when the product with W_O crashes: the heads' outputs put one under
+    another (axis=0: one head's d_v columns on W_O's left), or the values cut d_k wide like the
+    queries (h·d_k columns where W_O has h·d_v rows)."""
     sizes = _base.matmul_sizes(err)
-    if sizes and sizes[1] == W_O.shape[0] and sizes[0] < W_O.shape[0]:
+    if not sizes or sizes[1] != W_O.shape[0]:
+        return ""
+    if W_Q.shape[1] != W_V.shape[1] and sizes[0] == W_Q.shape[1]:
+        return (f"W_O({W_O.shape[0]} 行)の左に来た行列が {sizes[0]} 列です。一つの頭の中身の列の数は d_v で、"
+                "問いと見出しの d_k とは違います。中身 V を何列ずつ頭に分けたかを確かめましょう。")
+    if sizes[0] < W_O.shape[0]:
         return (f"W_O({W_O.shape[0]} 行)の左に来た行列が {sizes[0]} 列しかありません。"
                 "各頭の出力を縦(axis=0)につないでいませんか?")
     return ""
@@ -272,7 +278,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
             forbid=("heads", *(name for name in attention.__all__ if name != "softmax")),
             on_error=lambda err, X=X, W_Q=W_Q, W_V=W_V, W_O=W_O, h=h, d_k=d_k:
-                _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_V {W_V.shape}, W_O {W_O.shape}, "
+                _stacked_heads(err, W_Q, W_V, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_V {W_V.shape}, W_O {W_O.shape}, "
                 f"h = {h}(一つの頭の d_k = {d_k}、d_v = {W_V.shape[1] // h})のとき、途中の形を print して"
                 "確かめましょう。")
         out = _base.as_float_array(result, "multi_head")
