@@ -79,10 +79,8 @@ def _later(n_q: int, n_k: int, shift: int = 0) -> np.ndarray:
 
 
 def _hide(S, hidden) -> np.ndarray:
-    """Softmax of each row of S with the `hidden` cells at -inf (NaN where a whole row is hidden)."""
-    with np.errstate(invalid="ignore"):
-        e = np.exp(np.where(hidden, -np.inf, S) - np.where(hidden, -np.inf, S).max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+    """Softmax of each row of S with the `hidden` cells at -inf (every row keeps a cell)."""
+    return masked_softmax(S, np.where(hidden, -np.inf, 0.0))
 
 
 def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
@@ -92,6 +90,9 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
     S = Q @ K.T / np.sqrt(Q.shape[1])
     later = _later(n_q, n_k)
     plain = masked_softmax(S)
+    with np.errstate(invalid="ignore"):  # the first query hides every key when n_q = n_k: NaN
+        diagonal = np.exp(S + np.where(_later(n_q, n_k, -1), -np.inf, 0.0))
+        diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
     variants = {
         "right": _hide(S, later),
         "mask_multiplied": masked_softmax(S * ~later),
@@ -99,7 +100,7 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
         "mask_shifted": _hide(S, _later(n_q, n_k, 1)),
         "no_mask": plain,
         "lower": _hide(S, ~_later(n_q, n_k, -1)),        # the words before hidden, the later seen
-        "diagonal": _hide(S, _later(n_q, n_k, -1)),       # the query's own word hidden too
+        "diagonal": diagonal,                             # the query's own word hidden too
         "zeroed_after": plain * ~later,
         "no_sqrt": _hide(Q @ K.T, later),
     }
@@ -191,7 +192,7 @@ def _fused_heads_fit(a: dict) -> None:
         raise _validate.HelpersError(
             f"W_Q と W_K は同じ形にしてください: {a['W_Q'].shape} と {a['W_K'].shape} が来ました。"
         )
-    _validate.matmul_operands(np.empty((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
+    _validate.matmul_operands(np.zeros((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
                               inner="h·d_v", out="d_out")
     n = X.shape[0]
     _validate.guard_size((h, n, max(n, a["W_Q"].shape[1], a["W_V"].shape[1])), "頭ごとの重みと Q, K, V",
