@@ -48,11 +48,11 @@ def _seen(Q, K):
 
 
 def _heads_loop(X, W_Q, W_K, W_V, W_O, h, root=None, merge=np.hstack):
-    d_k = W_Q.shape[1] // h
+    d_k, d_v = W_Q.shape[1] // h, W_V.shape[1] // h
     outs = []
     for i in range(h):
-        c = slice(i * d_k, (i + 1) * d_k)
-        Qi, Ki, Vi = X @ W_Q[:, c], X @ W_K[:, c], X @ W_V[:, c]
+        c, cv = slice(i * d_k, (i + 1) * d_k), slice(i * d_v, (i + 1) * d_v)
+        Qi, Ki, Vi = X @ W_Q[:, c], X @ W_K[:, c], X @ W_V[:, cv]
         outs.append(SOFTMAX(Qi @ Ki.T / (root if root else np.sqrt(d_k))) @ Vi)
     return merge(outs) @ W_O
 
@@ -214,6 +214,11 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1.0))),
     # chapter 08: multi_head(X, W_Q, W_K, W_V, W_O, h)
     ("multi_head", checks.check_multi_head, "head loop", True, _heads_loop),
+    ("multi_head", checks.check_multi_head, "the chapter's loop, values cut d_k wide", False,
+     lambda X, W_Q, W_K, W_V, W_O, h: np.hstack([
+         SOFTMAX((X @ W_Q[:, i * (W_Q.shape[1] // h):(i + 1) * (W_Q.shape[1] // h)])
+                 @ (X @ W_K[:, i * (W_Q.shape[1] // h):(i + 1) * (W_Q.shape[1] // h)]).T / np.sqrt(W_Q.shape[1] // h))
+         @ (X @ W_V[:, i * (W_Q.shape[1] // h):(i + 1) * (W_Q.shape[1] // h)]) for i in range(h)]) @ W_O),
     ("multi_head", checks.check_multi_head, "heads joined with concatenate", True,
      lambda *a: _heads_loop(*a, merge=lambda o: np.concatenate(o, axis=1))),
     ("multi_head", checks.check_multi_head, "divided by √d_model", False,

@@ -122,21 +122,50 @@ def _multi(split="right", merge="right", W_O=True, root="d_k", order=1):
 
         def cut(M):
             if split == "reshape":
-                return M.reshape(h, n, d_k)
-            return M.reshape(n, h, d_k).transpose(1, 0, 2)
+                return M.reshape(h, n, M.shape[1] // h)
+            return M.reshape(n, h, M.shape[1] // h).transpose(1, 0, 2)
 
         Q, K, V = cut(X @ W_Q), cut(X @ W_K), cut(X @ W_V)
         r = {"d_k": np.sqrt(d_k), "none": 1.0, "full": np.sqrt(h * d_k)}[root]
         H = softmax(Q @ K.transpose(0, 2, 1) / r, axis=-1) @ V
         H = H[::order]
         if merge == "reshape":
-            C = H.reshape(n, h * d_k)
+            C = H.reshape(n, -1)
         elif merge == "rows":
             C = np.concatenate(list(H), axis=0).reshape(n, -1)
         else:
             C = np.concatenate(list(H), axis=1)
         return C @ W_O_ if W_O else C
     return fn
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_chapters_cells_copied_with_values_cut_d_k_wide_crash_with_both_widths(hidden):
+    """The chapter's loop (every face cut d_k wide) and its merge into n × h·d_k copied: on a case
+    with d_v ≠ d_k numpy refuses, and the message gives d_k and d_v, not the fix."""
+    def loop(X, W_Q, W_K, W_V, W_O, h):
+        d_k = W_Q.shape[1] // h
+        outs = []
+        for i in range(h):
+            cols = slice(i * d_k, (i + 1) * d_k)
+            Q_i, K_i, V_i = X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols]
+            outs.append(softmax(Q_i @ K_i.T / np.sqrt(d_k), axis=-1) @ V_i)
+        return np.concatenate(outs, axis=1) @ W_O
+
+    def merged(X, W_Q, W_K, W_V, W_O, h):
+        n, d_k = X.shape[0], W_Q.shape[1] // h
+        Q_h, K_h, V_h = (M.reshape(n, h, -1).transpose(1, 0, 2) for M in (X @ W_Q, X @ W_K, X @ W_V))
+        H = softmax(Q_h @ K_h.transpose(0, 2, 1) / np.sqrt(d_k), axis=-1) @ V_h
+        return H.transpose(1, 0, 2).reshape(n, h * d_k) @ W_O
+
+    for fn in (loop, merged):
+        with pytest.raises(CheckFailed) as info:
+            checks.check_multi_head(fn, hidden=hidden)
+        said = str(info.value)
+        assert "エラーで止まりました" in said and "d_v = 3" in said and "d_k = 2" in said, said
+        assert "縦(axis=0)" not in said, said  # not the stacked heads' mistake
+    with pytest.raises(CheckFailed, match="中身 V を何列ずつ頭に分けたか"):
+        checks.check_multi_head(loop, hidden=hidden)
 
 
 @pytest.mark.parametrize("hidden", [False, True])
@@ -149,12 +178,12 @@ def test_right_multi_head_passes(hidden, capsys):
 
 def test_one_loop_version_passes_too(capsys):
     def loop(X, W_Q, W_K, W_V, W_O, h):
-        d_k = W_Q.shape[1] // h
+        d_k, d_v = W_Q.shape[1] // h, W_V.shape[1] // h
         outs = []
         for i in range(h):
             c = slice(i * d_k, (i + 1) * d_k)
             A = softmax((X @ W_Q[:, c]) @ (X @ W_K[:, c]).T / np.sqrt(d_k))
-            outs.append(A @ (X @ W_V[:, c]))
+            outs.append(A @ (X @ W_V[:, i * d_v:(i + 1) * d_v]))
         return np.hstack(outs) @ W_O
 
     checks.check_multi_head(loop)

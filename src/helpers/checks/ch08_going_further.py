@@ -79,10 +79,8 @@ def _later(n_q: int, n_k: int, shift: int = 0) -> np.ndarray:
 
 
 def _hide(S, hidden) -> np.ndarray:
-    """Softmax of each row of S with the `hidden` cells at -inf (NaN where a whole row is hidden)."""
-    with np.errstate(invalid="ignore"):
-        e = np.exp(np.where(hidden, -np.inf, S) - np.where(hidden, -np.inf, S).max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+    """Softmax of each row of S with the `hidden` cells at -inf (every row keeps a cell)."""
+    return masked_softmax(S, np.where(hidden, -np.inf, 0.0))
 
 
 def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
@@ -92,6 +90,9 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
     S = Q @ K.T / np.sqrt(Q.shape[1])
     later = _later(n_q, n_k)
     plain = masked_softmax(S)
+    with np.errstate(invalid="ignore"):  # the first query hides every key when n_q = n_k: NaN
+        diagonal = np.exp(S + np.where(_later(n_q, n_k, -1), -np.inf, 0.0))
+        diagonal = diagonal / diagonal.sum(axis=1, keepdims=True)
     variants = {
         "right": _hide(S, later),
         "mask_multiplied": masked_softmax(S * ~later),
@@ -99,7 +100,7 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
         "mask_shifted": _hide(S, _later(n_q, n_k, 1)),
         "no_mask": plain,
         "lower": _hide(S, ~_later(n_q, n_k, -1)),        # the words before hidden, the later seen
-        "diagonal": _hide(S, _later(n_q, n_k, -1)),       # the query's own word hidden too
+        "diagonal": diagonal,                             # the query's own word hidden too
         "zeroed_after": plain * ~later,
         "no_sqrt": _hide(Q @ K.T, later),
     }
@@ -191,7 +192,7 @@ def _fused_heads_fit(a: dict) -> None:
         raise _validate.HelpersError(
             f"W_Q と W_K は同じ形にしてください: {a['W_Q'].shape} と {a['W_K'].shape} が来ました。"
         )
-    _validate.matmul_operands(np.empty((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
+    _validate.matmul_operands(np.zeros((1, a["W_V"].shape[1])), a["W_O"], ("各頭の出力をつないだ行列", "W_O"),
                               inner="h·d_v", out="d_out")
     n = X.shape[0]
     _validate.guard_size((h, n, max(n, a["W_Q"].shape[1], a["W_V"].shape[1])), "頭ごとの重みと Q, K, V",
@@ -225,26 +226,40 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
 
 
 def _multi_head_cases(hidden: bool):
-    """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape."""
-    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2; (6, 3) with h = 2, d_k = 4
-        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 6), (6, 4), 3),
+    """(X, W_Q, W_K, W_V, W_O, h) with d_model ≠ h·d_v, so a missing W_O shows in the shape; one
+    visible and one hidden case have d_v ≠ d_k, so a head's values cut d_k wide (the chapter's
+    loop or its merge into n × h·d_k, copied) do not fit."""
+    if hidden:  # (n, d_model) = (6, 4) with h = 3, d_k = 2, d_v = 3; (6, 3) with h = 2, d_k = d_v = 4
+        return _base.hidden_cases("multi_head", ((6, 4), (4, 6), (4, 6), (4, 9), (9, 4), 3),
                                   ((6, 3), (3, 8), (3, 8), (3, 8), (8, 3), 2))
     rng = np.random.default_rng(9)
     # d_model, h, d_k and h·d_k differ in each, so no two of their square roots coincide
-    sizes = ((4, 3, 2, 4), (5, 4, 3, 2))
+    sizes = ((4, 3, 2, 4, 4), (5, 4, 3, 2, 3))
     cases = []
-    for n, d_model, h, d_k in sizes:
+    for n, d_model, h, d_k, d_v in sizes:
         cases.append((rng.normal(size=(n, d_model)),
-                      *(rng.normal(size=(d_model, h * d_k)) for _ in range(3)),
-                      rng.normal(size=(h * d_k, d_model)), h))
+                      *(rng.normal(size=(d_model, h * d)) for d in (d_k, d_k, d_v)),
+                      rng.normal(size=(h * d_v, d_model)), h))
     return cases
 
 
-def _stacked_heads(err: Exception, W_O: np.ndarray) -> str:
-    """What to say first when the product with W_O crashes because the heads' outputs were put
-    one under another (axis=0): the matrix on W_O's left has one head's columns, not h·d_v."""
+def _multi_head_kinds(case) -> set[str]:
+    """The number of heads, and d_v ≠ d_k."""
+    _, W_Q, _, W_V, _, h = case
+    return {f"h = {h}", *(["d_v ≠ d_k"] if W_V.shape[1] != W_Q.shape[1] else [])}
+
+
+def _stacked_heads(err: Exception, W_Q: np.ndarray, W_V: np.ndarray, W_O: np.ndarray) -> str:
+    """What to say first when the product with W_O crashes: the heads' outputs put one under
+    another (axis=0: one head's d_v columns on W_O's left), or the values cut d_k wide like the
+    queries (h·d_k columns where W_O has h·d_v rows)."""
     sizes = _base.matmul_sizes(err)
-    if sizes and sizes[1] == W_O.shape[0] and sizes[0] < W_O.shape[0]:
+    if not sizes or sizes[1] != W_O.shape[0]:
+        return ""
+    if W_Q.shape[1] != W_V.shape[1] and sizes[0] == W_Q.shape[1]:
+        return (f"W_O({W_O.shape[0]} 行)の左に来た行列が {sizes[0]} 列です。一つの頭の中身の列の数は d_v で、"
+                "問いと見出しの d_k とは違います。中身 V を何列ずつ頭に分けたかを確かめましょう。")
+    if sizes[0] < W_O.shape[0]:
         return (f"W_O({W_O.shape[0]} 行)の左に来た行列が {sizes[0]} 列しかありません。"
                 "各頭の出力を縦(axis=0)につないでいませんか?")
     return ""
@@ -263,9 +278,10 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             fn, X.copy(), W_Q.copy(), W_K.copy(), W_V.copy(), W_O.copy(), h, what="multi_head",
             call="multi_head(X, W_Q, W_K, W_V, W_O, h)",
             forbid=("heads", *(name for name in attention.__all__ if name != "softmax")),
-            on_error=lambda err, X=X, W_Q=W_Q, W_O=W_O, h=h, d_k=d_k:
-                _stacked_heads(err, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_O {W_O.shape}, h = {h}"
-                f"(一つの頭の d_k = {d_k})のとき、途中の形を print して確かめましょう。")
+            on_error=lambda err, X=X, W_Q=W_Q, W_V=W_V, W_O=W_O, h=h, d_k=d_k:
+                _stacked_heads(err, W_Q, W_V, W_O) + f"X {X.shape}, W_Q {W_Q.shape}, W_V {W_V.shape}, W_O {W_O.shape}, "
+                f"h = {h}(一つの頭の d_k = {d_k}、d_v = {W_V.shape[1] // h})のとき、途中の形を print して"
+                "確かめましょう。")
         out = _base.as_float_array(result, "multi_head")
         variants = multi_head_variants(X, W_Q, W_K, W_V, W_O, h)
         _base.fail_unless_right(
@@ -273,7 +289,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
             said=f"X {X.shape}、W_Q {W_Q.shape}、W_O {W_O.shape}、h = {h} で、",
             wrong_shape=f"出力の形は (語の数, d_model) = {variants['right'].shape} のはずですが、{out.shape} でした。")
     _base.passed("頭ごとのアテンションを横につなぎ、W_O で語の数 × d_model に戻せています"
-                 "(頭が 2 つでも 3 つでも)。", quiet=hidden)
+                 "(頭が 2 つでも 3 つでも、中身の列の数 d_v が d_k と違っても)。", quiet=hidden)
 
 
 #: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
