@@ -479,6 +479,22 @@ def test_explorables_in_a_real_lab(browser, learner, name):
                            timeout=5000)
     assert preset.get_attribute("aria-pressed") == "true"
     check_numbers(first, f"{name}: 「{preset.inner_text()}」のあと")
+    # The keyboard on the picture's items as in the book: the arrow keys go from item to item (lit,
+    # its values said), never to Lab's own arrow-key shortcuts (the active cell stays).
+    item = first.locator(".qkv-panels [data-item][tabindex='0']")
+    if item.count():
+        active_cell = "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].findIndex(c => c.classList.contains('jp-mod-active'))"
+        item.focus()
+        cell_before = page.evaluate(active_cell)
+        on = "() => document.activeElement.closest('[data-item]')?.dataset.item ?? null"
+        start = page.evaluate(on)
+        page.keyboard.press("ArrowRight")
+        moved_to = page.evaluate(on)
+        assert start and moved_to and moved_to != start, (start, moved_to)
+        assert first.locator(f'.qkv-panels .qkv-lit[data-item="{moved_to}"]').count() >= 1
+        assert first.locator(".qkv-hint").inner_text().startswith(moved_to)
+        assert page.evaluate(active_cell) == cell_before, "Lab のショートカットが矢印キーを取りました"
+        page.evaluate("document.activeElement.blur()")
     # On a narrow window the controls stay in view while the panels scroll past (the output area
     # must not scroll by itself, which would keep them from sticking).
     bar = first.locator(".qkv-controls").first
