@@ -31,7 +31,7 @@ import chapters
 import chromium
 import pytest
 from build_pdf import EVERY_IMAGE_LOADED
-from explorables import check_numbers, class_for, move_every_control
+from explorables import CONTROL_OVERLAPS, check_numbers, class_for, move_every_control
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -701,29 +701,6 @@ def test_every_text_of_every_explorable_reads_at_4_5_to_1_in_light_and_dark(page
     for mode in ("light", "dark"):
         low = page.evaluate(TEXT_CONTRAST, mode)
         assert not low, f"{doc} ({mode}): コントラスト 4.5 未満の文字 {low[:8]}"
-
-
-#: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
-#: parts that stick out of the explorable, as shown now.
-CONTROL_OVERLAPS = r"""() => {
-  const bad = [];
-  for (const ex of document.querySelectorAll(".qkv-ex")) {
-    const edge = ex.getBoundingClientRect();
-    const shown = ".qkv-control label, .qkv-control input:not(.qkv-choice input), .qkv-control output, .qkv-preset";
-    const parts = [...ex.querySelectorAll(shown)]  // a choice's radios are hidden: its labels show
-      .map((n) => [n, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
-    for (const [n, r] of parts)
-      if (r.left < edge.left - 0.5 || r.right > edge.right + 0.5) bad.push(`${n.tagName} ${n.textContent} はみ出し`);
-    for (let i = 0; i < parts.length; i++)
-      for (let j = i + 1; j < parts.length; j++) {
-        const [a, p] = parts[i], [b, q] = parts[j];
-        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
-        const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-        if (w > 0.5 && h > 0.5) bad.push(`${a.tagName}「${a.textContent}」と ${b.tagName}「${b.textContent}」`);
-      }
-  }
-  return bad;
-}"""
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
