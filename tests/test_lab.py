@@ -25,7 +25,15 @@ import lab_server
 import learner_lab
 import nbformat
 import pytest
-from explorables import check_numbers, class_for, explorer_for, move_every_control, shown
+from explorables import (
+    CONTROL_OVERLAPS,
+    check_numbers,
+    class_for,
+    explorable_classes,
+    explorer_for,
+    move_every_control,
+    shown,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -549,6 +557,49 @@ def test_explorables_in_a_real_lab(browser, learner, name):
             lab_server.end_sessions(lab)
     page.close()
     assert not errors, errors
+
+
+def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, learner):
+    """JupyterLab at 1280 × 800 with its file browser open (the notebook about 900 px wide): every
+    explorable, as its chapter shows it, in one notebook run once; no label, slider, value or
+    button overlaps another or sticks out of its explorable (chapter 04's values were covered by
+    the next column's label, W_V's cut off)."""
+    lab, work = learner
+    folder = work / "overlap"
+    folder.mkdir(exist_ok=True)
+    names = list(explorable_classes())
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import helpers\nfrom helpers.widgets import explorables")]
+    nb.cells += [nbformat.v4.new_code_cell(f'explorables()["{name}"].example()') for name in names]
+    nbformat.write(nb, folder / "every_explorable.ipynb")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(lab.url("lab/tree/overlap/every_explorable.ipynb?reset"), timeout=120_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(f".lm-MenuBar-itemLabel >> text={lab_server.MENU_RUN}", timeout=60_000)
+        files = page.locator("#filebrowser")
+        if not files.is_visible():
+            page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
+        files.wait_for(state="visible")
+        assert files.bounding_box()["width"] >= 200
+        lab_server.run_all(lab, page, "every_explorable.ipynb")
+        explorables = page.locator(".jp-OutputArea-output .qkv-ex")
+        deadline = time.monotonic() + 300
+        while explorables.count() < len(names) and time.monotonic() < deadline:
+            page.wait_for_timeout(500)
+        assert explorables.count() == len(names), page.locator(".jp-OutputArea-output").all_inner_texts()[:3]
+        notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
+        assert notebook["x"] >= 200 and notebook["width"] <= 1000, notebook  # beside the file browser
+        for i, name in enumerate(names):
+            explorables.nth(i).scroll_into_view_if_needed()
+            assert explorables.nth(i).locator(".qkv-control, .qkv-preset").count() >= 1, name
+        bad = page.evaluate(CONTROL_OVERLAPS)  # every explorable of the page
+        assert not bad, bad[:6]
+    finally:
+        page.goto("about:blank")
+        page.close()
+        lab_server.end_sessions(lab)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _another_value(trait, explorer, name: str, current):
