@@ -169,12 +169,12 @@ def check_temperature_prediction(small, large) -> None:
     choices = ("一冊", "平均", "ゼロ", "変わらない")
     hints = {
         ("small", "平均"): "温度をとても小さく(たとえば T = 0.01 に)すると、得点を T で割った値どうしの差は、"
-                           "割る前と比べてどうなるでしょう。3 節の scores で helpers.softmax(scores, temperature=0.05) を"
+                           "割る前と比べてどうなるでしょう。3 節の scores で helpers.softmax(scores, temperature=0.05) を "
                            "print してみましょう。",
         ("small", "ゼロ"): ZERO_HINT,
         ("small", "変わらない"): SAME_HINT,
         ("large", "一冊"): "温度をとても大きく(たとえば T = 1000 に)すると、得点を T で割った値どうしの差は"
-                           "どのくらいになるでしょう。3 節の scores で helpers.softmax(scores, temperature=100) を"
+                           "どのくらいになるでしょう。3 節の scores で helpers.softmax(scores, temperature=100) を "
                            "print してみましょう。",
         ("large", "ゼロ"): ZERO_HINT,
         ("large", "変わらない"): SAME_HINT,
