@@ -41,6 +41,7 @@ FIRST_MISTAKES = {
     "by_score_sum": lambda s: np.exp(s) / s.sum(),
     "by_max": lambda s: np.exp(s) / np.exp(s).max(),
     "by_count": lambda s: np.exp(s) / len(s),
+    "abs": lambda s: np.abs(s) / np.abs(s).sum(),
 }
 
 

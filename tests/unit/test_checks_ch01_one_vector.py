@@ -55,7 +55,7 @@ def test_pudding_prediction_accepts(answer, capsys):
 
 @pytest.mark.parametrize("answer, hint", [
     ("プリン", "コサイン類似度で比べたとき"), ("プリン　", "コサイン類似度で比べたとき"),
-    ("カレー", "内積が何で大きくなるか"), ("照り焼き", "内積が何で大きくなるか"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
+    ("カレー", "70° 以上離れて"), ("照り焼き", "37° ほど上にずれて"), ("キムチ", "60° 以上離れて"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
     (None, "まだ答えが"), (np.array(["ケーキ"]), "文字列で"),
 ])
 def test_pudding_prediction_rejects_with_hint(answer, hint):
@@ -131,6 +131,8 @@ def test_check_cosine_table_passes_right_answers(fn, capsys):
     ("cols_only", lambda A, B: A @ B.T / np.linalg.norm(B, axis=1)),
     ("no_keepdims", lambda A, B: A @ B.T / (np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1))),
     ("transposed", lambda A, B: cosine_table_right(B, A)),
+    ("swapped_lengths", lambda A, B: A @ B.T / (np.linalg.norm(B, axis=1, keepdims=True)
+                                                * np.linalg.norm(A, axis=1))),
     ("squared", lambda A, B: A @ B.T / np.outer((A * A).sum(axis=1), (B * B).sum(axis=1))),
 ])
 def test_check_cosine_table_names_each_mistake(mistake, fn):
@@ -143,3 +145,18 @@ def test_check_cosine_table_names_each_mistake(mistake, fn):
 def test_check_cosine_table_refuses_the_helpers_function():
     with pytest.raises(CheckFailed, match="cosine_similarity"):
         checks.check_cosine_table(lambda A, B: helpers.cosine_similarity(A, B))
+
+
+def test_each_wrong_pudding_answer_gets_its_own_hint():
+    messages = set()
+    for answer in ("カレー", "キムチ", "照り焼き"):
+        with pytest.raises(CheckFailed) as info:
+            checks.check_pudding_prediction(answer)
+        messages.add(str(info.value).replace(answer, ""))
+    assert len(messages) >= 2  # 照り焼き (long, 37° off) is not told what カレー is told
+
+
+def test_a_wrong_cosine_names_the_components_not_a_length():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cosine(lambda a, b: 0.5)
+    assert "2 成分のベクトル" in str(info.value) and "長さ 2 のベクトル" not in str(info.value)

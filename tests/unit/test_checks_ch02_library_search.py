@@ -53,6 +53,7 @@ MISTAKES = {
     "zeroed_after": lambda q, K, V, T, on: (reference.softmax(q @ K.T / T) * on) @ V,
     "zero_score": lambda q, K, V, T, on: reference.softmax(q @ K.T * on / T) @ V,
     "inverted": lambda q, K, V, T, on: right(q, K, V, T, ~on),
+    "zeroed_rows": lambda q, K, V, T, on: reference.softmax(q @ (K * on[:, None]).T / T) @ (V * on[:, None]),
     "weights": lambda q, K, V, T, on: reference.softmax(_masked(q @ K.T, on) / T),
     "keys": lambda q, K, V, T, on: reference.softmax(_masked(q @ K.T, on) / T) @ K,
     "axis0": lambda q, K, V, T, on: reference.softmax(q @ K[on].T / T, axis=0) @ V[on],
@@ -247,3 +248,11 @@ def test_temperature_hints_do_not_state_the_rule(small, large):
         checks.check_temperature_prediction(small, large)
     for rule in ("同じ重みが配られ", "1/n", "集中", "差はむしろ広がり", "いつでも 1"):
         assert rule not in str(info.value)
+
+
+@pytest.mark.parametrize("small, large", [("平均", "平均"), ("一冊", "一冊"), ("変わらない", "変わらない")])
+def test_temperature_hints_point_to_something_the_learner_can_run(small, large):
+    """The answer's figure is folded inside the hidden answer: a hint points to a call instead."""
+    with pytest.raises(CheckFailed) as info:
+        check_temperature_prediction(small, large)
+    assert "答え合わせの図" not in str(info.value) and "helpers.softmax(scores, temperature=" in str(info.value)

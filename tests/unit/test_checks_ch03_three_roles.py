@@ -267,3 +267,14 @@ def test_check_received_names_each_mistake(mistake, fn):
         checks.check_received(fn)
     assert info.value.mistake == mistake
     assert checks.RECEIVED_HINTS[mistake] in str(info.value)
+
+
+def test_row_max_then_the_tables_sum_is_named_whole():
+    def whole_after_row_max(Q, K):
+        S = Q @ K.T
+        e = np.exp(S - S.max(axis=1, keepdims=True))
+        return e / e.sum()
+
+    with pytest.raises(CheckFailed) as info:
+        checks.check_party_weights(whole_after_row_max)
+    assert info.value.mistake == "whole" and checks.PARTY_HINTS["whole"] in str(info.value)

@@ -59,7 +59,7 @@ def test_right_question_matrix_passes(W, capsys):
     (QUESTION_MATRIX[::-1], "甘さの行と辛さの行が入れ替わって"), ([[1.0, 0.5, 1.0], [-1.0, 0.0, 1.0]], "符号が逆"),
     ([[0.0, 0.5], [1.0, 0.0]], r"\(2, 3\)"),
     (None, "まだ W_mine"), ([[np.nan, 0, 0], [1, 0, 0]], "NaN"), ("W", "数を並べた配列"), (np.array([[...], [...]]), "まだ ... が残って"),
-    ([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], "カレー"),
+    ([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], "カレー"), (-QUESTION_MATRIX, "どれも符号だけ逆"),
 ])
 def test_each_question_matrix_mistake_gets_its_hint(W, hint):
     with pytest.raises(CheckFailed, match=hint):
@@ -154,9 +154,19 @@ def test_check_undo_W_passes_right_answers(fn, capsys):
     ("transpose", lambda q, W: q @ W.T),
     ("transposed_inverse", lambda q, W: (np.linalg.inv(W) @ q.T).T),
     ("column", lambda q, W: np.linalg.inv(W) @ q.T),
+    ("reciprocal", lambda q, W: q @ (1 / W)),
 ])
 def test_check_undo_W_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:
         checks.check_undo_W(fn)
     assert info.value.mistake == mistake
     assert checks.UNDO_HINTS[mistake] in str(info.value)
+
+
+def test_three_faces_wrong_values_do_not_show_the_expected_face():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_three_faces(lambda x, W_Q, W_K, W_V: (x @ W_Q.T + 1, x @ W_K.T, x @ W_V.T))
+    x, W_Q, *_ = checks.ch04_three_matrices._face_cases()[0]
+    want = np.round(x @ W_Q.T, 3).tolist()
+    assert info.value.mistake == "wrong_values" and str(want) not in str(info.value)
+    assert "1 行めは" in str(info.value)

@@ -49,7 +49,7 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
                        "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。", mistake="squared_lengths")
-        _base.fail_on_wrong_values(want, got, "", said=f"a={a}, b={b}(長さ {a.size} のベクトル)のとき、")
+        _base.fail_on_wrong_values(want, got, "", said=f"a={a}, b={b}({a.size} 成分のベクトル)のとき、")
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
@@ -69,10 +69,15 @@ def check_pudding_prediction(answer) -> None:
                       "なるかを見直しましょう。",
             correct: f"プリンの行で一番大きいのは「{correct}」です。同じ向きで長さが 2 倍なので、"
                      "内積も自分自身より大きくなります。",
-            **dict.fromkeys(
-                [w for w in emb.words if w not in ("プリン", correct)],
-                "「似ている度合いを測る:内積」の節で、内積が何で大きくなるかを見直してから、"
-                "最初の矢印の図でプリンの矢印とほかの矢印を見比べてみましょう。"),
+            "照り焼き": "照り焼きの矢印はプリンより長いですが、向きが 37° ほど上にずれています。"
+                        "内積は長さだけでなく向きの近さにも比例します。プリンとまったく同じ向きで、"
+                        "もっと長い矢印はないでしょうか。最初の矢印の図で探してみましょう。",
+            "カレー": "カレーの矢印は辛い側(上)を向き、右を向くプリンから 70° 以上離れています。"
+                      "向きが離れるほど内積は小さくなります(直角なら 0)。プリンと同じような向きの矢印を"
+                      "探しましょう。",
+            "キムチ": "キムチの矢印は辛い側(上)寄りで、右を向くプリンから 60° 以上離れています。"
+                      "向きが離れるほど内積は小さくなります(直角なら 0)。プリンと同じような向きの矢印を"
+                      "探しましょう。",
         },
     )
 
@@ -89,6 +94,9 @@ COSINE_TABLE_HINTS = {
                    "一列なので、そのまま表を割ると、i 行 j 列が j 番めの長さで割られます。A の長さは縦一列"
                    "(n × 1)、B の長さは横一列(1 × m)にしてから割りましょう。",
     "transposed": "表の行と列が入れ替わっています。行が A の語、列が B の語です。",
+    "swapped_lengths": "長さの縦と横が逆です。B の長さを縦一列(m × 1)、A の長さを横一列に置いたので、"
+                       "i 行 j 列が B の i 行めと A の j 行めの長さで割られています。i 行めは A の語なので、"
+                       "縦一列に並べるのは A の長さです。",
     "squared": "長さの 2 乗(成分の 2 乗の和)で割っています。長さは、その平方根です。",
 }
 
@@ -104,7 +112,8 @@ def _cosine_table_variants(A, B) -> dict[str, np.ndarray]:
                 "cols_only": dots / b[None, :],
                 "squared": dots / np.outer(a ** 2, b ** 2)}
     if len(A) == len(B):  # a square table: these run, wrongly
-        variants |= {"no_keepdims": dots / (a * b), "transposed": (dots / np.outer(a, b)).T}
+        variants |= {"no_keepdims": dots / (a * b), "transposed": (dots / np.outer(a, b)).T,
+                     "swapped_lengths": dots / np.outer(b, a)}
     return variants
 
 

@@ -15,10 +15,15 @@ SOFT_LOOKUP_HINTS = {
     "ignores_shelf": "貸し出し中の本の中身も混ざっています(全部の本で検索した答えです)。on_shelf が False の本には、"
                      "重みを配らないようにしましょう。",
     "zeroed_after": "貸し出し中の本の重みを 0 にしたところで止まっていて、残りの重みの合計が 1 になっていません"
-                    "(答えが小さく縮んでいます)。棚にある本だけで、合計 1 の重みを配り直しましょう。",
+                    "(答えが小さく縮んでいます。貸し出し中の本の中身を 0 にしたときも、同じ答えになります)。"
+                    "棚にある本だけで、合計 1 の重みを配り直しましょう。",
     "zero_score": "貸し出し中の本の得点を 0 にしていませんか? 得点 0 でも、ソフトマックスは e⁰ = 1 に比例する"
                   "重みを配ります。重みがちょうど 0 になるのは、どんな得点のときでしょう。",
     "inverted": "貸し出し中の本だけを混ぜています。on_shelf が True の本が、棚にある本です。",
+    "zeroed_rows": "貸し出し中の本の見出しと中身を 0 にしていませんか? 見出しが 0 だと得点は 0 で、"
+                   "ソフトマックスは e⁰ = 1 に比例する重みをその本にも配ります。中身が 0 なので答えには"
+                   "何も足されませんが、棚にある本の重みの合計が 1 より小さくなり、答えが縮みます。"
+                   "貸し出し中の本は、重みを配る前に数から外しましょう。",
     "weights": "重み(ソフトマックスの結果)をそのまま返しています。返した値の長さ(本の数)と、"
                "中身 1 冊ぶんの長さ d_v を比べて、手順 3 を見直しましょう。",
     "keys": "見出し K を重みで混ぜています。見出しは「どれだけ合うか」の得点を出すためのものでした。"
@@ -94,6 +99,7 @@ def _soft_lookup_variants(q, K, V, temperature: float, on_shelf) -> dict[str, np
         "zeroed_after": (softmax(s, temperature=temperature) * shelf) @ V,
         "zero_score": softmax(np.where(shelf, s, 0.0), temperature=temperature) @ V,
         "inverted": softmax(np.where(shelf, -np.inf, s), temperature=temperature) @ V,
+        "zeroed_rows": softmax(np.where(shelf, s, 0.0), temperature=temperature) @ (V * shelf.T),
         "weights": w,
         "keys": w @ K,
         "axis0": shelf.astype(float) @ V,
@@ -149,7 +155,8 @@ TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", 
 ZERO_HINT = ("答えは、重みで中身を混ぜたものです。3 節のセルが出した重みを全部足すと、いくつになるでしょう。"
              "重みが全部 0 に近づくことはあるでしょうか。")
 SAME_HINT = ("温度は得点を割る数です。T を変えると、割ったあとの得点どうしの差は変わるでしょうか。"
-             "下の答え合わせの図で、T ごとの棒の高さを見比べてみましょう。")
+             "3 節の scores で、helpers.softmax(scores, temperature=0.05) と temperature=100 を print して"
+             "見比べてみましょう。")
 
 
 #: The temperature prediction's choices as the stable ids of a wrong one (`small_mean` …).
@@ -162,11 +169,13 @@ def check_temperature_prediction(small, large) -> None:
     choices = ("一冊", "平均", "ゼロ", "変わらない")
     hints = {
         ("small", "平均"): "温度をとても小さく(たとえば T = 0.01 に)すると、得点を T で割った値どうしの差は、"
-                           "割る前と比べてどうなるでしょう。下の答え合わせの図の T = 0.05 の棒を見てみましょう。",
+                           "割る前と比べてどうなるでしょう。3 節の scores で helpers.softmax(scores, temperature=0.05) を "
+                           "print してみましょう。",
         ("small", "ゼロ"): ZERO_HINT,
         ("small", "変わらない"): SAME_HINT,
         ("large", "一冊"): "温度をとても大きく(たとえば T = 1000 に)すると、得点を T で割った値どうしの差は"
-                           "どのくらいになるでしょう。下の答え合わせの図の T = 100 の棒を見てみましょう。",
+                           "どのくらいになるでしょう。3 節の scores で helpers.softmax(scores, temperature=100) を "
+                           "print してみましょう。",
         ("large", "ゼロ"): ZERO_HINT,
         ("large", "変わらない"): SAME_HINT,
     }

@@ -72,6 +72,7 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
         stable = np.exp(S - S.max(axis=1, keepdims=True))
         variants["stable_unnormalised"] = stable
         variants["stable_unnormalised:whole_max"] = e
+        variants["whole:row_max"] = stable / stable.sum()  # stable row by row, then the table's sum
         # Right on ordinary scores; on huge ones, nan where exp overflows, or where a whole row
         # underflows to 0 after the table's maximum is taken away: named only when they differ.
         by_column = np.exp(S - S.max(axis=0, keepdims=True))

@@ -104,7 +104,12 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                            mistake="global_variable" if unused else "wrong_shape")
             if unused:
                 _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
-            _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
+            if _base.rounded_to(g, w) is not None:
+                _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
+            _base.fail(f"{name} の値が違います(x = {x.tolist()} で {np.round(g, 3).tolist()} が返りました)。"
+                       f"保存された行列の 1 行めは、{name} の 1 成分めを作る重み(x の各成分をどれだけ受け取るか)"
+                       f"の並びです。{name} の各成分は、x と保存された行列のどこを組にした内積になるでしょう。",
+                       mistake="wrong_values")
     _base.passed("保存された (出る次元 × 入る次元) の行列から、この本の流儀の横一列の三つの顔 q, k, v が"
                  "できました。", quiet=hidden)
 
@@ -152,6 +157,9 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     if np.allclose(arr[:, 1:], QUESTION_MATRIX[:, 1:]) and np.allclose(arr[:, 0], -QUESTION_MATRIX[:, 0]):
         _base.fail("q の 1 成分めの符号が逆です(甘さから辛さを引いています)。引く向きを見直しましょう。",
                    mistake="sign")
+    if np.allclose(arr, -QUESTION_MATRIX):
+        _base.fail("W_mine の数が、どれも符号だけ逆になっています(q の三つの成分がそろって逆向きです)。"
+                   "問題文の三つの成分を、足す・引くの向きに気をつけて見直しましょう。", mistake="sign_all")
     differs = ~np.isclose(got, want).all(axis=1)
     row = 2 if differs[2] else int(np.argmax(differs))  # カレー (the third) if its q differs
     food = "" if hidden else foods().words[row]
@@ -190,14 +198,18 @@ UNDO_HINTS = {
                           "行ベクトルの流儀で q = x W_Q なので、逆行列も右からかけます。",
     "column": "答えが縦一列(d × 1)になっています。この本では一語は横一列(1 × d)です。逆行列を左から"
               "かけていませんか。",
+    "reciprocal": "`1 / W_Q`(成分ごとの逆数)をかけていませんか? それは逆行列ではありません(0 の成分は "
+                  "inf になります)。W_Q をかけた変換を元に戻す行列は、問題文の `np.linalg.inv(W_Q)` です。",
 }
 
 
 def _undo_variants(q, W) -> dict[str, np.ndarray]:
     """The x with x W = q ("right"), and what each mistake gives (all 1 × d)."""
     inverse = np.linalg.inv(W)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 1 / W: a zero entry gives inf
+        reciprocal = q @ (1 / W)
     return {"right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
-            "transposed_inverse": q @ inverse.T}
+            "transposed_inverse": q @ inverse.T, "reciprocal": reciprocal}
 
 
 def _undo_cases(hidden: bool = False):
