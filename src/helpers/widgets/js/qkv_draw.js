@@ -31,18 +31,18 @@ export function fmt(v, digits = 2) {
 // dark one on a dark page (1.4:1) still stand out as marks.
 export const EDGE = 'style="stroke:var(--qkv-axis)" stroke-width="1"';
 
+// A palette colour made readable as text: half of it mixed with the theme's text colour, so it
+// darkens on a light page and lightens on a dark one (≥ 4.5:1 against the page in both; as a
+// mark, through `mark` below, ≥ 3:1). The theme's own colours and a cell's ink stay as given.
+const PLAIN = /^(var\(--qkv-(fg|muted|bg)\)|#000000|#ffffff)$/i;
+export function ink(color) {
+  return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 50%, var(--qkv-fg))`;
+}
+
 // A palette colour drawn as a mark (a line, an arrow, a point): a palette colour under 3:1 against
 // a light page (the orange, 2.25:1) is darkened a little, and lightened on a dark page.
 export function mark(color) {
   return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 70%, var(--qkv-fg))`;
-}
-
-// A palette colour made readable as text: half of it mixed with the theme's text colour, so it
-// darkens on a light page and lightens on a dark one (≥ 4.5:1 against the page in both; the
-// colour itself, as a mark, keeps ≥ 3:1). The theme's own colours and a cell's ink stay as given.
-const PLAIN = /^(var\(--qkv-(fg|muted|bg)\)|#000000|#ffffff)$/i;
-export function ink(color) {
-  return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 50%, var(--qkv-fg))`;
 }
 
 export function text(
