@@ -7,10 +7,8 @@ module runs in JupyterLab and, through a small model shim (book/_ext), in the st
 
 `numbers()` gives, in numpy, the numbers the picture shows for the current traits (tests hold the
 browser's numbers to them). Modules import the shared `qkv_math.js`, `qkv_draw.js` and
-`qkv_widget.js`; anywidget loads one module with no path to resolve another from, so
-`module_source` inlines those imports (Node, the saved first pictures), and in JupyterLab every
-explorable imports them through the kernel's one `SharedModules` widget (`lab_esm`), so that a
-saved notebook keeps their text once.
+`qkv_widget.js`; `module_source` inlines those imports, since anywidget loads one module with no
+path to resolve another from.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from importlib import resources
 import anywidget
 import numpy as np
 import traitlets
-from ipywidgets import widget_serialization
 
 from .._mode import static_mode
 from .._validate import HelpersError, HelpersKeyError, HelpersTypeError, flag, number
@@ -67,95 +64,12 @@ def module_source(name: str) -> str:
     return "\n".join([*shared, _IMPORT.sub("", js_source(name))])
 
 
-#: The module of `SharedModules` (JupyterLab): the shared modules' text (`%s`, JSON), and
-#: `link(source, needs)`, which imports a chapter module's text with, in front of it, the names
-#: it needs from each shared module imported from a Blob URL of that module's text (each made
-#: once per model: every explorable of a notebook shares one copy of each).
-_SHARED_ESM = """\
-const SOURCES = %s;
-const IMPORT = /(\\bfrom\\s*")\\.\\/(\\w+)\\.js(")/g;
-const urls = new Map();
-const blob = (text) => URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
-function urlOf(name) {
-  if (!urls.has(name))
-    urls.set(name, blob(SOURCES[name].replace(IMPORT, (_, a, dep, b) => a + urlOf(dep) + b)));
-  return urls.get(name);
-}
-function link(source, needs) {
-  const head = Object.entries(needs).map(([dep, names]) => `import { ${names} } from "${urlOf(dep)}";`);
-  return import(blob([...head, source].join("\\n")));
-}
-export default { initialize: () => ({ link }) };
-"""
-
-#: The module of an explorable in JupyterLab: its chapter module's text without its imports
-#: (`%s`, JSON) and the names it imports from each shared module (`%s`), imported through the
-#: notebook's one `SharedModules` model (anywidget's `host.getWidget`, anywidget >= 0.11).
-_LAB_ESM = """\
-const SOURCE = %s;
-const NEEDS = %s;
-let loaded = null;
-export default {
-  async render({ model, el, host }) {
-    try {
-      // ipywidgets' "IPY_MODEL_<id>" (what a saved notebook's state follows), as anywidget names it
-      const id = String(model.get("_qkv_shared")).replace(/^IPY_MODEL_/, "");
-      const shared = await host.getWidget(`anywidget:${id}`);
-      loaded ??= shared.exports.link(SOURCE, NEEDS);
-    } catch (error) {
-      el.textContent = "図に使う共通のコードが見つかりません。このセルを実行し直してください。";
-      throw error;
-    }
-    return (await loaded).default.render({ model, el });
-  },
-};
-"""
-
-
-@cache
-def shared_esm() -> str:
-    """`SharedModules`' module: the shared modules' text, each once (see _SHARED_ESM)."""
-    sources = {name: js_source(name) for name in SHARED_MODULES}
-    return _SHARED_ESM % json.dumps(sources, ensure_ascii=False)
-
-
-@cache
-def lab_esm(name: str) -> str:
-    """An explorable's module in JupyterLab: `js/<name>.js` with its imports taken out and named
-    (see _LAB_ESM); the shared modules come from the notebook's one `SharedModules`."""
-    imported_modules(name)  # refuses a module that imports anything unshipped
-    source = js_source(name)
-    needs = {dep: " ".join(names.split()) for names, dep in re.findall(
-        r'^import\s*\{([^}]*)\}\s*from\s*"\./(\w+)\.js";\s*$', source, re.M)}
-    return _LAB_ESM % (json.dumps(_IMPORT.sub("", source), ensure_ascii=False), json.dumps(needs))
-
-
 @cache
 def stylesheet() -> str:
     """The explorables' CSS: the book's palette (plotting.COLORS) as variables, then js/qkv.css."""
     palette = "".join(f"  --qkv-{name.lower()}: {colour};\n" for name, colour in COLORS.items())
     css = resources.files(__package__).joinpath("js", "qkv.css").read_text(encoding="utf-8")
     return f".qkv-ex {{\n{palette}}}\n{css}"
-
-
-class SharedModules(anywidget.AnyWidget):
-    """The shared modules (maths, drawing, widget runtime) once per kernel, for JupyterLab: each
-    explorable's state refers to this one model and its module imports them through it, so a
-    saved notebook keeps their text once, not in every explorable (37-52 KB each)."""
-
-    _esm = shared_esm()
-    _css = stylesheet()  # the explorables' CSS, added to the page once with this model
-
-
-_shared: SharedModules | None = None
-
-
-def shared_modules() -> SharedModules:
-    """The kernel's one `SharedModules` (made again if it was closed)."""
-    global _shared
-    if _shared is None or _shared.comm is None:
-        _shared = SharedModules()
-    return _shared
 
 
 class Number(traitlets.TraitType):
@@ -266,7 +180,7 @@ def _form_of(value, trait: Data, where: str, depth: int, lengths: dict, sizes: d
 
 
 #: ipywidgets' and anywidget's own traits: not part of an explorable's state.
-_PLUMBING = {"_esm", "_css", "_anywidget_id", "_qkv_shared", "layout", "tabbable", "tooltip", "_dom_classes",
+_PLUMBING = {"_esm", "_css", "_anywidget_id", "layout", "tabbable", "tooltip", "_dom_classes",
              "_model_module", "_model_module_version", "_model_name", "_view_module",
              "_view_module_version", "_view_name", "_view_count", "comm", "keys", "log"}
 
@@ -279,8 +193,6 @@ class Explorable(anywidget.AnyWidget):
 
     module = ""
     title = ""
-    #: The kernel's one `SharedModules`, which this explorable's module imports through.
-    _qkv_shared = traitlets.Instance(SharedModules).tag(sync=True, **widget_serialization)
     #: The most items a named length of the data may have (see `Data`), MAX_ITEMS unless said.
     SIZES: dict[str, int] = {}
 
@@ -288,11 +200,8 @@ class Explorable(anywidget.AnyWidget):
         super().__init_subclass__(**kwargs)
         # Only where `module` is declared: ipywidgets' add_traits makes a subclass on the fly.
         if "module" in cls.__dict__:
-            cls._esm = lab_esm(cls.module)  # a synced trait (anywidget); the CSS: SharedModules
-
-    @traitlets.default("_qkv_shared")
-    def _the_shared_modules(self) -> SharedModules:
-        return shared_modules()
+            cls._esm = module_source(cls.module)  # anywidget makes these two synced traits
+            cls._css = stylesheet()
 
     def check_data(self, name: str, value) -> None:
         """Refuse `value` for data trait `name` unless every data trait (with it) has its form
