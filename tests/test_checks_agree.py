@@ -404,8 +404,8 @@ def test_the_first_entry_that_differs_is_named_with_digits_that_differ():
     wrong = raised(checks.check_attention, almost, hidden=False)
     assert wrong is not None and wrong.mistake == "wrong_values"
     import re
-    m = re.search(r"(\d) 行めは \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
-    assert m and int(m.group(1)) == 4 and m.group(2) != m.group(3), str(wrong)
+    m = re.search(r"行 (\d)\((\d) 行め\)は \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
+    assert m and int(m.group(1)) == 3 and int(m.group(2)) == 4 and m.group(3) != m.group(4), str(wrong)
 
 
 #: Each table of mistakes with the visible cases it is computed on (its arguments from a case).
