@@ -76,12 +76,16 @@ def history(task, start, saved_steps):
 #   reader's browser tests, which fill both cores at the end;
 # - the book build joins the browser tests' unit, so the same worker builds the book, then reads it;
 # - each of the reader's browser tests is a unit of its own, so both workers share them. Any
-#   browser test waits until this session's build is done (test_book.book), or skips if it failed.
+#   browser test waits until this session's build is done (test_book.book), or skips if it failed;
+# - JupyterLab's file is three units (LAB_UNITS): its explorables' Run All, the teacher's Lab, and
+#   the rest (the learner's Lab with every chapter's links), so that no worker runs all three at the end.
 
 BOOK_BUILD, BOOK_TESTS, READER_TESTS = "test_book_build.py", "test_book.py", "test_book_reader.py"
 #: Queued first, in this order; then the other long files (minutes each: JupyterLab in a browser,
 #: a second book build), so that none of them starts late and runs on alone at the end.
 HEAVY_FIRST = ("test_classroom.py", BOOK_BUILD, BOOK_TESTS, "test_lab.py", "test_launch_links.py")
+#: JupyterLab's tests that are units of their own (by test name; each starts its own Lab server).
+LAB_FILE, LAB_UNITS = "test_lab.py", ("test_explorables_in_a_real_lab", "test_teacher_lab_has_nbgrader")
 
 
 def _file_of(nodeid: str) -> str:
@@ -102,7 +106,8 @@ def pytest_collection_modifyitems(items):
 
 class _BookScheduling:
     """xdist scheduler plugin: loadfile, except that the book build joins the browser tests'
-    unit, and each of the reader's browser tests (each parameter) is a unit of its own."""
+    unit, each of the reader's browser tests (each parameter) is a unit of its own, and so are
+    JupyterLab's LAB_UNITS."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config, log):
@@ -117,6 +122,9 @@ class _BookScheduling:
                     return scope[: -len(BOOK_BUILD)] + BOOK_TESTS
                 if scope.endswith(READER_TESTS):
                     return nodeid  # each test, each parameter: the workers end together
+                if scope.endswith(LAB_FILE):
+                    test = nodeid.split("::", 1)[1].split("[", 1)[0]
+                    return f"{scope}::{test}" if test in LAB_UNITS else scope
                 return scope
 
         return Scheduling(config, log)

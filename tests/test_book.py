@@ -31,7 +31,7 @@ import chapters
 import chromium
 import pytest
 from build_pdf import EVERY_IMAGE_LOADED
-from explorables import check_numbers, class_for, move_every_control
+from explorables import CONTROL_OVERLAPS, check_numbers, class_for, move_every_control
 from PIL import Image
 from playwright.sync_api import expect
 
@@ -817,6 +817,40 @@ def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_va
     assert not explorable.locator(".qkv-hint").inner_text()
 
 
+def test_chapter_04s_key_is_on_the_same_phone_screen_as_the_w_q_sliders(pages):
+    """On a phone (390 × 844) chapter 04's panels stack; its key (「一番合う見出し」, each word's
+    best match, which the text asks the reader to watch while turning W_Q) comes right under W_Q's
+    panel: with the first W_Q slider just under the sticky header, W_Q's panel and every row of
+    the key are on the screen (it was 1,300 px below). A row of the key, hovered, lights that
+    word's marker in the three faces' panels."""
+    page = page_of(pages, "notebooks/04_three_matrices").page
+    explorable = explorables_on(page)[0]
+    try:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(100)
+        slider = explorable.locator(".qkv-control").filter(has_text="W_Q の角度").locator("input")
+        cells = explorable.locator(".qkv-panels > .qkv-cell")
+        face_q, key = cells.nth(0).locator("svg"), cells.last.locator("svg")
+        assert cells.nth(0).locator(".qkv-control").first.locator("input").get_attribute("id") == slider.get_attribute("id")
+        slider.evaluate("s => { const t = s.closest('.qkv-control').getBoundingClientRect().top;"
+                        " window.scrollBy(0, t - document.querySelector('.bd-header-article').getBoundingClientRect().bottom); }")
+        header = page.evaluate("document.querySelector('.bd-header-article').getBoundingClientRect().bottom")
+        rows = key.locator("[data-item]")
+        assert rows.count() == len(json.loads(explorable.get_attribute("data-qkv-data"))["words"])
+        boxes = [slider.bounding_box(), face_q.bounding_box()] + [rows.nth(i).bounding_box() for i in range(rows.count())]
+        shown = [(round(b["y"]), round(b["y"] + b["height"])) for b in boxes]
+        assert all(top >= header - 0.5 and bottom <= 844 for top, bottom in shown), (header, shown)
+        word = rows.nth(1).get_attribute("data-item")
+        rows.nth(1).hover()
+        lit = explorable.locator(".qkv-panels .qkv-lit").evaluate_all(
+            "ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')].indexOf(n.ownerSVGElement))")
+        assert sorted(lit) == [0, 1, 2, 3], lit  # its marker in Q, K and V, and its row of the key
+        assert explorable.locator(".qkv-hint").inner_text().startswith(word)
+    finally:
+        page.mouse.move(0, 0)
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
 #: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
 TEXT_CONTRAST = r"""mode => {
@@ -921,29 +955,6 @@ def test_every_mark_of_every_explorable_stands_out_at_3_to_1_in_light_and_dark(p
         marks, low = page.evaluate(MARK_CONTRAST, mode)
         assert marks >= 10, f"{doc} ({mode}): 図の印が見つかりません({marks} 個)"
         assert not low, f"{doc} ({mode}): コントラスト 3 未満の印 {len(low)} 個: {low[:6]}"
-
-
-#: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
-#: parts that stick out of the explorable, as shown now.
-CONTROL_OVERLAPS = r"""() => {
-  const bad = [];
-  for (const ex of document.querySelectorAll(".qkv-ex")) {
-    const edge = ex.getBoundingClientRect();
-    const shown = ".qkv-control label, .qkv-control input:not(.qkv-choice input), .qkv-control output, .qkv-preset";
-    const parts = [...ex.querySelectorAll(shown)]  // a choice's radios are hidden: its labels show
-      .map((n) => [n, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
-    for (const [n, r] of parts)
-      if (r.left < edge.left - 0.5 || r.right > edge.right + 0.5) bad.push(`${n.tagName} ${n.textContent} はみ出し`);
-    for (let i = 0; i < parts.length; i++)
-      for (let j = i + 1; j < parts.length; j++) {
-        const [a, p] = parts[i], [b, q] = parts[j];
-        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
-        const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-        if (w > 0.5 && h > 0.5) bad.push(`${a.tagName}「${a.textContent}」と ${b.tagName}「${b.textContent}」`);
-      }
-  }
-  return bad;
-}"""
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)

@@ -160,3 +160,38 @@ def test_the_figure_probe_names_a_text_cut_off_at_the_pictures_edge(tmp_path):
     entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert [e["outside"] for e in entries] == [[], ["はみ出し"]]
     assert len({e["key"] for e in entries}) == 2
+
+
+def test_the_pages_link_one_stylesheet_cut_to_what_the_book_uses(tmp_path):
+    """book/_ext/qkv_book/styles.py: the sheets a page links become one file in their order, an
+    @import inlined and url()s rebased to _static/; a rule whose class no page or script names is
+    dropped, a selector list keeps its used selectors, :not() never drops, @media keeps its kept rules."""
+    from types import SimpleNamespace
+
+    qkv_book = book_extension()
+    static = tmp_path / "_static"
+    (static / "styles").mkdir(parents=True)
+    (static / "basic.css").write_text(".used-basic { color: red; }")
+    (static / "styles" / "theme.css").write_text(
+        '@import "../basic.css";\n.used { background: url(../img/a.png); }\n.never, .used-too { margin: 0; }\n'
+        "p:not(.never) { padding: 0; }\n@media print { .never { x: y; } .used { display: none; } }\n"
+        "@font-face { font-family: X; src: url(fonts/x.woff2); }\n")
+    (static / "qkv.css").write_text(".added-by-script { color: blue; }")
+    (static / "app.js").write_text('el.classList.add("added-by-script");')
+    head = ('<link href="../_static/styles/theme.css?digest=1" rel="stylesheet" />\n'
+            '    <link rel="stylesheet" type="text/css" href="../_static/qkv.css?v=2" />\n')
+    (tmp_path / "ch").mkdir()
+    page = tmp_path / "ch" / "p.html"
+    page.write_text(f'<head>{head}</head><body><p class="used used-too used-basic">x</p></body>')
+    app = SimpleNamespace(outdir=str(tmp_path), builder=SimpleNamespace(format="html"))
+    qkv_book.styles.bundle_pages(app, None)
+
+    html = page.read_text()
+    links = re.findall(r'<link[^>]*rel="stylesheet"[^>]*>', html)
+    assert len(links) == 1 and 'href="../_static/qkv-styles.css?v=' in links[0], html
+    css = re.sub(r"\s+", " ", (static / "qkv-styles.css").read_text())
+    assert css.index(".used-basic") < css.index(".used{") < css.index(".added-by-script"), css
+    assert "url(img/a.png)" in css and "url(styles/fonts/x.woff2)" in css, css  # from _static/
+    assert ".never" not in css.replace(":not(.never)", "") and "p:not(.never)" in css, css
+    assert ".used-too{ margin: 0; }" in css, css
+    assert "@media print{.used{ display: none; }}" in css, css

@@ -198,3 +198,26 @@ def move_every_control(page, explorable, where: str) -> list[str]:
         check_numbers(explorable, f"{where}(コントロール {i} のあと)")
         moved += changed
     return moved
+
+
+#: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
+#: parts that stick out of the explorable, as shown now.
+CONTROL_OVERLAPS = r"""() => {
+  const bad = [];
+  for (const ex of document.querySelectorAll(".qkv-ex")) {
+    const edge = ex.getBoundingClientRect();
+    const shown = ".qkv-control label, .qkv-control input:not(.qkv-choice input), .qkv-control output, .qkv-preset";
+    const parts = [...ex.querySelectorAll(shown)]  // a choice's radios are hidden: its labels show
+      .map((n) => [n, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
+    for (const [n, r] of parts)
+      if (r.left < edge.left - 0.5 || r.right > edge.right + 0.5) bad.push(`${n.tagName} ${n.textContent} はみ出し`);
+    for (let i = 0; i < parts.length; i++)
+      for (let j = i + 1; j < parts.length; j++) {
+        const [a, p] = parts[i], [b, q] = parts[j];
+        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+        const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (w > 0.5 && h > 0.5) bad.push(`${a.tagName}「${a.textContent}」と ${b.tagName}「${b.textContent}」`);
+      }
+  }
+  return bad;
+}"""

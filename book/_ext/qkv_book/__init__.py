@@ -23,6 +23,7 @@ from . import (
     pdf_link,
     search_ranking,
     solutions,
+    styles,
     version,
     widget_state,
 )
@@ -45,4 +46,5 @@ def setup(app: Sphinx) -> dict:
     pdf_link.setup(app)            # the front page links the PDF (make pdf), or says how to make it
     version.setup(app)             # the book's release is helpers.__version__ (front page)
     launch_links.setup(app)        # Colab/Binder/JupyterHub buttons, off unless QKV_REPOSITORY_URL
+    styles.setup(app)              # one stylesheet per page, cut to the rules the book can match
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,8 +8,10 @@ import {
   PANEL,
   arrow,
   esc,
+  exact,
   fmt,
   ink,
+  item,
   plane,
   planeAxes,
   svg,
@@ -150,7 +152,7 @@ const apply = (pt, W) => [pt[0] * W[0][0] + pt[1] * W[1][0], pt[0] * W[0][1] + p
 // One face's panel: the embeddings x (faint grey), the grid and the unit square as W maps them
 // (lines of constant first coordinate solid, of the second dashed), every word's face as a
 // marker, and the ring at (1, 0)W that can be dragged.
-function facePanel(p, { face, w, role, color }, W, F, X) {
+function facePanel(p, { face, w, role, color }, W, F, X, words) {
   const clip = `qkv04-clip-${face}`;
   const span = p.size - 2 * p.pad;
   let body = `<defs><clipPath id="${clip}"><rect x="${p.pad}" y="${p.pad}" width="${span}" height="${span}"/></clipPath></defs>`;
@@ -195,7 +197,7 @@ function facePanel(p, { face, w, role, color }, W, F, X) {
   inside += `<circle cx="${hx}" cy="${hy}" r="10" style="fill:none;stroke:${color}" stroke-width="2.5"/>`;
   F.forEach(([a, b], i) => {
     const [tx, ty] = p.at(a, b);
-    inside += marker(i, tx, ty, 6.5, color);
+    inside += item(words[i], marker(i, tx, ty, 6.5, color), `${face} (${exact(a)}, ${exact(b)})`);
   });
   body += `<g clip-path="url(#${clip})">${inside}</g>`;
   // The press area over the ring: drawn last, on top, but transparent (the markers show through).
@@ -231,13 +233,15 @@ function keyPanel(data, n) {
   let y = 60;
   words.forEach((word, i) => {
     const best = n.looks_at[i];
-    body += marker(i, 22, y, 6.5, "var(--qkv-fg)");
-    body += text(38, y, word, { anchor: "start" });
-    body += text(150, y, "→", { fill: "var(--qkv-muted)" });
-    body += text(166, y, best, {
+    let row = `<rect x="8" y="${y - 12}" width="${PANEL - 16}" height="24" fill="none" pointer-events="all"/>`;
+    row += marker(i, 22, y, 6.5, "var(--qkv-fg)");
+    row += text(38, y, word, { anchor: "start" });
+    row += text(150, y, "→", { fill: "var(--qkv-muted)" });
+    row += text(166, y, best, {
       anchor: "start",
       fill: best === TIE ? "var(--qkv-muted)" : "var(--qkv-fg)",
     });
+    body += item(word, row, `一番合う見出し ${best}`);
     y += 24;
   });
   y += 4;
@@ -260,7 +264,7 @@ function angleText(v) {
 export function picture(data) {
   const n = numbers(data);
   const p = planeFor(data.vectors);
-  const panels = FACES.map((f) => facePanel(p, f, n[f.w], n[f.face], data.vectors));
+  const panels = FACES.map((f) => facePanel(p, f, n[f.w], n[f.face], data.vectors, data.words));
   panels.push(keyPanel(data, n));
   const settings = FACES.map(
     ({ w, t }) => `${w} は角度 ${angleText(data[`${t}_angle`])}・倍率 ${fmt(data[`${t}_scale`])}`,
@@ -340,6 +344,9 @@ export default {
         panel,
       },
     ]);
+    // On a phone the panels stack: the key (「一番合う見出し」) comes right under W_Q's panel, on
+    // the same screen as the W_Q sliders that change it (qkv.css: .qkv-key-second).
+    el.classList.add("qkv-key-second");
     return mount({
       model,
       el,
