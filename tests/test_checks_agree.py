@@ -180,8 +180,8 @@ CASES = [
     *[("batch_attention", checks.check_batch_attention, n,
        from_table(ch06._batch_attention_variants, n, pair=True))
       for n in names(ch06._batch_attention_variants, *(rng.normal(size=s) for s in ((2, 3, 2), (2, 2, 2), (2, 2, 3))))],
-    *[("grad_W_K", checks.check_grad_W_K, n, from_table(ch07._grad_W_K_variants, n))
-      for n in names(ch07._grad_W_K_variants, X5[:3], X5[2:], W5, W5, rng.normal(size=(3, 3)))],
+    *[("grad_W_shared", checks.check_grad_W_shared, n, from_table(ch07._grad_W_shared_variants, n))
+      for n in names(ch07._grad_W_shared_variants, X5[:3], X5[2:], W5[:, :3], rng.normal(size=(3, 3)))],
     *[("undo_W", checks.check_undo_W, n, from_table(ch04._undo_variants, n))
       for n in names(ch04._undo_variants, X5[:1], np.eye(2) + 0.3)],
     *[("received", checks.check_received, n, from_table(ch03._received_variants, n))
@@ -257,7 +257,7 @@ COVERAGE = {
     "check_multi_head": (ch08._multi_head_cases, lambda c: c[:5], ch08._multi_head_kinds),
     "check_cosine_table": (ch01._cosine_table_cases, lambda c: c, _no_kinds),
     "check_batch_attention": (ch06._batch_cases, lambda c: c, _no_kinds),
-    "check_grad_W_K": (ch07._grad_W_K_cases, lambda c: c, _no_kinds),
+    "check_grad_W_shared": (ch07._grad_W_shared_cases, lambda c: c, _no_kinds),
     "check_padded_attention": (ch08._padding_cases, lambda c: c[:3], _no_kinds),
     "check_received": (ch03._received_cases, lambda c: c, _no_kinds),
     "check_undo_W": (ch04._undo_cases, lambda c: c, _no_kinds),
@@ -404,8 +404,8 @@ def test_the_first_entry_that_differs_is_named_with_digits_that_differ():
     wrong = raised(checks.check_attention, almost, hidden=False)
     assert wrong is not None and wrong.mistake == "wrong_values"
     import re
-    m = re.search(r"(\d) 行めは \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
-    assert m and int(m.group(1)) == 4 and m.group(2) != m.group(3), str(wrong)
+    m = re.search(r"行 (\d)\((\d) 行め\)は \[([^\]]+)\] になるはずが、\[([^\]]+)\]", str(wrong))
+    assert m and int(m.group(1)) == 3 and int(m.group(2)) == 4 and m.group(3) != m.group(4), str(wrong)
 
 
 #: Each table of mistakes with the visible cases it is computed on (its arguments from a case).

@@ -328,26 +328,31 @@ ATTEMPTS = [
     ("batch_attention", checks.check_batch_attention, "weights averaged over sentences", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(np.broadcast_to(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]), axis=-1)
                                                             .mean(axis=0), (len(Q), Q.shape[1], K.shape[1])).copy())),
-    # chapter 07: grad_W_K(X_q, X_kv, W_Q, W_K, dS)
-    ("grad_W_K", checks.check_grad_W_K, "Q computed inside, two steps", True,
-     lambda X_q, X_kv, W_Q, W_K, dS: (lambda dK: X_kv.T @ dK)(dS.T @ (X_q @ W_Q) / np.sqrt(W_Q.shape[1]))),
-    ("grad_W_K", checks.check_grad_W_K, "einsum", True,
-     lambda X_q, X_kv, W_Q, W_K, dS: np.einsum("kd,qk,qe,ef->df", X_kv, dS, X_q, W_Q) / np.sqrt(W_K.shape[1])),
-    ("grad_W_K", checks.check_grad_W_K, "sum of outer products", True,
-     lambda X_q, X_kv, W_Q, W_K, dS: sum(dS[i, j] * np.outer(X_kv[j], X_q[i] @ W_Q)
-                                          for i in range(len(X_q)) for j in range(len(X_kv))) / np.sqrt(W_Q.shape[1])),
-    ("grad_W_K", checks.check_grad_W_K, "W_K's gradient sign flipped", False,
-     lambda X_q, X_kv, W_Q, W_K, dS: -(X_kv.T @ dS.T @ X_q @ W_Q) / np.sqrt(W_Q.shape[1])),
-    ("grad_W_K", checks.check_grad_W_K, "√d_model", False,
-     lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ dS.T @ X_q @ W_Q / np.sqrt(W_Q.shape[0])),
-    ("grad_W_K", checks.check_grad_W_K, "a step taken (W_K minus the gradient)", False,
-     lambda X_q, X_kv, W_Q, W_K, dS: W_K - X_kv.T @ dS.T @ X_q @ W_Q / np.sqrt(W_Q.shape[1])),
-    ("grad_W_K", checks.check_grad_W_K, "W_K used instead of W_Q", False,
-     lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ dS.T @ X_q @ W_K / np.sqrt(W_Q.shape[1])),
-    ("grad_W_K", checks.check_grad_W_K, "float32 list", True,
-     lambda X_q, X_kv, W_Q, W_K, dS: (X_kv.T @ dS.T @ X_q @ W_Q / np.sqrt(W_Q.shape[1])).astype(np.float32).tolist()),
-    ("grad_W_K", checks.check_grad_W_K, "W_Q's gradient instead", False,
-     lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ dS @ X_kv @ W_K / np.sqrt(W_K.shape[1])),
+    # chapter 07: grad_W_shared(X_q, X_kv, W, dS), one W for questions and keys
+    ("grad_W_shared", checks.check_grad_W_shared, "two paths in two steps", True,
+     lambda X_q, X_kv, W, dS: (lambda Q, K: X_q.T @ (dS @ K / np.sqrt(W.shape[1]))
+                               + X_kv.T @ (dS.T @ Q / np.sqrt(W.shape[1])))(X_q @ W, X_kv @ W)),
+    ("grad_W_shared", checks.check_grad_W_shared, "einsum", True,
+     lambda X_q, X_kv, W, dS: (np.einsum("qd,qk,ke,ef->df", X_q, dS, X_kv, W)
+                               + np.einsum("kd,qk,qe,ef->df", X_kv, dS, X_q, W)) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "sum of outer products", True,
+     lambda X_q, X_kv, W, dS: sum(dS[i, j] * (np.outer(X_q[i], X_kv[j] @ W) + np.outer(X_kv[j], X_q[i] @ W))
+                                  for i in range(len(X_q)) for j in range(len(X_kv))) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "float32 list", True,
+     lambda X_q, X_kv, W, dS: ((X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1]))
+     .astype(np.float32).tolist()),
+    ("grad_W_shared", checks.check_grad_W_shared, "the chapter's dK line, X_kv for X (key path only)", False,
+     lambda X_q, X_kv, W, dS: X_kv.T @ (dS.T @ (X_q @ W) / np.sqrt(W.shape[1]))),
+    ("grad_W_shared", checks.check_grad_W_shared, "the chapter's dW_Q (query path only)", False,
+     lambda X_q, X_kv, W, dS: X_q.T @ (dS @ (X_kv @ W) / np.sqrt(W.shape[1]))),
+    ("grad_W_shared", checks.check_grad_W_shared, "√d_model", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[0])),
+    ("grad_W_shared", checks.check_grad_W_shared, "a step taken (W minus the gradient)", False,
+     lambda X_q, X_kv, W, dS: W - (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "paths averaged", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1]) / 2),
+    ("grad_W_shared", checks.check_grad_W_shared, "keys' path without the transpose", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS @ X_q @ W) / np.sqrt(W.shape[1])),
     # chapter 08: padded_attention(Q, K, V, n_real)
     ("padded_attention", checks.check_padded_attention, "mask of -1e9", True,
      lambda Q, K, V, n: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -1e9)))),

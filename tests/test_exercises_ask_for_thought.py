@@ -53,7 +53,7 @@ STATED = {
 }
 #: The code exercises that transfer what a chapter taught to a new shape or setting.
 TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_received", "ex04_faces", "ex04_undo",
-            "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_k", "ex08_causal",
+            "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_shared", "ex08_causal",
             "ex08_multi_head", "ex08_padding"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 

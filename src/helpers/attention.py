@@ -69,7 +69,7 @@ def _rows_with_something_to_look_at(a: dict) -> None:
     empty = np.flatnonzero(np.all(np.isneginf(visible), axis=1))
     if empty.size:
         raise HelpersError(
-            f"{empty[0] + 1} 行めはすべて -inf で、見てよい見出しが一つもありません。"
+            f"行 {empty[0]}({empty[0] + 1} 行め)はすべて -inf で、見てよい見出しが一つもありません。"
             "このままでは 0 / 0 = NaN になります。マスクを確かめてください。"
         )
 

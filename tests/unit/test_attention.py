@@ -280,7 +280,7 @@ def test_masked_softmax_without_mask_is_softmax(rng):
 
 def test_masked_softmax_refuses_a_row_with_nothing_to_look_at():
     mask = np.triu(np.full((3, 3), -np.inf), k=0)   # the diagonal hidden too: row 1 is empty
-    with pytest.raises(ValueError, match="1 行めはすべて -inf"):
+    with pytest.raises(ValueError, match=r"行 0\(1 行め\)はすべて -inf"):
         helpers.masked_softmax(np.zeros((3, 3)), mask)
 
 

@@ -51,3 +51,17 @@ def test_fail_unless_right_says_the_mistake_then_the_shape_then_the_first_differ
             mistakes.fail_unless_right(got, variants, hints, wrong_shape="形", name="答え")
         if mistake:
             assert failed.value.mistake == mistake
+
+
+def test_first_difference_counts_from_0_as_numpy_and_says_the_ordinal_beside():
+    want = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    one = want.copy()
+    one[1, 2] = 7.0
+    said = mistakes.first_difference(want, one, "答え")
+    assert said.startswith("答えの行 1(2 行め)は") and "(列 2 が違います)" in said, said
+    said = mistakes.first_difference(want, want + [[0, 0, 0], [1, 0, 1]], "weights")
+    assert said.startswith("weights の行 1(2 行め)は") and "列 0 と 2 が違います" in said, said
+    said = mistakes.first_difference(want, want + 1, "出力")
+    assert said.startswith("出力の行 0(1 行め)は") and "どの列も違います" in said, said
+    said = mistakes.first_difference(np.array([1.0, 2.0]), np.array([1.0, 3.0]), "q")
+    assert said.startswith("q の成分 1(2 番め)は 2.000 になるはずが、3.000"), said

@@ -36,7 +36,7 @@ def test_right_cell_passes(fn, capsys):
     (lambda Q, K, i, j: Q[:, i] @ K[j, :], r"Q の i 列め Q\[:, i\]"),
     (lambda Q, K, i, j: Q[j, :] @ K[i, :], "i と j が入れ替わって"),
     (lambda Q, K, i, j: Q[i, :] * K[j, :], "足し合わせていません"),
-    (lambda Q, K, i, j: Q[i, :] @ K.T, "i 行めの全部のマス"),
+    (lambda Q, K, i, j: Q[i, :] @ K.T, "行 i の全部のマス"),
     (lambda Q, K, i, j: 0.0, r"score_cell\(Q, K, 0, 2\) は .* になるはずが、0.000"),
     (lambda Q, K, i, j: Q @ K.T, "数を 1 つ"),
     (lambda Q, K, i, j: None, "return を書き忘れて"),

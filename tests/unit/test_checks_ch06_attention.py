@@ -241,7 +241,7 @@ def test_each_attention_mistake_gets_its_hint(fn, hint):
 def test_same_shape_is_never_called_a_wrong_shape():
     with pytest.raises(CheckFailed) as info:
         checks.check_attention(lambda Q, K, V: (2 * right(Q, K, V)[0], right(Q, K, V)[1]))
-    assert "形は" not in str(info.value) and "1 行めは" in str(info.value)
+    assert "形は" not in str(info.value) and "行 0(1 行め)は" in str(info.value)
 
 
 def test_a_flattened_output_is_called_flattened_not_v_at_weights():

@@ -224,54 +224,65 @@ def test_menus_flattened_into_one_table_pass(capsys):
     assert capsys.readouterr().out.startswith("✓")
 
 
-# ------------------------------------------------ 練習 3: the gradient for W_K, keys from X_kv
+# ------------------------------------------------ 練習 3: one W for questions and keys, keys from X_kv
 
 
-def grad_W_K_right(X_q, X_kv, W_Q, W_K, dS):
-    dK = dS.T @ (X_q @ W_Q) / np.sqrt(W_Q.shape[1])
-    return X_kv.T @ dK
+def grad_W_shared_right(X_q, X_kv, W, dS):
+    Q, K = X_q @ W, X_kv @ W
+    return (X_q.T @ (dS @ K) + X_kv.T @ (dS.T @ Q)) / np.sqrt(W.shape[1])
 
 
-def test_grad_W_K_right_is_the_numerical_gradient():
-    """The check's "right" is dL/dW_K of L = Σ S ⊙ dS (so dL/dS = dS), by central differences."""
+def test_grad_W_shared_right_is_the_numerical_gradient():
+    """The check's "right" is dL/dW of L = Σ S ⊙ dS (so dL/dS = dS), by central differences."""
     rng = np.random.default_rng(0)
-    X_q, X_kv, W_Q, W_K, dS = (rng.normal(size=s) for s in ((2, 3), (4, 3), (3, 2), (3, 2), (2, 4)))
+    X_q, X_kv, W, dS = (rng.normal(size=s) for s in ((2, 3), (4, 3), (3, 2), (2, 4)))
 
     def loss(W):
-        return np.sum((X_q @ W_Q) @ (X_kv @ W).T / np.sqrt(2) * dS)
+        return np.sum((X_q @ W) @ (X_kv @ W).T / np.sqrt(2) * dS)
 
-    numeric = np.zeros_like(W_K)
-    for idx in np.ndindex(W_K.shape):
-        step = np.zeros_like(W_K)
+    numeric = np.zeros_like(W)
+    for idx in np.ndindex(W.shape):
+        step = np.zeros_like(W)
         step[idx] = 1e-6
-        numeric[idx] = (loss(W_K + step) - loss(W_K - step)) / 2e-6
-    assert np.allclose(ch07_how_w_learns._grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)["right"], numeric, atol=1e-6)
+        numeric[idx] = (loss(W + step) - loss(W - step)) / 2e-6
+    assert np.allclose(ch07_how_w_learns._grad_W_shared_variants(X_q, X_kv, W, dS)["right"], numeric, atol=1e-6)
 
 
-def test_check_grad_W_K_accepts_the_right_answer(capsys):
-    checks.check_grad_W_K(grad_W_K_right)
+def test_check_grad_W_shared_accepts_the_right_answer(capsys):
+    checks.check_grad_W_shared(grad_W_shared_right)
     assert "✓" in capsys.readouterr().out
-    checks.check_grad_W_K(grad_W_K_right, hidden=True)
+    checks.check_grad_W_shared(grad_W_shared_right, hidden=True)
+
+
+def _paths(X_q, X_kv, W, dS):
+    Q, K = X_q @ W, X_kv @ W
+    return X_q.T @ (dS @ K), X_kv.T @ (dS.T @ Q), Q, K
 
 
 @pytest.mark.parametrize("mistake, fn", [
-    ("X_q", lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ (dS.T @ (X_q @ W_Q)) / 2.0),
-    ("no_T", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS @ (X_q @ W_Q)) / 2.0),
-    ("Q_formula", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS @ (X_kv @ W_K)) / 2.0),
-    ("with_K", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_kv @ W_K)) / 2.0),
-    ("no_sqrt", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q))),
-    ("by_d", lambda X_q, X_kv, W_Q, W_K, dS: X_kv.T @ (dS.T @ (X_q @ W_Q)) / 4.0),
-    ("sign", lambda X_q, X_kv, W_Q, W_K, dS: -(X_kv.T @ (dS.T @ (X_q @ W_Q))) / 2.0),
-    ("dW_Q", lambda X_q, X_kv, W_Q, W_K, dS: X_q.T @ (dS @ (X_kv @ W_K)) / 2.0),
+    ("query_only", lambda X_q, X_kv, W, dS: _paths(X_q, X_kv, W, dS)[0] / np.sqrt(W.shape[1])),
+    ("key_only", lambda X_q, X_kv, W, dS: _paths(X_q, X_kv, W, dS)[1] / np.sqrt(W.shape[1])),
+    ("averaged", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS) / 2),
+    ("inputs_swapped", lambda X_q, X_kv, W, dS: (X_kv.T @ (dS @ (X_kv @ W)) + X_q.T @ (dS.T @ (X_q @ W))) / np.sqrt(W.shape[1])),
+    ("no_T", lambda X_q, X_kv, W, dS: (_paths(X_q, X_kv, W, dS)[0] + X_kv.T @ (dS @ (X_q @ W))) / np.sqrt(W.shape[1])),
+    ("no_sqrt", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS) * np.sqrt(W.shape[1])),
+    ("by_d", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS) / np.sqrt(W.shape[1])),
+    ("sign", lambda X_q, X_kv, W, dS: -grad_W_shared_right(X_q, X_kv, W, dS)),
 ])
-def test_check_grad_W_K_names_each_mistake(mistake, fn):
+def test_check_grad_W_shared_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:
-        checks.check_grad_W_K(fn)
+        checks.check_grad_W_shared(fn)
     assert info.value.mistake == mistake
-    assert checks.GRAD_W_K_HINTS[mistake] in str(info.value)
+    assert checks.GRAD_W_SHARED_HINTS[mistake] in str(info.value)
 
 
-def test_check_grad_W_K_says_the_shape():
+def test_check_grad_W_shared_hints_never_give_the_line():
+    """The hints ask what to check: no hint writes out a product of the answer."""
+    for hint in checks.GRAD_W_SHARED_HINTS.values():
+        assert "@" not in hint and "dSᵀ Q" not in hint and "X_q.T" not in hint and "X_kv.T" not in hint, hint
+
+
+def test_check_grad_W_shared_says_the_shape():
     with pytest.raises(CheckFailed) as info:
-        checks.check_grad_W_K(lambda X_q, X_kv, W_Q, W_K, dS: grad_W_K_right(X_q, X_kv, W_Q, W_K, dS).T)
+        checks.check_grad_W_shared(lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS).T)
     assert info.value.mistake == "shape"

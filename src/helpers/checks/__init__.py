@@ -57,9 +57,9 @@ from .ch06_attention import (
     check_identical_keys_prediction,
 )
 from .ch07_how_w_learns import (
-    GRAD_W_K_HINTS,
+    GRAD_W_SHARED_HINTS,
     GRADIENT_STEP_HINTS,
-    check_grad_W_K,
+    check_grad_W_shared,
     check_gradient_step,
     check_learning_rate_prediction,
     gradient_step_variants,
@@ -91,7 +91,7 @@ __all__ = [
     "BATCH_HINTS", "check_batch_attention",
     "GRADIENT_STEP_HINTS", "gradient_step_variants", "check_gradient_step",
     "check_learning_rate_prediction",
-    "GRAD_W_K_HINTS", "check_grad_W_K",
+    "GRAD_W_SHARED_HINTS", "check_grad_W_shared",
     "CAUSAL_HINTS", "MULTI_HEAD_HINTS", "check_causal_attention", "check_multi_head",
     "multi_head_variants",
     "PADDING_HINTS", "check_padded_attention", ]

@@ -80,9 +80,9 @@ def _cell_mistakes(Q, K, i: int, j: int) -> dict[str, float]:
 
 #: Chapter 05: the hint for each typical mistake in `score_cell(Q, K, i, j)` (one cell of Q Kᵀ).
 CELL_HINTS = {
-    "row_off_by_one": "Q の行が 1 つずれています(i-1 行めを使っています)。Python の番号が 0 から"
+    "row_off_by_one": "Q の行が 1 つずれています(行 i-1 を使っています)。Python の番号が 0 から"
                       "始まることを思い出しましょう。",
-    "col_off_by_one": "K の行が 1 つずれています(j-1 行めを使っています)。Python の番号が 0 から"
+    "col_off_by_one": "K の行が 1 つずれています(行 j-1 を使っています)。Python の番号が 0 から"
                       "始まることを思い出しましょう。",
     "column_of_K": "K の j 列め K[:, j] を使っています。マス (i, j) に要るのは Kᵀ の j 列めです。"
                    "転置で行と列を入れ替えると、Kᵀ の j 列めは K のどこになるでしょう。",
@@ -124,7 +124,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
             _base.fail(f"成分ごとの積を並べた配列(長さ {Q.shape[1]})が返ってきました。掛け算はできていますが、"
                        "足し合わせていません。", mistake="no_sum")
         if got.size == K.shape[0] and np.allclose(got.reshape(-1), Q[i, :] @ K.T):
-            _base.fail(f"i 行めの全部のマス(1 行ぶん、長さ {K.shape[0]})を返しています。返すのはマス (i, j) の"
+            _base.fail(f"行 i の全部のマス(1 行ぶん、長さ {K.shape[0]})を返しています。返すのはマス (i, j) の"
                        "数 1 つです。", mistake="whole_row")
         value = _base.as_number(result, "score_cell")
         if _base.rounded_to(value, want) is not None:
@@ -278,7 +278,7 @@ def check_order_prediction(answer) -> None:
 
 
 
-#: Chapter 05, 練習 4: the hint for each typical mistake in `matmul_in_two(X, W, k)`.
+#: Chapter 05, 練習 4: the hint for each typical mistake in `matmul_in_two(X, W, p)`.
 IN_TWO_HINTS = {
     "hstack": "二つの部分の積を横に並べています(答えの列が倍になっています)。一つのマスは、内積の足し算を"
               "途中で二つに分けたものの和です。並べるのではなく、足しましょう。",
@@ -288,14 +288,14 @@ IN_TWO_HINTS = {
                "足し合わせます。",
     "rows_cut": "値は合っていますが、X を行(語)で二つに分けています。この練習で分けるのは共通の軸(X の列と W の"
                 "行)です。X は列で、W は行で分けましょう。",
-    "whole_product": "値は合っていますが、X @ W を一度に計算しています。この練習は、共通の軸を k で二つに"
+    "whole_product": "値は合っていますが、X @ W を一度に計算しています。この練習は、共通の軸を p で二つに"
                      "分け、短い二つの積から組み立てる練習です。",
 }
 
 
-def _in_two_variants(X, W, k: int) -> dict[str, np.ndarray]:
-    """X @ W from the shared axis cut at k ("right"), and each mistake's result."""
-    first, second = X[:, :k] @ W[:k], X[:, k:] @ W[k:]
+def _in_two_variants(X, W, p: int) -> dict[str, np.ndarray]:
+    """X @ W from the shared axis cut at p ("right"), and each mistake's result."""
+    first, second = X[:, :p] @ W[:p], X[:, p:] @ W[p:]
     return {"right": first + second, "hstack": np.hstack([first, second]), "one_half": first,
             "one_half:second": second, "product": first * second}
 
@@ -312,23 +312,23 @@ def _in_two_cases(hidden: bool = False):
 
 @_base.exercise
 def check_matmul_in_two(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 05, 練習 4: `fn(X, W, k)` returns X @ W built from X[:, :k] @ W[:k] and the rest,
+    """Chapter 05, 練習 4: `fn(X, W, p)` returns X @ W built from X[:, :p] @ W[:p] and the rest,
     without the whole product."""
-    for X, W, k in _in_two_cases(hidden):
-        call = f"matmul_in_two(X, W, {k})"
+    for X, W, p in _in_two_cases(hidden):
+        call = f"matmul_in_two(X, W, {p})"
         _Watched.products = []
         with _base.counting_products(fn) as count:  # survives np.array(X) and einsum, unlike the watcher
             got = _base.as_float_array(
-                _base.call_learner(fn, _watched(X), W.copy(), k, what="matmul_in_two", call=call,
-                                   on_error=f"X {X.shape}, W {W.shape}, k = {k} のとき、二つの部分の形を "
+                _base.call_learner(fn, _watched(X), W.copy(), p, what="matmul_in_two", call=call,
+                                   on_error=f"X {X.shape}, W {W.shape}, p = {p} のとき、二つの部分の形を "
                                             "print して確かめましょう。"),
                 "matmul_in_two")
-        variants = _in_two_variants(X, W, k)
+        variants = _in_two_variants(X, W, p)
         if _base.same(got, variants["right"]):
             full_axis = [p[0][0] for p in _Watched.products if len(p) == 2 and len(p[0]) == 2 and p[0][1] == X.shape[1]]
             if X.shape[0] in full_axis or (count[0] == 1 and not _Watched.products):
                 _base.fail(IN_TWO_HINTS["whole_product"], 0.5, mistake="whole_product")
-            if full_axis:  # X[:k] @ W: the words cut, the shared axis whole
+            if full_axis:  # X[:p] @ W: the words cut, the shared axis whole
                 _base.fail(IN_TWO_HINTS["rows_cut"], 0.5, mistake="rows_cut")
             continue
         _base.fail_on_typical_mistake(got, variants, IN_TWO_HINTS)
@@ -336,5 +336,5 @@ def check_matmul_in_two(fn: Callable, *, hidden: bool = False) -> None:
         if got.shape != want.shape:
             _base.fail(f"X {X.shape}, W {W.shape} のとき、答えの形は {want.shape} のはずが {got.shape} "
                        "でした。", mistake="shape")
-        _base.fail_on_wrong_values(want, got, "答え", said=f"X {X.shape}, W {W.shape}, k = {k} のとき、")
+        _base.fail_on_wrong_values(want, got, "答え", said=f"X {X.shape}, W {W.shape}, p = {p} のとき、")
     _base.passed("共通の軸を二つに分けた二つの積の和が、X @ W と同じになりました。", quiet=hidden)

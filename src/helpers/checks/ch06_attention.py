@@ -224,10 +224,10 @@ def check_batch_attention(fn: Callable, *, hidden: bool = False) -> None:
             _base.fail(f"Q {Q.shape}, K {K.shape}, V {V.shape} のとき、weights の形は (文の数, 問いの数, "
                        f"見出しの数) = {want.shape} のはずが {w.shape} でした。", mistake="weights_shape")
         if np.allclose(w[0], want[0]):
-            _base.fail("1 文めの重みは合っていますが、2 文めからが違います。どの文も、自分の文の問いと見出し"
+            _base.fail("文 0(1 文め)の重みは合っていますが、文 1(2 文め)からが違います。どの文も、自分の文の問いと見出し"
                        "だけで計算しているかを確かめましょう。", mistake="later_sentences")
         s = int(np.argmax([not np.allclose(w[i], want[i]) for i in range(len(want))]))  # first sentence off
-        _base.fail_on_wrong_values(want[s], w[s], f"{s + 1} 文めの weights",
+        _base.fail_on_wrong_values(want[s], w[s], f"weights[{s}]",
                                    said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
     _base.passed("文ごとに、行ごとの重み(和が 1)で中身を混ぜられました。先頭の軸がいくつでも同じ書き方で"
                  "動きます。", quiet=hidden)

@@ -1,4 +1,5 @@
-"""Chapter 07's exercises: one gradient-descent step, and a learning rate too large."""
+"""Chapter 07's exercises: one gradient-descent step, a learning rate too large, and the gradient of
+one W that makes both questions and keys."""
 
 from __future__ import annotations
 
@@ -159,67 +160,70 @@ def check_learning_rate_prediction(answer) -> None:
 
 
 
-#: Chapter 07, 練習 3: the hint for each typical mistake in `grad_W_K(X_q, X_kv, W_Q, W_K, dS)`.
-GRAD_W_K_HINTS = {
-    "X_q": "見出し K を作ったのは X_kv です。K = X_kv W_K の段を逆にたどるので、dW_K は X_kv の転置から"
-           "作ります(問いを作った X_q ではありません)。",
-    "no_T": "dS を転置せずに使っています。S = Q Kᵀ / √d_k の K の側の勾配は、規則 dG = Fᵀ dY で得た "
-            "d(Kᵀ) を転置したもの、dK = dSᵀ Q / √d_k でした(「勾配を求める」の節)。",
-    "Q_formula": "問いの側の式 dQ = dS K / √d_k を使っています。欲しいのは見出しの側の勾配 dK です。",
-    "with_K": "dK を K から作っています。S = Q Kᵀ の K の相手は Q なので、dK は dSᵀ と Q の積です。",
-    "no_sqrt": "√d_k で割り忘れています。S = Q Kᵀ / √d_k の √d_k は、勾配にもそのまま付きます。",
-    "by_d": "d_k そのもので割っています。割るのは √d_k です。",
-    "sign": "符号が逆です。勾配は損失が増える向きです。マイナスを付けるのは、W_K を更新するとき(学習率を"
-            "かけて引くとき)です。",
-    "dW_Q": "問いの側の重み W_Q の勾配 dW_Q を返しています。欲しいのは見出しの側 W_K の勾配です。K を作った"
-            "のは X_kv と W_K です。",
+#: Chapter 07, 練習 3: the hint for each typical mistake in `grad_W_shared(X_q, X_kv, W, dS)`, where
+#: one W makes both the questions (from X_q) and the keys (from X_kv). The hints ask what to check,
+#: never give the line.
+GRAD_W_SHARED_HINTS = {
+    "query_only": "問いの道の勾配だけを返しています。W が作っているのは問い Q だけでしょうか。"
+                  "S の式の中に W が何回出てくるかを数えてみましょう。",
+    "key_only": "見出しの道の勾配だけを返しています。W が作っているのは見出し K だけでしょうか。"
+                "S の式の中に W が何回出てくるかを数えてみましょう。",
+    "averaged": "二つの道の勾配を平均しています。W を少し動かしたときの S の変わり方は、二つの道の"
+                "変わり方の平均でしょうか、合計でしょうか。",
+    "inputs_swapped": "二つの道で、左から掛ける語の列が入れ替わっていませんか。それぞれの道の勾配は、その道の"
+                      "顔を作った語の列を通って W に届きます。Q を作ったのはどちらの列でしょう。",
+    "no_T": "見出しの道で、dS の形 (n_q, n_k) と Q の形 (n_q, d_k) を見比べましょう。見出し(K の行)に"
+            "対応するのは dS のどちらの軸で、K と同じ形の勾配を作るにはどうすればよいでしょう。",
+    "no_sqrt": "S の式で QKᵀ に付いている定数は、勾配ではどうなるでしょう。S の式を見直しましょう。",
+    "by_d": "割る数を S の式と見比べましょう。d_k と √d_k は違う数です。",
+    "sign": "符号が逆です。勾配は損失が増える向きでした。マイナスを付けるのは、勾配を求めるときでしょうか、"
+            "W を更新するときでしょうか。",
 }
 
 
-def _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS) -> dict[str, np.ndarray]:
-    """dL/dW_K for S = (X_q W_Q)(X_kv W_K)ᵀ / √d_k given dS ("right"), and each mistake's (those
-    whose shapes fit)."""
-    Q, K = X_q @ W_Q, X_kv @ W_K
-    d_k = W_Q.shape[1]
+def _grad_W_shared_variants(X_q, X_kv, W, dS) -> dict[str, np.ndarray]:
+    """dL/dW for S = (X_q W)(X_kv W)ᵀ / √d_k given dS ("right": the two paths summed), and each
+    mistake's result (those whose shapes fit)."""
+    Q, K = X_q @ W, X_kv @ W
+    d_k = W.shape[1]
     root = np.sqrt(d_k)
-    variants = {"right": X_kv.T @ (dS.T @ Q) / root,
-                "no_sqrt": X_kv.T @ (dS.T @ Q),
-                "by_d": X_kv.T @ (dS.T @ Q) / d_k,
-                "sign": -(X_kv.T @ (dS.T @ Q)) / root,
-                "dW_Q": X_q.T @ (dS @ K) / root}
-    if dS.shape[0] == dS.shape[1]:  # one word list as long as the other: these run, wrongly
-        variants |= {"X_q": X_q.T @ (dS.T @ Q) / root,
-                     "no_T": X_kv.T @ (dS @ Q) / root,
-                     "Q_formula": X_kv.T @ (dS @ K) / root,
-                     "with_K": X_kv.T @ (dS.T @ K) / root}
+    by_query, by_key = X_q.T @ (dS @ K), X_kv.T @ (dS.T @ Q)
+    right = (by_query + by_key) / root
+    variants = {"right": right, "query_only": by_query / root, "key_only": by_key / root,
+                "averaged": right / 2, "no_sqrt": right * root, "by_d": right * root / d_k,
+                "sign": -right}
+    if dS.shape[0] == dS.shape[1]:  # as many questions as keys: these run, wrongly
+        variants |= {"inputs_swapped": (X_kv.T @ (dS @ K) + X_q.T @ (dS.T @ Q)) / root,
+                     "no_T": (by_query + X_kv.T @ (dS @ Q)) / root}
     return variants
 
 
-def _grad_W_K_cases(hidden: bool = False):
+def _grad_W_shared_cases(hidden: bool = False):
     """3 questions and 3 keys from two different word lists (every slip runs), then 2 questions
-    about 5 keys; d_model = 2, d_k = 4 tells √d_k from d_k. `hidden`: two the notebook never shows."""
+    about 5 keys; d_model = 2, d_k = 3 tells √d_k from d_k, and the paths averaged (÷ 2) from ÷ d_k
+    instead of ÷ √d_k (÷ √d_k). `hidden`: two the notebook never shows."""
     if hidden:
-        return _base.hidden_cases("grad_W_K", ((4, 3), (6, 3), (3, 2), (3, 2), (4, 6)),
-                                  ((2, 2), (3, 2), (2, 3), (2, 3), (2, 3)))
+        return _base.hidden_cases("grad_W_shared", ((4, 3), (6, 3), (3, 2), (4, 6)),
+                                  ((2, 2), (3, 2), (2, 3), (2, 3)))
     rng = np.random.default_rng(73)
-    return [(rng.normal(size=(n_q, 2)), rng.normal(size=(n_k, 2)), rng.normal(size=(2, 4)),
-             rng.normal(size=(2, 4)), rng.normal(size=(n_q, n_k))) for n_q, n_k in ((3, 3), (2, 5))]
+    return [(rng.normal(size=(n_q, 2)), rng.normal(size=(n_k, 2)), rng.normal(size=(2, 3)),
+             rng.normal(size=(n_q, n_k))) for n_q, n_k in ((3, 3), (2, 5))]
 
 
 @_base.exercise
-def check_grad_W_K(fn: Callable, *, hidden: bool = False) -> None:
-    """Chapter 07, 練習 3: `fn(X_q, X_kv, W_Q, W_K, dS)` returns dL/dW_K when the questions come from
-    X_q and the keys from X_kv (S = (X_q W_Q)(X_kv W_K)ᵀ / √d_k), given dS = dL/dS."""
-    for X_q, X_kv, W_Q, W_K, dS in _grad_W_K_cases(hidden):
-        call = "grad_W_K(X_q, X_kv, W_Q, W_K, dS)"
-        shapes = f"X_q {X_q.shape}, X_kv {X_kv.shape}, dS {dS.shape}"
+def check_grad_W_shared(fn: Callable, *, hidden: bool = False) -> None:
+    """Chapter 07, 練習 3: `fn(X_q, X_kv, W, dS)` returns dL/dW when one W makes the questions from
+    X_q and the keys from X_kv (S = (X_q W)(X_kv W)ᵀ / √d_k), given dS = dL/dS."""
+    for X_q, X_kv, W, dS in _grad_W_shared_cases(hidden):
+        call = "grad_W_shared(X_q, X_kv, W, dS)"
+        shapes = f"X_q {X_q.shape}, X_kv {X_kv.shape}, W {W.shape}, dS {dS.shape}"
         got = _base.as_float_array(
-            _base.call_learner(fn, X_q.copy(), X_kv.copy(), W_Q.copy(), W_K.copy(), dS.copy(),
-                               what="grad_W_K", call=call,
+            _base.call_learner(fn, X_q.copy(), X_kv.copy(), W.copy(), dS.copy(),
+                               what="grad_W_shared", call=call,
                                on_error=f"{shapes} のとき、途中の形を print して確かめましょう。"),
-            "grad_W_K")
-        variants = _grad_W_K_variants(X_q, X_kv, W_Q, W_K, dS)
+            "grad_W_shared")
+        variants = _grad_W_shared_variants(X_q, X_kv, W, dS)
         _base.fail_unless_right(
-            got, variants, GRAD_W_K_HINTS, name="dW_K", said=f"{shapes} のとき、",
-            wrong_shape=f"dW_K の形は W_K と同じ {variants['right'].shape} のはずが {got.shape} でした({shapes})。")
-    _base.passed("見出しの側の勾配が、見出しを作った X_kv を通って W_K に届きました。", quiet=hidden)
+            got, variants, GRAD_W_SHARED_HINTS, name="dW", said=f"{shapes} のとき、",
+            wrong_shape=f"dW の形は W と同じ {variants['right'].shape} のはずが {got.shape} でした({shapes})。")
+    _base.passed("W は問いと見出しの二つの道で使われ、勾配は二つの道の和でした。", quiet=hidden)

@@ -31,10 +31,10 @@ def typical_mistake(got: np.ndarray, variants: Mapping[str, np.ndarray]) -> str 
 #: The hints for `keepdims_slips`, shared by every chapter that asks for a row-wise softmax.
 KEEPDIMS_HINTS = {
     "no_keepdims": "行の和で割るときに keepdims を忘れていませんか? "
-                   "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、i 行 j 列が "
-                   "j 行めの和で割られます。",
+                   "e / e.sum(axis=1) だと、形 (n,) の和が列の方向に並んで、マス (i, j) が "
+                   "行 j の和で割られます。",
     "max_no_keepdims": "各行の最大値を引くところで keepdims が抜けています。S - S.max(axis=1) だと、"
-                       "形 (n,) の最大値が列の方向に並んで、i 行 j 列から j 行めの最大値が引かれます"
+                       "形 (n,) の最大値が列の方向に並んで、マス (i, j) から行 j の最大値が引かれます"
                        "(和で割るところも同じです)。",
 }
 
@@ -75,28 +75,43 @@ def _digits(w: float, g: float) -> int:
     return digits
 
 
+def _of(name: str, particle: str) -> str:
+    """「weights の」 with the book's space after a name in ASCII, 「答えの」 without."""
+    if not name:
+        return ""
+    return f"{name} {particle}" if name[-1].isascii() else f"{name}{particle}"
+
+
 def first_difference(want, got, name: str = "") -> str:
     """The first entry where `got` differs from `want` (same shape), with as many digits as show
-    the difference, and its size when that is below the third decimal. A table's whole row is
-    shown with the column that differs: 「weights の 2 行めは [0.1609 0.2695] になるはずが、
-    [0.1609 0.2696] でした(2 列めが違います。差 9.0e-05)」; a vector's or a number's entry alone."""
+    the difference, and its size when that is below the third decimal. Positions are numpy's
+    indices from 0, with the count from 1 beside the row (chapter 05 says indices start at 0). A
+    table's whole row is shown with the columns that differ: 「weights の行 1(2 行め)は
+    [0.1609 0.2695] になるはずが、[0.1609 0.2696] でした(列 1 が違います。差 9.0e-05)」,
+    「…(どの列も違います)」 when all do; a vector's or a number's entry alone."""
     want, got = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
     bad = ~np.isclose(got, want, atol=1e-6, equal_nan=True)
     index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else (0,) * want.ndim
     w, g = float(want[index]), float(got[index])
     digits = _digits(w, g)
     size = f"差 {abs(g - w):.1e}" if digits > 3 and np.isfinite(g - w) else ""
-    of = f"{name} の " if name else ""
+    of = _of(name, "の")
     if want.ndim == 2:
         row = index[0]
 
         def shown(values):
             return "[" + " ".join(f"{v:.{digits}f}" for v in values) + "]"
-        column = f"{index[1] + 1} 列めが違います" if want.shape[1] > 1 else ""
+        columns = [int(c) for c in np.flatnonzero(bad[row])] or [index[1]]
+        if want.shape[1] == 1:
+            column = ""
+        elif len(columns) == want.shape[1]:
+            column = "どの列も違います"
+        else:
+            column = "列 " + " と ".join(str(c) for c in columns) + " が違います"
         note = "。".join(t for t in (column, size) if t)
-        return (f"{of}{row + 1} 行めは {shown(want[row])} になるはずが、{shown(got[row])} でした"
+        return (f"{of}行 {row}({row + 1} 行め)は {shown(want[row])} になるはずが、{shown(got[row])} でした"
                 + (f"({note})" if note else ""))
-    where = f"{of}{index[0] + 1} 番めの成分は " if want.ndim == 1 else (f"{name} は " if name else "")
+    where = f"{of}成分 {index[0]}({index[0] + 1} 番め)は " if want.ndim == 1 else _of(name, "は ")
     return f"{where}{w:.{digits}f} になるはずが、{g:.{digits}f} でした" + (f"({size})" if size else "")
 
 
@@ -117,7 +132,7 @@ def fail_on_wrong_values(want, got, name: str, *, said: str = "") -> None:
     the first entry that differs (`first_difference`); `said` first."""
     if (decimals := rounded_to(got, want)) is not None:
         where = "整数に" if decimals == 0 else f"小数第 {decimals} 位で"
-        fail(f"{said}{f'{name} の値' if name else '返した値'}を{where}丸めています(int(...) や round(...)、np.round)。"
+        fail(f"{said}{_of(name, 'の') + '値' if name else '返した値'}を{where}丸めています(int(...) や round(...)、np.round)。"
              "丸めずに、計算したままの値を返しましょう。", mistake="rounded")
     fail(f"{said}{first_difference(want, got, name)}。", mistake="wrong_values")
 
