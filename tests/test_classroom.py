@@ -148,7 +148,7 @@ MISTAKES = [
             "def cosine(a, b):\n    return float(a @ b / np.linalg.norm(a))\n",
             "片方の長さでしか割っていないようです"),
     Mistake("01", "cosine_two_d_only", "def cosine(", TWO_D_COSINE,
-            "(長さ 3 のベクトル)のとき"),  # the visible check has a 3-D pair too: 0 points
+            "(3 成分のベクトル)のとき"),  # the visible check has a 3-D pair too: 0 points
     Mistake("01", "cosine_page_only", "def cosine(", PAGE_ONLY_COSINE, "になるはずが", earns=1.0),
     Mistake("01", "predict_self", "prediction =", 'prediction = "プリン"\n',
             "自分自身を選ぶと思いましたか"),

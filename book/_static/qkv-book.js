@@ -84,7 +84,9 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     el.setAttribute("data-qkv-more", more);
     const what = el.matches("mjx-container") ? "数式" : el.matches(CODE) ? "コード"
       : el.matches(TABLE) ? "表" : "図";
-    if (!el.hasAttribute("tabindex")) {
+    // The theme gives a code block that did not scroll at the wide start tabindex -1 (and fixes it
+    // only after its own debounce on resize): a box that scrolls now is a tab stop now.
+    if (el.getAttribute("tabindex") !== "0") {
       el.setAttribute("tabindex", "0");
       el.dataset.qkvTab = "1";
     }
