@@ -7,7 +7,7 @@ work/ (ignored by git) holds what the learner types and saves, so `git pull` of 
 never meets the learner's answers. It mirrors the repository's layout, so a chapter's links work
 in Lab as they do in the book: work/notebooks/NN_slug.ipynb (each chapter copied once, never
 overwritten, without jupytext's pairing: saving writes no .md beside it, and the file browser
-shows each chapter once) and work/book/glossary.md, notation.md (written again every time: they
+shows each chapter once) and work/book/glossary.md, notation.md, concepts.md (written again every time: they
 are the book's, not the learner's; the glossary's MyST `{glossary}` blocks become plain Markdown
 with the book's `#term-…` anchors, since JupyterLab renders Markdown but not MyST directives).
 """
@@ -26,7 +26,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "work"
 #: The pages beside the chapters that the chapters link to (../book/<name>).
-REFERENCE_PAGES = ("glossary.md", "notation.md")
+REFERENCE_PAGES = ("glossary.md", "notation.md", "concepts.md")
 #: What `make lab` passes to JupyterLab besides the folder it serves (tests/support/lab_server.py too).
 LAB_OPTIONS = ["--LabApp.default_url=/lab/tree/notebooks"]
 
@@ -81,7 +81,7 @@ def glossary_for_lab(text: str) -> str:
 
 
 def write_reference_pages(work: Path) -> None:
-    """work/book/glossary.md and notation.md, written again (they are the book's own pages)."""
+    """work/book/glossary.md, notation.md and concepts.md, written again (the book's own pages)."""
     (work / "book").mkdir(parents=True, exist_ok=True)
     for name in REFERENCE_PAGES:
         text = (ROOT / "book" / name).read_text(encoding="utf-8")

@@ -160,8 +160,9 @@ def _links(ipynb: Path) -> list[str]:
 
 
 def test_every_chapter_link_has_a_target_in_the_learners_copy(tmp_path):
-    """Each relative link of a chapter names a file of the learner's copy, and each #term-… anchor
-    is an id on the glossary page written for JupyterLab (the same ids as the book's)."""
+    """Each relative link of a chapter names a file of the learner's copy, each #term-… anchor
+    is an id on the glossary page written for JupyterLab (the same ids as the book's), and any
+    other anchor is a heading of the page it names (the concept map's sections)."""
     work = tmp_path / "work"
     learner_lab.prepare(work)
     glossary = (work / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -173,8 +174,12 @@ def test_every_chapter_link_has_a_target_in_the_learners_copy(tmp_path):
             path, _, anchor = link.partition("#")
             target = (work / "notebooks" / path).resolve()
             assert target.is_file(), f"{ipynb.name}: {link} の行き先が work/ にありません"
-            if anchor:
+            if anchor and target.name == "glossary.md":
                 assert f'id="{anchor}"' in glossary, f"{ipynb.name}: {link} の見出し {anchor} がありません"
+            elif anchor:  # another page's heading: JupyterLab's id is the heading's text, "-" for " "
+                headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), flags=re.M)
+                assert anchor in {h.strip().replace(" ", "-") for h in headings}, \
+                    f"{ipynb.name}: {link} の見出し {anchor} がありません"
             seen += 1
     assert seen >= 100
 
