@@ -86,6 +86,9 @@ ATTEMPTS = [
     ("scores_from_weights", checks.check_scores_from_weights, "doubled log", False, lambda w: 2 * np.log(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "the weights times their count", False, lambda w: w * len(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "one number", False, lambda w: float(np.log(w).sum())),
+    ("scores_from_weights", checks.check_scores_from_weights, "the weights' softmax", False,
+     lambda w: np.exp(w) / np.exp(w).sum()),
+    ("scores_from_weights", checks.check_scores_from_weights, "log of the weights squared", False, lambda w: np.log(w ** 2)),
     # chapter 01: cosine(a, b)
     ("cosine", checks.check_cosine, "np.dot and sqrt", True,
      lambda a, b: np.dot(a, b) / (np.sqrt(np.dot(a, a)) * np.sqrt(np.dot(b, b)))),
