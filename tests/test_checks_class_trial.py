@@ -100,6 +100,8 @@ ATTEMPTS = [
      lambda a, b: 1 - float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "sum of lengths", False,
      lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
+    ("cosine", checks.check_cosine, "divided by the sum of the lengths", False,
+     lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "angle", False,
      lambda a, b: float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1)))),
     ("cosine", checks.check_cosine, "array of one", False,
@@ -113,6 +115,8 @@ ATTEMPTS = [
      lambda q, K, V, T, on: SOFTMAX((q @ K.T - 1e9 * ~on) / T) @ V),
     ("soft_lookup", checks.check_soft_lookup, "temperature after softmax", False,
      lambda q, K, V, T, on: SOFTMAX(q @ K[on].T) / T @ V[on]),
+    ("soft_lookup", checks.check_soft_lookup, "weights of the books on the shelf returned", False,
+     lambda q, K, V, T, on: SOFTMAX(q @ K[on].T / T)),
     ("soft_lookup", checks.check_soft_lookup, "mean of the values", False, lambda q, K, V, T, on: V.mean(axis=0, keepdims=True)),
     ("soft_lookup", checks.check_soft_lookup, "squared scores", False,
      lambda q, K, V, T, on: SOFTMAX((q @ K[on].T) ** 2 / T) @ V[on]),
@@ -276,6 +280,8 @@ ATTEMPTS = [
      lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / (len(A) - 1))(SOFTMAX(Q @ K.T))),
     ("received", checks.check_received, "the whole table returned", False,
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
+    ("received", checks.check_received, "column sums minus one", False,
+     lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=0) - 1),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
      lambda Q, K: SOFTMAX(Q @ K.T)[1:].sum(axis=0)),
     ("received", checks.check_received, "diagonal scores zeroed before softmax", False,
@@ -288,6 +294,7 @@ ATTEMPTS = [
     ("undo_W", checks.check_undo_W, "pinv in float32", True, lambda q, W: q.astype(np.float32) @ np.linalg.pinv(W).astype(np.float32)),
     ("undo_W", checks.check_undo_W, "inverse on the left", False, lambda q, W: (np.linalg.inv(W) @ q.T).T),
     ("undo_W", checks.check_undo_W, "divided entry by entry", False, lambda q, W: q / W.sum(axis=0)),
+    ("undo_W", checks.check_undo_W, "q divided by W entry by entry", False, lambda q, W: q / W),
     ("undo_W", checks.check_undo_W, "1-D answer", False, lambda q, W: (q @ np.linalg.inv(W)).ravel()),
     ("undo_W", checks.check_undo_W, "q returned", False, lambda q, W: q.copy()),
     ("undo_W", checks.check_undo_W, "a list back", True, lambda q, W: (q @ np.linalg.inv(W)).tolist()),
@@ -437,7 +444,19 @@ TYPED = [
     ("question_matrix", checks.check_question_matrix, "one-by-six", False, ([[-1, 0.5, 1, 1, 0, 1]],)),
     ("question_matrix", checks.check_question_matrix, "the chapter's W_Q, sign flipped", False, ([[0, 0.5], [1, 0]],)),
     ("question_matrix", checks.check_question_matrix, "third component halved", False, ([[-1, 0.5, 0.5], [1, 0, 0.5]],)),
+    ("question_matrix", checks.check_question_matrix, "half of the spiciness", False, ([[-1, 0, 1], [1, 0.5, 1]],)),
 ]
+
+#: Mistakes a fresh reader made that once got only the general message: (exercise, kind) → the
+#: mistake id its hint names, so the learner reads what went wrong instead of a number.
+NAMED = {
+    ("first_softmax", "negated scores"): "negated",
+    ("cosine", "divided by the sum of the lengths"): "sum_of_lengths",
+    ("soft_lookup", "weights of the books on the shelf returned"): "weights",
+    ("party_weights", "row minimum subtracted"): "row_min",
+    ("received", "column sums minus one"): "minus_one",
+    ("undo_W", "q divided by W entry by entry"): "elementwise",
+}
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
@@ -523,6 +542,22 @@ def test_the_hidden_test_names_the_mistake_the_visible_check_named(exercise, che
     assert seen.mistake == hidden.mistake, f"{exercise} / {kind}: visible {seen.mistake}: {seen} / hidden {hidden.mistake}: {hidden}"
     for message in (str(seen), str(hidden)):
         assert not re.search(r"\d\.\d{6,}", message), f"{exercise} / {kind}: unrounded numbers: {message}"
+
+
+@pytest.mark.parametrize("exercise, kind", sorted(NAMED), ids=[f"{e}-{k}" for e, k in sorted(NAMED)])
+def test_a_readers_mistake_gets_its_own_hint(exercise, kind):
+    [(check, fn)] = [(c, f) for e, c, k, _, f in ATTEMPTS if (e, k) == (exercise, kind)]
+    for call in _calls(check, fn):
+        wrong = run(call)
+        assert wrong is not None and wrong.mistake == NAMED[(exercise, kind)], (exercise, kind, wrong)
+
+
+def test_the_w_mine_message_names_the_component_without_its_value():
+    """A wrong W_mine is told which component of q differs, not the number it should be (カレー's
+    q₂ = 0.3 / 2 = 0.150 would be the rule itself)."""
+    [answers] = [a for e, _, k, _, a in TYPED if (e, k) == ("question_matrix", "half of the spiciness")]
+    wrong = run(lambda: checks.check_question_matrix(*answers))
+    assert wrong.mistake == "wrong_values" and "2 番め" in str(wrong) and "0.150" not in str(wrong)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ FIRST_MISTAKES = {
     "by_max": lambda s: np.exp(s) / np.exp(s).max(),
     "by_count": lambda s: np.exp(s) / len(s),
     "abs": lambda s: np.abs(s) / np.abs(s).sum(),
+    "negated": lambda s: np.exp(-s) / np.exp(-s).sum(),
 }
 
 

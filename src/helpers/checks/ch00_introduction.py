@@ -24,6 +24,8 @@ FIRST_SOFTMAX_HINTS = {
               "それ自体は正しいのですが)。重みの合計が 1 になっていません。練習 1 の式の分母を見直しましょう。",
     "by_count": "np.exp を取ったあと、得点の個数で割っています。重みの合計が 1 になっていません。"
                 "練習 1 の式の分母が何の合計か、見直しましょう。",
+    "negated": "得点の符号を逆にして np.exp を取っています(np.exp(-scores) のような形)。重みの合計は 1 ですが、"
+               "得点の低い語ほど重みが大きくなり、順番が逆です。練習 1 の式の分子が e の何乗かを見直しましょう。",
     "abs": "得点の絶対値(`np.abs`)を合計で割っています。重みは正になりますが、-2 のような低い得点が 2 と同じ"
            "重みをもらい、得点の大小の順番が崩れます。負の得点を、順番を保ったまま正の数にするのが、"
            "練習 1 の式の分子の役目です。",
@@ -51,7 +53,7 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
             continue
         with np.errstate(all="ignore"):
             wrong = {"raw": s, "no_exp": s / s.sum(), "unnormalised": e,
-                     "by_score_sum": e / s.sum(), "by_max": e / e.max(), "by_count": e / s.size,
+                     "by_score_sum": e / s.sum(), "negated": np.exp(-s) / np.exp(-s).sum(), "by_max": e / e.max(), "by_count": e / s.size,
                      "abs": np.abs(s) / np.abs(s).sum()}
         _base.fail_on_typical_mistake(got, wrong, FIRST_SOFTMAX_HINTS,
                                       said=f"scores={s} で {got} が返りました。")

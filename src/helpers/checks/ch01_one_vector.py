@@ -45,6 +45,10 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
             _base.fail(f"{shown} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
                        "式の分母を見直しましょう。", mistake="one_length")
+        if np.isclose(got, a @ b / (np.linalg.norm(a) + np.linalg.norm(b))):
+            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。二本の長さの和で割っていませんか? "
+                       "コサインの式の分母は、二本の長さの積です(同じ向きなら、積で割ったときだけ 1 になります)。",
+                       mistake="sum_of_lengths")
         if np.isclose(got, np.linalg.norm(a - b)):
             _base.fail(f"{shown} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
                        "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="distance")
@@ -73,7 +77,7 @@ def check_pudding_prediction(answer) -> None:
                      "内積も自分自身より大きくなります。",
             "照り焼き": "照り焼きの矢印はプリンより長いですが、向きが 37° ほど上にずれています。"
                         "内積は長さと向きの近さの両方で決まります。最初の矢印の図で、プリンの行の"
-                        "5 語を長さと向きの両方から見比べてみましょう。",
+                        " 5 語を長さと向きの両方から見比べてみましょう。",
             "カレー": "カレーの矢印は辛い側(上)を向き、右を向くプリンから 70° 以上離れています。"
                       "向きが離れるほど内積は小さくなります(直角なら 0)。プリンと同じような向きの矢印を"
                       "探しましょう。",

@@ -163,8 +163,11 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     differs = ~np.isclose(got, want).all(axis=1)
     row = 2 if differs[2] else int(np.argmax(differs))  # カレー (the third) if its q differs
     food = "" if hidden else foods().words[row]
-    _base.fail(f"たとえば{food} x = {X[row].tolist()} では、{_base.first_difference(want[row], got[row], 'q')}"
-               "(W_mine は 2 × 3、q は 1 × 3)。", mistake="wrong_values")
+    # the component that differs and what came, not the value it should be (that is the exercise)
+    c = int(np.flatnonzero(~np.isclose(got[row], want[row]))[0])
+    _base.fail(f"たとえば{food} x = {X[row].tolist()} では、q の成分 {c}({c + 1} 番め)は問題文の決まりどおりの数になるはずが、"
+               f"{got[row, c]:.3f} でした。問題文で q の {c + 1} 番めの成分に何が入るかと、それを作るのが W_mine の {c + 1} 列め"
+               "(上の数は甘さから、下の数は辛さから受け取る量)であることを見比べましょう。", mistake="wrong_values")
 
 
 @_base.exercise
@@ -198,6 +201,9 @@ UNDO_HINTS = {
                           "行ベクトルの流儀で q = x W_Q なので、逆行列も右からかけます。",
     "column": "答えが縦一列(d × 1)になっています。この本では一語は横一列(1 × d)です。逆行列を左から"
               "かけていませんか。",
+    "elementwise": "q を W_Q で成分ごとに割っています(/ は成分ごとの割り算なので、答えが W_Q と同じ形の表に"
+                   "なっています)。q = x W_Q は成分ごとの掛け算ではなく行列の積なので、割り算では元に戻りません。"
+                   "W_Q をかけた変換を元に戻す行列は、問題文で紹介した numpy の関数で作れます。",
     "reciprocal": "`1 / W_Q`(成分ごとの逆数)をかけていませんか? それは逆行列ではありません(0 の成分は "
                   "inf になります)。W_Q をかけた変換を元に戻す行列は、問題文で紹介した numpy の関数で作れます。",
 }
@@ -208,7 +214,8 @@ def _undo_variants(q, W) -> dict[str, np.ndarray]:
     inverse = np.linalg.inv(W)
     with np.errstate(divide="ignore", invalid="ignore"):  # 1 / W: a zero entry gives inf
         reciprocal = q @ (1 / W)
-    return {"right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
+        elementwise = q / W
+    return {"elementwise": elementwise, "right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
             "transposed_inverse": q @ inverse.T, "reciprocal": reciprocal}
 
 
