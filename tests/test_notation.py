@@ -29,7 +29,7 @@ def table() -> dict[str, set[str]]:
     rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| $")]
     letters: dict[str, set[str]] = {}
     for cells in rows:
-        for symbol in re.findall(r"\$([^$]+)\$", cells[0]):
+        for symbol in re.split(r",\\?\s*", "".join(re.findall(r"\$([^$]+)\$", cells[0]))):
             letter = re.sub(r"_\w", "", symbol).replace("^{\\ast}", "*")
             assert letter not in letters, f"notation.md の「取り違えやすい文字」に {letter} が二度あります"
             letters[letter] = {f"{int(n):02d}" for n in re.findall(r"第 (\d+) 章", cells[2])}
