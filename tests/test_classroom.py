@@ -768,6 +768,15 @@ def test_feedback_page_for_every_submission(course):
             assert "<html" in page and chapter in page, (student, chapter)
 
 
+def test_a_long_check_line_wraps_inside_its_box_in_the_feedback(course):
+    """A ✗ line is one long line of Japanese whose advice comes last: the page wraps it inside
+    its output box (nbconvert's classic pages keep a <pre> on one line, past the box's edge)."""
+    page = course.feedback(course.mistakes["08", "mask_of_minus_10"], EXERCISES_CHAPTER)
+    styles = "".join(re.findall(r"<style[^>]*>(.*?)</style>", page, flags=re.S))
+    wrap = re.search(r"div\.output_area pre\s*\{[^}]*white-space:\s*pre-wrap", styles)
+    assert wrap and styles.rindex("white-space: pre-wrap") > styles.rindex("pre{"), "the rule comes after nbconvert's"
+
+
 def test_a_feedback_page_that_cannot_be_made_is_reported_and_the_others_are_made(course, tmp_path):
     """A chapter's pages are made in one nbgrader run; one that fails stops none of the others
     and is named, with its reason."""
