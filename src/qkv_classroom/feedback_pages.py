@@ -6,8 +6,8 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from nbgrader.converters import GenerateFeedback
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
