@@ -12,7 +12,8 @@ import helpers
 from helpers import checks
 from helpers.checks import (
     FIRST_SOFTMAX_HINTS,
-    SCORES_FROM_WEIGHTS_HINTS, SCORES_SCALED_HINT,
+    SCORES_FROM_WEIGHTS_HINTS,
+    SCORES_SCALED_HINT,
     CheckFailed,
     check_first_softmax,
     check_matmul_shape_prediction,
