@@ -86,6 +86,9 @@ ATTEMPTS = [
     ("scores_from_weights", checks.check_scores_from_weights, "doubled log", False, lambda w: 2 * np.log(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "the weights times their count", False, lambda w: w * len(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "one number", False, lambda w: float(np.log(w).sum())),
+    ("scores_from_weights", checks.check_scores_from_weights, "the weights' softmax", False,
+     lambda w: np.exp(w) / np.exp(w).sum()),
+    ("scores_from_weights", checks.check_scores_from_weights, "log of the weights squared", False, lambda w: np.log(w ** 2)),
     # chapter 01: cosine(a, b)
     ("cosine", checks.check_cosine, "np.dot and sqrt", True,
      lambda a, b: np.dot(a, b) / (np.sqrt(np.dot(a, a)) * np.sqrt(np.dot(b, b)))),
@@ -96,6 +99,8 @@ ATTEMPTS = [
     ("cosine", checks.check_cosine, "one minus", False,
      lambda a, b: 1 - float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "sum of lengths", False,
+     lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
+    ("cosine", checks.check_cosine, "divided by the sum of the lengths", False,
      lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "angle", False,
      lambda a, b: float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1)))),
@@ -110,6 +115,8 @@ ATTEMPTS = [
      lambda q, K, V, T, on: SOFTMAX((q @ K.T - 1e9 * ~on) / T) @ V),
     ("soft_lookup", checks.check_soft_lookup, "temperature after softmax", False,
      lambda q, K, V, T, on: SOFTMAX(q @ K[on].T) / T @ V[on]),
+    ("soft_lookup", checks.check_soft_lookup, "weights of the books on the shelf returned", False,
+     lambda q, K, V, T, on: SOFTMAX(q @ K[on].T / T)),
     ("soft_lookup", checks.check_soft_lookup, "mean of the values", False, lambda q, K, V, T, on: V.mean(axis=0, keepdims=True)),
     ("soft_lookup", checks.check_soft_lookup, "squared scores", False,
      lambda q, K, V, T, on: SOFTMAX((q @ K[on].T) ** 2 / T) @ V[on]),
@@ -143,6 +150,9 @@ ATTEMPTS = [
     ("three_faces", checks.check_three_faces, "inverse instead of transpose", False,
      lambda x, *Ws: tuple(x @ np.linalg.pinv(W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "the matrices returned", False, lambda x, a, b, c: (a, b, c)),
+    ("three_faces", checks.check_three_faces, "saved matrices used as the book's", False,
+     lambda x, *Ws: tuple(x @ W for W in Ws)),
+    ("three_faces", checks.check_three_faces, "multiplied entry by entry", False, lambda x, *Ws: tuple(x * W for W in Ws)),
     # chapter 05: score_cell(Q, K, i, j), one cell of Q Kᵀ
     ("matmul_cell", checks.check_matmul_cell, "generator sum", True,
      lambda Q, K, i, j: sum(Q[i, k] * K[j, k] for k in range(Q.shape[1]))),
@@ -154,6 +164,7 @@ ATTEMPTS = [
     ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda Q, K, i, j: Q[i] @ K[j] + 1),
     ("matmul_cell", checks.check_matmul_cell, "columns of both", False, lambda Q, K, i, j: Q[:, i] @ K[:, j]),
     ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda Q, K, i, j: round(Q[i] @ K[j], 1)),
+    ("matmul_cell", checks.check_matmul_cell, "i and j swapped", False, lambda Q, K, i, j: float(Q[j] @ K[i])),
     # chapter 05: fused_qkv(X, W_Q, W_K, W_V)
     ("fused_qkv", checks.check_fused_qkv, "np.concatenate", True, lambda X, a, b, c: _fused(X, a, b, c, lambda m: np.concatenate(m, axis=1))),
     ("fused_qkv", checks.check_fused_qkv, "np.split at the widths", True,
@@ -234,6 +245,8 @@ ATTEMPTS = [
      lambda X, W_Q, W_K, W_V, W_O, h: _heads_loop(X, W_Q, W_K, W_V, W_O, h,
                                                    merge=lambda o: np.hstack([sum(o)] * h))),
     ("multi_head", checks.check_multi_head, "W_O first", False, lambda X, W_Q, W_K, W_V, W_O, h: X @ W_O.T @ W_O),
+    ("multi_head", checks.check_multi_head, "one head scaled by a head's √d_k", False,
+     lambda X, W_Q, W_K, W_V, W_O, h: SOFTMAX((X @ W_Q) @ (X @ W_K).T / np.sqrt(W_Q.shape[1] // h)) @ (X @ W_V) @ W_O),
     # transfer exercises (the seven added after the first trial)
     # chapter 01: cosine_table(A, B)
     ("cosine_table", checks.check_cosine_table, "double loop with cosine of two rows", True,
@@ -274,6 +287,8 @@ ATTEMPTS = [
      lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / (len(A) - 1))(SOFTMAX(Q @ K.T))),
     ("received", checks.check_received, "the whole table returned", False,
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
+    ("received", checks.check_received, "column sums minus one", False,
+     lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=0) - 1),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
      lambda Q, K: SOFTMAX(Q @ K.T)[1:].sum(axis=0)),
     ("received", checks.check_received, "diagonal scores zeroed before softmax", False,
@@ -286,6 +301,7 @@ ATTEMPTS = [
     ("undo_W", checks.check_undo_W, "pinv in float32", True, lambda q, W: q.astype(np.float32) @ np.linalg.pinv(W).astype(np.float32)),
     ("undo_W", checks.check_undo_W, "inverse on the left", False, lambda q, W: (np.linalg.inv(W) @ q.T).T),
     ("undo_W", checks.check_undo_W, "divided entry by entry", False, lambda q, W: q / W.sum(axis=0)),
+    ("undo_W", checks.check_undo_W, "q divided by W entry by entry", False, lambda q, W: q / W),
     ("undo_W", checks.check_undo_W, "1-D answer", False, lambda q, W: (q @ np.linalg.inv(W)).ravel()),
     ("undo_W", checks.check_undo_W, "q returned", False, lambda q, W: q.copy()),
     ("undo_W", checks.check_undo_W, "a list back", True, lambda q, W: (q @ np.linalg.inv(W)).tolist()),
@@ -320,6 +336,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (np.matmul(w, V), w))(SOFTMAX(np.matmul(Q, K.transpose(0, 2, 1)) / np.sqrt(Q.shape[2]), axis=2))),
     ("batch_attention", checks.check_batch_attention, "float32", True,
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX((Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1])).astype(np.float32), axis=-1))),
+    ("batch_attention", checks.check_batch_attention, "the chapter's K.T", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1))),
     ("batch_attention", checks.check_batch_attention, "√ of the number of keys", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(K.shape[1]), axis=-1))),
     ("batch_attention", checks.check_batch_attention, "d_k = Q.shape[1] copied from 2-D", False,
@@ -360,6 +378,8 @@ ATTEMPTS = [
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[0])),
     ("grad_W_shared", checks.check_grad_W_shared, "a step taken (W minus the gradient)", False,
      lambda X_q, X_kv, W, dS: W - (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "the two paths returned as a pair", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W / np.sqrt(W.shape[1]), X_kv.T @ dS.T @ X_q @ W / np.sqrt(W.shape[1]))),
     ("grad_W_shared", checks.check_grad_W_shared, "paths averaged", False,
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1]) / 2),
     ("grad_W_shared", checks.check_grad_W_shared, "paths multiplied", False,
@@ -437,7 +457,19 @@ TYPED = [
     ("question_matrix", checks.check_question_matrix, "one-by-six", False, ([[-1, 0.5, 1, 1, 0, 1]],)),
     ("question_matrix", checks.check_question_matrix, "the chapter's W_Q, sign flipped", False, ([[0, 0.5], [1, 0]],)),
     ("question_matrix", checks.check_question_matrix, "third component halved", False, ([[-1, 0.5, 0.5], [1, 0, 0.5]],)),
+    ("question_matrix", checks.check_question_matrix, "half of the spiciness", False, ([[-1, 0, 1], [1, 0.5, 1]],)),
 ]
+
+#: Mistakes a fresh reader made that once got only the general message: (exercise, kind) → the
+#: mistake id its hint names, so the learner reads what went wrong instead of a number.
+NAMED = {
+    ("first_softmax", "negated scores"): "negated",
+    ("cosine", "divided by the sum of the lengths"): "sum_of_lengths",
+    ("soft_lookup", "weights of the books on the shelf returned"): "weights",
+    ("party_weights", "row minimum subtracted"): "row_min",
+    ("received", "column sums minus one"): "minus_one",
+    ("undo_W", "q divided by W entry by entry"): "elementwise",
+}
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
                r"softmax|exp|max|sum|sqrt|inf|Inf|nan|NaN|NumPy|numpy|np|helpers|print|round|tuple|list|ndarray|str|" \
@@ -505,6 +537,40 @@ def outcome(check, fn, right: bool) -> tuple[str, str]:
 def test_a_class_attempt_gets_the_same_verdict_everywhere_in_japanese(exercise, check, kind, right, fn):
     result, message = outcome(check, fn, right)
     assert result.startswith("ok"), f"{exercise} / {kind}: {result}: {message}"
+
+
+WRONG = [a for a in ATTEMPTS if not a[3]]
+
+
+@pytest.mark.parametrize("exercise, check, kind, right, fn", WRONG, ids=[f"{e}-{k}" for e, _, k, _, _ in WRONG])
+def test_the_hidden_test_names_the_mistake_the_visible_check_named(exercise, check, kind, right, fn):
+    """A student who made one mistake reads one reason in the feedback (the grade cell prints the
+    visible check's ✗ and then the hidden test's), and the class report counts one mistake for
+    them: the hidden cases come in the visible ones' order, so a slip the first visible case names
+    (a square case, where it runs) is named by the hidden test too, not met as a crash on a
+    rectangular case first. Numbers the student reads are short (a hidden case's inputs rounded)."""
+    calls = _calls(check, fn)
+    seen, hidden = run(calls[0]), run(calls[-1])
+    assert seen is not None and hidden is not None, f"{exercise} / {kind}: visible {seen}, hidden {hidden}"
+    assert seen.mistake == hidden.mistake, f"{exercise} / {kind}: visible {seen.mistake}: {seen} / hidden {hidden.mistake}: {hidden}"
+    for message in (str(seen), str(hidden)):
+        assert not re.search(r"\d\.\d{6,}", message), f"{exercise} / {kind}: unrounded numbers: {message}"
+
+
+@pytest.mark.parametrize("exercise, kind", sorted(NAMED), ids=[f"{e}-{k}" for e, k in sorted(NAMED)])
+def test_a_readers_mistake_gets_its_own_hint(exercise, kind):
+    [(check, fn)] = [(c, f) for e, c, k, _, f in ATTEMPTS if (e, k) == (exercise, kind)]
+    for call in _calls(check, fn):
+        wrong = run(call)
+        assert wrong is not None and wrong.mistake == NAMED[(exercise, kind)], (exercise, kind, wrong)
+
+
+def test_the_w_mine_message_names_the_component_without_its_value():
+    """A wrong W_mine is told which component of q differs, not the number it should be (カレー's
+    q₂ = 0.3 / 2 = 0.150 would be the rule itself)."""
+    [answers] = [a for e, _, k, _, a in TYPED if (e, k) == ("question_matrix", "half of the spiciness")]
+    wrong = run(lambda: checks.check_question_matrix(*answers))
+    assert wrong.mistake == "wrong_values" and "2 番め" in str(wrong) and "0.150" not in str(wrong)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ whose solution is a cell of the book with other names.
 
 - A prediction's accepted answer must not be stated in the text a learner reaches first: the
   chapter up to the exercise (its prose, the code shown and what it printed), which includes the
-  opening list, and the glossary entries that text links to. "Stated" is a sentence that says the
+  opening list, and the glossary entries that text links to (all of them when it links the glossary
+  page itself, as every chapter's opening does). "Stated" is a sentence that says the
   answer to this question (PREDICTIONS: the answer with the words that make it the answer), not
   the answer's word alone ("平均" is on many pages).
 - A code exercise's stub gives no line of its solution in a hint.
@@ -36,7 +37,9 @@ PREDICTIONS = {
     "ex02_predict": [r"温度[^。]*(小さ|低|0 に近)[^。]*(一冊|一番|いちばん)",
                      r"温度[^。]*(大き|高)[^。]*平均",
                      # the two ends named before the question (a heading or the ends' subsection)
-                     r"(一冊|一番|いちばん)[^。]*平均[^。]*(あいだ|間)", r"端[^。]*平均"],
+                     r"(一冊|一番|いちばん)[^。]*平均[^。]*(あいだ|間)", r"端[^。]*平均",
+                     # the glossary entry's second sentence, after the term's name
+                     r"(小さ|低)いほど[^。]*(一冊|一番|いちばん)[^。]*(大き|高)いほど[^。]*平均"],
     "ex03_predict": [r"名札[^。]*相手像[^。]*対称", r"(Q\s*=\s*K|問いと見出しが同じ)[^。]*対称",
                      # K = Q is chapter 01's one vector: its symmetric table, said in this chapter
                      r"一本のベクトル[^。]*対称", r"XX\^\\top[^。]*(対称|同じ)"],
@@ -56,6 +59,8 @@ TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_r
             "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_shared", "ex08_causal",
             "ex08_multi_head", "ex08_padding"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
+#: A link to the glossary page itself (every chapter's opening has one): all its entries are reached.
+GLOSSARY_PAGE = re.compile(r"glossary\.md\)")
 
 
 @functools.cache
@@ -109,7 +114,7 @@ def prediction_exercises() -> list[tuple[str, str, int]]:
 def text_before(slug: str, stub: int) -> str:
     """What a learner reads before an exercise: the chapter's text, visible code and printed
     output up to the exercise's heading (its own question lists the choices), then every
-    glossary entry that text links to."""
+    glossary entry that text links to (every entry when it links the glossary page itself)."""
     cells = cells_of(slug)[:stub]
     heading = max(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "### 練習" in c.source)
     parts = [cells[heading].source.split("### 練習")[0]]
@@ -120,6 +125,8 @@ def text_before(slug: str, stub: int) -> str:
             parts += [cell.source, cell.outputs_text]
     text = "\n".join(parts)
     entries = glossary_entries()
+    if GLOSSARY_PAGE.search(text):
+        return "\n".join([text, *entries.values()])
     linked = [entries[t] for t in dict.fromkeys(a.lower() for a in GLOSSARY_LINK.findall(text)) if t in entries]
     return "\n".join([text, *linked])
 
@@ -156,6 +163,9 @@ def test_the_answer_patterns_find_a_stated_answer():
             ("ex02_predict", "温度が小さいほど、得点が一番の見出しに重みが集まる"),
             ("ex02_predict", "## 4. 温度:一冊と平均のあいだを動かす"),  # chapter 02's heading before
             ("ex02_predict", "一方の端は 2 節の「いちばん合う見出しの検索」、もう一方の端は全部の中身の平均です"),
+            # the glossary entry 温度 before this test followed the page link of chapter 02's opening
+            ("ex02_predict", "小さいほど、得点が一番の見出しに重みが集まる「いちばん合う見出しの検索」に近づき、"
+                             "大きいほど全員の平均に近づきます"),
             ("ex03_predict", "一本のベクトルでは、得点の表が対称になり、全員が自分自身を一番に探します"),
             ("ex03_predict", "第 1 章の表 $XX^\\top$ では、この二つは必ず同じでした"),
             ("ex07_predict_lr", "学習率が大きすぎると損失が暴れ"),
@@ -290,3 +300,10 @@ def test_a_hint_that_hands_over_a_line_is_seen():
     solution = "def f(Q):\n    n = len(Q)\n    mask = np.triu(np.full((n, n), -np.inf), k=1)\n    return mask\n"
     with pytest.raises(AssertionError, match="np.triu"):
         test_no_stub_hint_is_a_line_of_its_solution("08", "ex", stub, solution)
+
+
+def test_a_link_to_the_glossary_page_reaches_every_entry():
+    """Chapter 02's opening links the glossary page, not the entry 温度: its text still counts."""
+    [(slug, gid, stub)] = [e for e in prediction_exercises() if e[1] == "ex02_predict"]
+    assert GLOSSARY_PAGE.search(text_before(slug, stub))
+    assert glossary_entries()["term-temperature"] in text_before(slug, stub)

@@ -160,3 +160,15 @@ def test_a_wrong_cosine_names_the_components_not_a_length():
     with pytest.raises(CheckFailed) as info:
         checks.check_cosine(lambda a, b: 0.5)
     assert "2 成分のベクトル" in str(info.value) and "長さ 2 のベクトル" not in str(info.value)
+
+
+def test_dividing_by_the_sum_of_the_lengths_is_named():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cosine(lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b))))
+    assert info.value.mistake == "sum_of_lengths" and "長さの和" in str(info.value)
+
+
+def test_the_pudding_hints_keep_the_space_before_a_number():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_pudding_prediction("照り焼き")
+    assert "プリンの行の 5 語" in str(info.value)

@@ -69,9 +69,15 @@ MISTAKES = {
 
 
 def test_every_variant_has_a_hint_and_a_mistake():
-    assert set(SOFT_LOOKUP_HINTS) == set(MISTAKES) == set(_soft_lookup_variants(
+    assert set(SOFT_LOOKUP_HINTS) == set(MISTAKES) == {name.split(":")[0] for name in _soft_lookup_variants(
         *_soft_lookup_cases()[0]
-    )) - {"right"}
+    )} - {"right"}
+
+
+def test_the_weights_of_the_books_on_the_shelf_alone_get_the_weights_hint():
+    with pytest.raises(CheckFailed) as info:
+        check_soft_lookup(lambda q, K, V, T, on: reference.softmax(q @ K[on].T / T))
+    assert info.value.mistake == "weights" and SOFT_LOOKUP_HINTS["weights"] in str(info.value)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))

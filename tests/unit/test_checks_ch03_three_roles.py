@@ -87,7 +87,18 @@ def test_check_party_weights_variants_are_all_different():
             assert not np.allclose(variants[a], variants[b]), (a, b)
     # overflow, global_max and clipped differ from right only on huge scores
     assert {v.split(":")[0] for v in variants} - {"right"} == (
-        set(checks.PARTY_HINTS) - {"overflow", "global_max", "clipped"})
+        set(checks.PARTY_HINTS) - {"overflow", "global_max", "clipped", "row_min"})
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_subtracting_the_rows_minimum_is_named_in_both_tests(hidden):
+    def row_min(Q, K):
+        S = Q @ K.T
+        e = np.exp(S - S.min(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    with pytest.raises(CheckFailed) as info, np.errstate(all="ignore"):
+        checks.check_party_weights(row_min, hidden=hidden)
+    assert info.value.mistake == "row_min" and checks.PARTY_HINTS["row_min"] in str(info.value)
 
 
 @pytest.mark.parametrize("hidden", [False, True])
@@ -261,6 +272,7 @@ def _masked_first(Q, K):
     ("masked_before", _masked_first),
     ("swapped", lambda Q, K: (lambda A: A.sum(axis=0) - np.diag(A))(reference.softmax(K @ Q.T))),
     ("mean", lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / len(A))(reference.softmax(Q @ K.T))),
+    ("minus_one", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=0) - 1),
 ])
 def test_check_received_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

@@ -136,6 +136,7 @@ def test_w_mine_fallback_does_not_spell_out_the_matrix():
     message = str(info.value)
     assert "のはずが" in message or "になるはずが" in message
     assert "0·甘さ" not in message and "0.5·甘さ" not in message and "並べて" not in message
+    assert "0.150" not in message  # カレー's second component, 0.3 / 2: the rule itself
 
 
 # ------------------------------------------------ 練習 4: undo W_Q (x from its question q)
@@ -155,6 +156,7 @@ def test_check_undo_W_passes_right_answers(fn, capsys):
     ("transposed_inverse", lambda q, W: (np.linalg.inv(W) @ q.T).T),
     ("column", lambda q, W: np.linalg.inv(W) @ q.T),
     ("reciprocal", lambda q, W: q @ (1 / W)),
+    ("elementwise", lambda q, W: q / W),
 ])
 def test_check_undo_W_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

@@ -24,8 +24,8 @@ SOFT_LOOKUP_HINTS = {
                    "ソフトマックスは e⁰ = 1 に比例する重みをその本にも配ります。中身が 0 なので答えには"
                    "何も足されませんが、棚にある本の重みの合計が 1 より小さくなり、答えが縮みます。"
                    "貸し出し中の本は、重みを配る前に数から外しましょう。",
-    "weights": "重み(ソフトマックスの結果)をそのまま返しています。返した値の長さ(本の数)と、"
-               "中身 1 冊ぶんの長さ d_v を比べて、手順 3 を見直しましょう。",
+    "weights": "重み(ソフトマックスの結果)をそのまま返しています。返した値の長さは本の数で、答えは中身 1 冊ぶん"
+               "(長さ d_v)のはずです。重みは、中身を混ぜる割合でした。手順 3 を見直しましょう。",
     "keys": "見出し K を重みで混ぜています。見出しは「どれだけ合うか」の得点を出すためのものでした。"
             "手順 3 を見直しましょう。",
     "axis0": "重みが全部 1 になっています(答えが、棚にある本の中身の合計と同じです)。ソフトマックスが、"
@@ -101,6 +101,7 @@ def _soft_lookup_variants(q, K, V, temperature: float, on_shelf) -> dict[str, np
         "inverted": softmax(np.where(shelf, -np.inf, s), temperature=temperature) @ V,
         "zeroed_rows": softmax(np.where(shelf, s, 0.0), temperature=temperature) @ (V * shelf.T),
         "weights": w,
+        "weights:on_shelf": w[:, shelf[0]],
         "keys": w @ K,
         "axis0": shelf.astype(float) @ V,
         "raw": (s * shelf) @ V,

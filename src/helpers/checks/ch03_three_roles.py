@@ -42,6 +42,9 @@ PARTY_HINTS = {
     "global_max": "表全体の最大値 S.max() を引いています。あふれはしませんが、一番大きい得点が表全体の"
                   "最大値よりずっと小さい行では、exp が全部 0 に(アンダーフロー)なり、0 / 0 で nan に"
                   "なります。同じ数を引いても重みが変わらないのは、一行(探す人ひとり)の中で同じ数を引くときです。何の最大値を引くかを考え直しましょう。",
+    "row_min": "各行の最小値を引いています。一行の中で同じ数を引くので重みは変わりませんが、最小値を引くと"
+               "残りの得点は 0 以上になり、一番大きい得点が千を超えて離れていると np.exp があふれて inf、"
+               "inf / inf で nan になります。np.exp に入る数がどれも 0 以下になるのは、何を引いたときでしょう。",
 }
 
 
@@ -76,7 +79,8 @@ def party_weight_variants(Q, K) -> dict[str, np.ndarray]:
         # Right on ordinary scores; on huge ones, nan where exp overflows, or where a whole row
         # underflows to 0 after the table's maximum is taken away: named only when they differ.
         by_column = np.exp(S - S.max(axis=0, keepdims=True))
-        for name, top in (("overflow", raw), ("global_max", e), ("column_max", by_column)):
+        by_row_min = np.exp(S - S.min(axis=1, keepdims=True))
+        for name, top in (("overflow", raw), ("global_max", e), ("column_max", by_column), ("row_min", by_row_min)):
             if not _base.same(top / top.sum(axis=1, keepdims=True), variants["right"]):
                 variants[name] = top / top.sum(axis=1, keepdims=True)
         for limit in (100, 500, 700, 709):  # scores cut at exp's range: two cut ones tie
@@ -207,6 +211,8 @@ RECEIVED_HINTS = {
     "swapped": "Q と K が入れ替わっています。得点の表は Q Kᵀ で、行が探す人(問い)、列が探される人(見出し)"
                "です。",
     "mean": "足したあと、人数で割って平均にしています。受け取る注目は、届いた重みを足し合わせたままの量です。",
+    "minus_one": "列の和から 1 を引いています。1 は自分が配る持ち分の全部(自分の行の和)で、そのうち自分に"
+                 "配った分は 1 より少ないはずです。自分から自分への重みは、表のどのマスにあるでしょう。",
 }
 
 
@@ -223,6 +229,7 @@ def _received_variants(Q, K) -> dict[str, np.ndarray]:
             "masked_before": masked_softmax(S, mask).sum(axis=0),
             "swapped": softmax(S.T, axis=1).sum(axis=0) - np.diag(softmax(S.T, axis=1)),
             "mean": (A.sum(axis=0) - np.diag(A)) / (len(S) - 1),
+            "minus_one": A.sum(axis=0) - 1,
             "mean:everyone": (A.sum(axis=0) - np.diag(A)) / len(S)}
 
 

@@ -20,10 +20,10 @@ def _face_cases(hidden: bool = False):
     """(x, W_Q, W_K, W_V) with each W as a library saves it, (d_k × d_model), the transpose of the
     book's: a square case (the book's own x @ W runs and is wrong), a d_k = 3 case (x @ W fails)
     and a word of three components (d_model = 3), as the hidden test has; `hidden`: two the
-    notebook never shows."""
+    notebook never shows, square first as the visible ones (so x @ W is named before it crashes)."""
     if hidden:
         cases = _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
-                                   ((1, 3), (3, 3), (3, 3), (3, 3)))
+                                   ((1, 3), (3, 3), (3, 3), (3, 3)))[::-1]
         return [(x, *(W.T for W in Ws)) for x, *Ws in cases]
     x = np.array([[0.3, 1.8]])
     square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]).T, np.array([[1.5, 0.2], [0.0, 0.5]]).T,
@@ -96,7 +96,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                            "計算はできてしまいますが、保存された行列は (出る次元, 入る次元) の形で、この本の "
                            "W (入る次元, 出る次元) とは行と列の役目が逆です。保存された行列の 1 行めは何を"
                            "表しているでしょう。", mistake="book_layout")
-            if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
+            if x.shape[1] == W.shape[1] and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts
                 _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。",
                            mistake="elementwise")
             if g.shape != w.shape:
@@ -105,8 +105,8 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             if unused:
                 _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
             if _base.rounded_to(g, w) is not None:
-                _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
-            _base.fail(f"{name} の値が違います(x = {x.tolist()} で {np.round(g, 3).tolist()} が返りました)。"
+                _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {np.round(x, 3).tolist()} のとき、")
+            _base.fail(f"{name} の値が違います(x = {np.round(x, 3).tolist()} で {np.round(g, 3).tolist()} が返りました)。"
                        f"保存された行列の 1 行めは、{name} の 1 成分めを作る重み(x の各成分をどれだけ受け取るか)"
                        f"の並びです。{name} の各成分は、x と保存された行列のどこを組にした内積になるでしょう。",
                        mistake="wrong_values")
@@ -163,8 +163,11 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     differs = ~np.isclose(got, want).all(axis=1)
     row = 2 if differs[2] else int(np.argmax(differs))  # カレー (the third) if its q differs
     food = "" if hidden else foods().words[row]
-    _base.fail(f"たとえば{food} x = {X[row].tolist()} では、{_base.first_difference(want[row], got[row], 'q')}"
-               "(W_mine は 2 × 3、q は 1 × 3)。", mistake="wrong_values")
+    # the component that differs and what came, not the value it should be (that is the exercise)
+    c = int(np.flatnonzero(~np.isclose(got[row], want[row]))[0])
+    _base.fail(f"たとえば{food} x = {X[row].tolist()} では、q の成分 {c}({c + 1} 番め)は問題文の決まりどおりの数になるはずが、"
+               f"{got[row, c]:.3f} でした。問題文で q の {c + 1} 番めの成分に何が入るかと、それを作るのが W_mine の {c + 1} 列め"
+               "(上の数は甘さから、下の数は辛さから受け取る量)であることを見比べましょう。", mistake="wrong_values")
 
 
 @_base.exercise
@@ -198,6 +201,9 @@ UNDO_HINTS = {
                           "行ベクトルの流儀で q = x W_Q なので、逆行列も右からかけます。",
     "column": "答えが縦一列(d × 1)になっています。この本では一語は横一列(1 × d)です。逆行列を左から"
               "かけていませんか。",
+    "elementwise": "q を W_Q で成分ごとに割っています(/ は成分ごとの割り算なので、答えが W_Q と同じ形の表に"
+                   "なっています)。q = x W_Q は成分ごとの掛け算ではなく行列の積なので、割り算では元に戻りません。"
+                   "W_Q をかけた変換を元に戻す行列は、問題文で紹介した numpy の関数で作れます。",
     "reciprocal": "`1 / W_Q`(成分ごとの逆数)をかけていませんか? それは逆行列ではありません(0 の成分は "
                   "inf になります)。W_Q をかけた変換を元に戻す行列は、問題文で紹介した numpy の関数で作れます。",
 }
@@ -208,7 +214,8 @@ def _undo_variants(q, W) -> dict[str, np.ndarray]:
     inverse = np.linalg.inv(W)
     with np.errstate(divide="ignore", invalid="ignore"):  # 1 / W: a zero entry gives inf
         reciprocal = q @ (1 / W)
-    return {"right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
+        elementwise = q / W
+    return {"elementwise": elementwise, "right": q @ inverse, "forward": q @ W, "transpose": q @ W.T,
             "transposed_inverse": q @ inverse.T, "reciprocal": reciprocal}
 
 

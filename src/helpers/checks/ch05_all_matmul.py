@@ -14,12 +14,13 @@ def _cell_cases(hidden: bool = False):
     """((Q, K), (i, j)) for one cell of the scores Q Kᵀ: a square case (n = d_k, where a column of
     K, swapped indices and a column of Q show in the value) and a rectangular one (2 queries, 3
     keys, d_k = 4: a column of K does not even fit). Every cell has three or more decimals, as the
-    hidden test's have, so a cell rounded by int(...) or round(..., 2) is not right; `hidden`: a 4 × 5
-    Q and a 3 × 5 K the notebook never shows."""
+    hidden test's have, so a cell rounded by int(...) or round(..., 2) is not right; `hidden`: a
+    square pair and a 4 × 5 Q with a 3 × 5 K the notebook never shows, in the visible order (square
+    first), so a mistake that crashes on the rectangular pair is named by the square one first."""
     if hidden:
-        [(Q, K)] = _base.hidden_cases("matmul_cell", ((4, 5), (3, 5)))
-        pair = (np.round(Q, 1) + 0.05, np.round(K, 1) - 0.05)  # small, with four decimals a cell
-        return [(pair, (3, 2)), (pair, (1, 0))]
+        square, wide = ((np.round(Q, 1) + 0.05, np.round(K, 1) - 0.05)  # small, with four decimals a cell
+                        for Q, K in _base.hidden_cases("matmul_cell", ((3, 3), (3, 3)), ((4, 5), (3, 5))))
+        return [(square, (2, 0)), (wide, (1, 0)), (wide, (3, 2))]
     square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.25,
               np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.125)
     wide = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0]]) + 0.25,
@@ -100,11 +101,19 @@ CELL_HINTS = {
 }
 
 
-def _cell_on_error(Q: np.ndarray, K: np.ndarray) -> str:
-    """A crash of `score_cell`: on the rectangular case, a column of K (length n_k) met a row of Q
-    (length d_k); otherwise the shapes and where to look."""
-    return (f"Q は {Q.shape}(問いの数 × d_k)、K は {K.shape}(見出しの数 × d_k)です。K[:, j] は K の j 列めで、"
-            f"長さは見出しの数 {K.shape[0]} です。Kᵀ の j 列めが K のどこにあたるかを考えましょう。")
+def _cell_on_error(Q: np.ndarray, K: np.ndarray):
+    """A crash of `score_cell`: an index past the end (i and j each number their own matrix's
+    rows), or, on the rectangular case, a column of K (length n_k) met a row of Q (length d_k)."""
+    shapes = f"Q は {Q.shape}(問いの数 × d_k)、K は {K.shape}(見出しの数 × d_k)です。"
+
+    def advice(err: Exception) -> str:
+        if isinstance(err, IndexError):
+            return (f"{shapes}i は問いの番号(Q の行、0 〜 {Q.shape[0] - 1})、j は見出しの番号"
+                    f"(K の行、0 〜 {K.shape[0] - 1})です。それぞれの番号で、どの行列のどこを取り出しているかを"
+                    "確かめましょう。")
+        return (f"{shapes}K[:, j] は K の j 列めで、長さは見出しの数 {K.shape[0]} です。"
+                "Kᵀ の j 列めが K のどこにあたるかを考えましょう。")
+    return advice
 
 
 @_base.exercise

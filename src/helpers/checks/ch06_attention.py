@@ -187,10 +187,11 @@ BATCH_HINTS = {
 def _batch_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Two batches: 2 sentences of 3 words attending to 2 (there b = d_k = n_k, so `K.T` runs and
     gives wrong numbers instead of an error), and 3 sentences of 2 words attending to 5.
-    `hidden`: two batches the notebook never shows."""
+    `hidden`: three batches the notebook never shows, the first with b = d_k = n_k as the visible
+    one (so `K.T` is named there before it crashes on the others)."""
     if hidden:
-        return _base.hidden_cases("batch_attention", ((4, 3, 5), (4, 6, 5), (4, 6, 2)),
-                                  ((2, 7, 3), (2, 7, 3), (2, 7, 4)))
+        return _base.hidden_cases("batch_attention", ((3, 4, 3), (3, 3, 3), (3, 3, 2)),
+                                  ((4, 3, 5), (4, 6, 5), (4, 6, 2)), ((2, 7, 3), (2, 7, 3), (2, 7, 4)))
     rng = np.random.default_rng(63)
     silent_T = (rng.normal(size=(2, 3, 2)), rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2, 3)))
     wide = (rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 2)))

@@ -240,6 +240,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "sqrt_h": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h))) @ W_O,
         "sqrt_d_model": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(X.shape[1]))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
+        "one_head:head_root": _heads(Q[None], K[None], V[None], np.sqrt(d_k))[0] @ W_O,  # a head's d_k
         "reversed": merge_heads(H[::-1]) @ W_O,
         "transposed": (merge_heads(H) @ W_O).T,
     }
