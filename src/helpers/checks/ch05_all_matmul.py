@@ -74,6 +74,8 @@ def _cell_mistakes(Q, K, i: int, j: int) -> dict[str, float]:
         found["column_of_K"] = float(Q[i, :] @ K[:, j])  # the column of K, not of Kᵀ
     if n_q == d_k and i < d_k:
         found["column_of_Q"] = float(Q[:, i] @ K[j, :])
+    if n_q == n_k == d_k and i < d_k and j < d_k:
+        found["columns_of_both"] = float(Q[:, i] @ K[:, j])  # Q Kᵀ read as if it were Qᵀ K
     if j < n_q and i < n_k:
         found["swapped"] = float(Q[j, :] @ K[i, :])
     return found
@@ -89,6 +91,9 @@ CELL_HINTS = {
                    "転置で行と列を入れ替えると、Kᵀ の j 列めは K のどこになるでしょう。",
     "column_of_Q": "Q の i 列め Q[:, i] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
                    "マス (i, j) に左の行列のどこを使うかを見直しましょう。",
+    "columns_of_both": "Q の i 列め Q[:, i] と K の j 列め K[:, j] を掛けています。マス (i, j) の問いは Q の"
+                       "一行で、列ではありません。そして右の行列は K ではなく Kᵀ です。転置で行と列を入れ替えると、"
+                       "Kᵀ の j 列めは K のどこになるでしょう。",
     "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。得点表の行は問い、列は見出しです。",
     "whole_product": "値は合っていますが、先に Q @ K.T の全部のマスを計算してから 1 つ取り出しています。"
                      "この練習は、Q @ K.T を計算せずに、そのマスに要る数だけから計算する練習です"

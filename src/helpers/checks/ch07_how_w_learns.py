@@ -170,6 +170,9 @@ GRAD_W_SHARED_HINTS = {
                 "S の式の中に W が何回出てくるかを数えてみましょう。",
     "averaged": "二つの道の勾配を平均しています。W を少し動かしたときの S の変わり方は、二つの道の"
                 "変わり方の平均でしょうか、合計でしょうか。",
+    "multiplied": "二つの道の勾配を掛け合わせています(成分ごとの積)。連鎖律で掛け算になるのは、一本の道に"
+                  "つながった段どうしでした。W の一つの数を少しだけ動かしたとき、問いの道と見出しの道から来る"
+                  "二つの S の変化は、どう合わさるでしょう。",
     "inputs_swapped": "二つの道で、左から掛ける語の列が入れ替わっていませんか。それぞれの道の勾配は、その道の"
                       "顔を作った語の列を通って W に届きます。Q を作ったのはどちらの列でしょう。",
     "no_T": "見出しの道で、dS の形 (n_q, n_k) と Q の形 (n_q, d_k) を見比べましょう。見出し(K の行)に"
@@ -194,7 +197,8 @@ def _grad_W_shared_variants(X_q, X_kv, W, dS) -> dict[str, np.ndarray]:
     right = (by_query + by_key) / root
     variants = {"right": right, "query_only": by_query / root, "key_only": by_key / root,
                 "averaged": right / 2, "no_sqrt": right * root, "by_d": right * root / d_k,
-                "sign": -right, "step": W - right, "pair": np.stack([by_query, by_key]) / root}
+                "sign": -right, "step": W - right, "pair": np.stack([by_query, by_key]) / root,
+                "multiplied": by_query * by_key / d_k, "multiplied:once": by_query * by_key / root}
     if dS.shape[0] == dS.shape[1]:  # as many questions as keys: these run, wrongly
         variants |= {"inputs_swapped": (X_kv.T @ (dS @ K) + X_q.T @ (dS.T @ Q)) / root,
                      "no_T": (by_query + X_kv.T @ (dS @ Q)) / root}
