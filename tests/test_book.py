@@ -821,6 +821,39 @@ def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_va
     assert not explorable.locator(".qkv-hint").inner_text()
 
 
+def test_chapter_07s_three_w_are_the_one_heatmap_lit_by_row_with_exact_values(pages):
+    """Chapter 07's W panel is the shared heatmap (no second one): W_Q, W_K and W_V side by side,
+    each input component a row running through all three; the pointer on W_K's cell (辛さ, 2)
+    frames it, lights its row in the three W and says 「辛さ → W_K 2」 with the exact value of
+    the step shown, then the row's every exact value."""
+    page = page_of(pages, "notebooks/07_how_w_learns").page
+    explorable = explorables_on(page)[0]
+    numbers = json.loads(explorable.get_attribute("data-qkv-numbers"))
+    params = numbers["params"]
+    d_model, d_k = len(params["W_Q"]), len(params["W_Q"][0])
+    panel = explorable.locator(".qkv-panels svg").nth(2)
+    rows = panel.locator("[data-item]")
+    assert rows.count() == d_model
+    assert [rows.nth(i).locator("[data-cell]").count() for i in range(d_model)] == [3 * d_k] * d_model
+    assert panel.locator("rect:not(.qkv-guide)").count() == 3 * d_model * d_k + 1  # cells, the scale's frame
+    row = rows.nth(1)
+    name = row.get_attribute("data-item")
+    cell = row.locator("[data-cell]").nth(d_k + 1)
+    assert cell.get_attribute("data-cell") == "W_K 2"
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    hint = explorable.locator(".qkv-hint").inner_text()
+    said = re.match(rf"{re.escape(name)} → W_K 2 (-?[\d.]+(?:e-?\d+)?)、", hint)
+    assert said, hint
+    assert float(said.group(1)) == pytest.approx(params["W_K"][1][1], rel=1e-5, abs=1e-12)
+    assert "qkv-lit-cell" in cell.get_attribute("class")
+    lit = explorable.locator(".qkv-panels .qkv-lit")
+    assert [n.get_attribute("data-item") for n in lit.all()] == [name]
+    values = [float(v) for v in re.findall(r"W_[QKV] \d+ (-?[\d.]+(?:e-?\d+)?)", row.get_attribute("data-value"))]
+    assert values == pytest.approx([v for w in ("W_Q", "W_K", "W_V") for v in params[w][1]], rel=1e-5, abs=1e-12)
+    page.mouse.move(0, 0)
+
+
 def test_chapter_04s_key_is_on_the_same_phone_screen_as_the_w_q_sliders(pages):
     """On a phone (390 × 844) chapter 04's panels stack; its key (「一番合う見出し」, each word's
     best match, which the text asks the reader to watch while turning W_Q) comes right under W_Q's

@@ -1,12 +1,10 @@
 // Chapter 07: a training run, step by step. The slider (or a drag along the loss curve) walks the
 // saved steps; the loss curve marks the step, the attention map of the full menu frames each
-// food's right partner, and W_Q, W_K, W_V are drawn as three small heatmaps on one colour scale.
+// food's right partner, and W_Q, W_K, W_V are drawn side by side in one heatmap on one colour scale.
 import { argmax } from "./qkv_math.js";
 import {
-  EDGE,
   FONT,
   PANEL,
-  colormap,
   esc,
   fmt,
   heatmap,
@@ -20,7 +18,7 @@ import { mount } from "./qkv_widget.js";
 
 const NAMES = ["W_Q", "W_K", "W_V"];
 const ROLE = { W_Q: "q", W_K: "k", W_V: "v" };
-const W_ROWS = ["甘さ", "辛さ"]; // the input component (a row of x @ W)
+const W_ROWS = ["甘さ", "辛さ"]; // the input components (the rows of each W: x @ W)
 
 export function numbers({
   step,
@@ -128,64 +126,25 @@ function wTitle(x, y, name) {
   return `<text x="${x}" y="${y}" font-size="${FONT + 2}" text-anchor="middle" dominant-baseline="central" style="fill:${ink(`var(--qkv-${role})`)}" font-weight="bold" font-style="italic">W<tspan font-size="${FONT}" dy="4">${esc(role.toUpperCase())}</tspan></text>`;
 }
 
-// The three W side by side, one shared colour range (RdBu_r, symmetric about 0).
+// The three W side by side in the one heatmap, one shared colour range (RdBu_r, symmetric
+// about 0): a row (an input component) lights through all three, a cell says its exact value.
 function wPanel(params, reach) {
-  const cols = params.W_Q[0].length;
-  const left = 44;
-  const gap = 12;
-  const block = (PANEL - left - 4 - gap * (NAMES.length - 1)) / NAMES.length;
-  const cell = Math.min(block / Math.max(cols, 1), 44);
-  const rowsN = params.W_Q.length;
-  const top = 64;
-  let body = text(PANEL / 2, 12, "三つの W(この回の値)", { weight: "bold" });
-  NAMES.forEach((name, k) => {
-    const M = params[name];
-    const x0 = left + k * (block + gap) + (block - cell * M[0].length) / 2;
-    body += wTitle(x0 + (cell * M[0].length) / 2, 36, name);
-    M[0].forEach((_, j) => {
-      body += text(x0 + (j + 0.5) * cell, top - 9, String(j + 1), {
-        size: FONT - 2,
-        fill: "var(--qkv-muted)",
-      });
-    });
-    M.forEach((row, i) => {
-      row.forEach((v, j) => {
-        const { fill, ink } = colormap("RdBu_r", (v + reach) / (2 * reach));
-        const x = x0 + j * cell;
-        const y = top + i * cell;
-        body += `<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${fill}" ${EDGE}/>`;
-        if (cell >= 30)
-          body += text(x + cell / 2, y + cell / 2, fmt(v), { size: FONT - 2, fill: ink });
-      });
-    });
+  return heatmap({
+    rows: params.W_Q.map((_, i) => W_ROWS[i] ?? String(i + 1)),
+    groups: NAMES.map((name) => ({
+      M: params[name],
+      cols: params[name][0].map((_, j) => String(j + 1)),
+      name,
+      head: (x, y) => wTitle(x, y, name),
+    })),
+    lo: -reach,
+    hi: reach,
+    cmap: "RdBu_r",
+    title: "三つの W(この回の値)",
+    rowTitle: "入力の成分",
+    colTitle: "出力の成分",
+    scale: [fmt(-reach, 1), "0", fmt(reach, 1)],
   });
-  for (let i = 0; i < rowsN; i++) {
-    body += text(left - 6, top + (i + 0.5) * cell, W_ROWS[i] ?? String(i + 1), {
-      anchor: "end",
-      size: FONT - 1,
-    });
-  }
-  // the colour scale: a thin bar from -reach to +reach
-  const barTop = top + rowsN * cell + 16;
-  const barLeft = 60;
-  const barWidth = PANEL - 2 * barLeft;
-  const stops = Array.from({ length: 11 }, (_, s) => {
-    const { fill } = colormap("RdBu_r", s / 10);
-    return `<stop offset="${s * 10}%" stop-color="${fill}"/>`;
-  }).join("");
-  body += `<defs><linearGradient id="qkv-ch07-rdbu">${stops}</linearGradient></defs>`;
-  body += `<rect x="${barLeft}" y="${barTop}" width="${barWidth}" height="10" fill="url(#qkv-ch07-rdbu)" style="stroke:var(--qkv-axis)" stroke-width="0.5"/>`;
-  body += text(barLeft - 6, barTop + 5, fmt(-reach, 1), { anchor: "end", size: FONT - 2 });
-  body += text(barLeft + barWidth / 2, barTop + 22, "0", { size: FONT - 2 });
-  body += text(barLeft + barWidth + 6, barTop + 5, fmt(reach, 1), {
-    anchor: "start",
-    size: FONT - 2,
-  });
-  body += text(PANEL / 2, barTop + 44, "行:入力の成分、列:出力の成分", {
-    size: FONT - 1,
-    fill: "var(--qkv-muted)",
-  });
-  return svg(PANEL, barTop + 56, body);
 }
 
 // One colour range for every W at every saved step, rounded up to a multiple of 0.5.

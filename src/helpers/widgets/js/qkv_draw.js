@@ -196,13 +196,18 @@ function titleLines(title, widest = title) {
     : [title.slice(0, cut), title.slice(cut)];
 }
 
+const GROUP_GAP = 12; // between two groups of columns of one heatmap
+const GROUP_HEAD = 24; // the height of a group's heading
+
 // The geometry of heatmaps drawn side by side with the same `rows`, so that their rows line up:
 // the left edge (after the row labels), the top (below the tallest column labels), the row
 // height, and per panel ({ cols, title, widest, maxCell }) its column width and column labels.
+// A panel's `gaps` is the room between its groups of columns (see `heatmap`'s `groups`), `heads`
+// that its groups have headings above their columns.
 export function heatmapLayout(rows, panels, width = PANEL) {
   const left = 30 + Math.max(...rows.map((r) => textWidth(r, FONT - 1)));
-  const fitted = panels.map(({ cols, maxCell = 44 }) => {
-    let cellW = Math.min(maxCell, (width - left - 12) / cols.length);
+  const fitted = panels.map(({ cols, maxCell = 44, gaps = 0 }) => {
+    let cellW = Math.min(maxCell, (width - left - 12 - gaps) / cols.length);
     const labels = columnLabels(cols, cellW);
     // Tilted labels lean right past their column: narrow the columns so the last one fits.
     if (labels.mode === "tilt")
@@ -213,7 +218,8 @@ export function heatmapLayout(rows, panels, width = PANEL) {
     ...panels.map(({ title = "", widest }) => titleLines(title, widest).length),
   );
   const head = 32 + 18 * (lines - 1); // where the column title sits, below the title's lines
-  const top = head + 14 + Math.max(...fitted.map((f) => f.labels.rise));
+  const heading = Math.max(0, ...panels.map(({ heads }) => (heads ? GROUP_HEAD : 0)));
+  const top = head + 14 + heading + Math.max(...fitted.map((f) => f.labels.rise));
   return { left, top, head, cellH: fitted[0].cellW, fitted };
 }
 
@@ -224,6 +230,9 @@ export function heatmapLayout(rows, panels, width = PANEL) {
 // (heatmapLayout) and each its own `fit` from it. Each row (its label and cells) is an `item`
 // named by its label with its exact values, so hovering it lights that row in every panel; each
 // cell says its own exact value (data-cell, shown first when the pointer is on it).
+// `groups`: several matrices with the same rows side by side in one panel, on one colour scale
+// (chapter 07's three W), each { M, cols, name, head(x, y) → its heading }: they replace `M` and
+// `cols`, a row's item runs through every group, and a cell is said with its group's name.
 export function heatmap({
   M,
   rows,
@@ -242,21 +251,38 @@ export function heatmap({
   hatch = [],
   rings = [],
   scale = null,
+  groups = null,
   width = PANEL,
-  layout = heatmapLayout(rows, [{ cols, title, widest }], width),
-  fit = layout.fitted[0],
+  layout = null,
+  fit = null,
 }) {
+  const group = groups ? groups.flatMap((g, k) => g.cols.map(() => k)) : null;
+  if (groups) {
+    M = rows.map((_, i) => groups.flatMap((g) => g.M[i]));
+    cols = groups.flatMap((g) => g.cols);
+  }
+  const called = groups ? groups.flatMap((g) => g.cols.map((c) => `${g.name} ${c}`)) : cols;
+  const gaps = groups ? GROUP_GAP * (groups.length - 1) : 0;
+  layout ??= heatmapLayout(rows, [{ cols, title, widest, gaps, heads: !!groups }], width);
+  fit ??= layout.fitted[0];
   const { left, top, head, cellH } = layout;
   const { cellW, labels } = fit;
+  const colX = (j) => left + j * cellW + (group ? GROUP_GAP * group[j] : 0);
   const bottom = top + cellH * rows.length;
-  const right = left + cellW * cols.length;
+  const right = colX(cols.length - 1) + cellW;
   let body = titleLines(title, widest)
     .map((line, k) => text(width / 2, 12 + 18 * k, line, { weight: "bold" }))
     .join("");
   body += text((left + right) / 2, head, colTitle, { size: FONT - 1, fill: colColor });
   body += text(12, (top + bottom) / 2, rowTitle, { size: FONT - 1, fill: rowColor, rotate: -90 });
+  (groups ?? []).forEach((g, k) => {
+    const js = group.flatMap((at, j) => (at === k ? [j] : []));
+    const x = (colX(js[0]) + colX(js.at(-1)) + cellW) / 2;
+    const y = top - labels.rise - GROUP_HEAD / 2;
+    body += g.head ? g.head(x, y) : text(x, y, g.name, { weight: "bold" });
+  });
   cols.forEach((c, j) => {
-    const x = left + (j + 0.5) * cellW;
+    const x = colX(j) + cellW / 2;
     if (labels.mode === "tilt")
       body += text(x - 2, top - 6, c, { size: FONT - 1, anchor: "start", rotate: -45 });
     else
@@ -269,25 +295,25 @@ export function heatmap({
     cols.forEach((c, j) => {
       const v = M[i][j];
       const { fill, ink } = colormap(cmap, (v - lo) / (hi - lo));
-      const x = left + j * cellW;
+      const x = colX(j);
       const y = top + i * cellH;
       let cell = `<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" fill="${fill}" ${EDGE}/>`;
       if (Math.min(cellW, cellH) >= 28)
         cell += text(x + cellW / 2, y + cellH / 2, fmt(v, digits), { size: FONT - 2, fill: ink });
-      row += `<g data-cell="${esc(c)}" data-value="${esc(`${r} → ${c} ${exact(v)}`)}">${cell}</g>`;
+      row += `<g data-cell="${esc(called[j])}" data-value="${esc(`${r} → ${called[j]} ${exact(v)}`)}">${cell}</g>`;
     });
     const ring = Math.min(cellW, cellH);
     for (const [, j] of rings.filter(([k]) => k === i))
-      row += `<circle cx="${left + (j + 0.5) * cellW}" cy="${top + (i + 0.5) * cellH}" r="${ring * 0.45}" fill="none" style="stroke:var(--qkv-k)" stroke-width="${Math.min(2.5, ring / 10)}" pointer-events="none"/>`;
-    const said = cols.map((c, j) => `${c} ${exact(M[i][j])}`).join(", ");
+      row += `<circle cx="${colX(j) + cellW / 2}" cy="${top + (i + 0.5) * cellH}" r="${ring * 0.45}" fill="none" style="stroke:var(--qkv-k)" stroke-width="${Math.min(2.5, ring / 10)}" pointer-events="none"/>`;
+    const said = called.map((c, j) => `${c} ${exact(M[i][j])}`).join(", ");
     body += item(r, row, `${title || "重み"}: ${said}`);
   });
   for (const [i, j] of hatch) {
-    body += `<rect x="${left + j * cellW}" y="${top + i * cellH}" width="${cellW}" height="${cellH}" fill="url(#qkv-hatch)" style="stroke:var(--qkv-muted)" pointer-events="none"/>`;
+    body += `<rect x="${colX(j)}" y="${top + i * cellH}" width="${cellW}" height="${cellH}" fill="url(#qkv-hatch)" style="stroke:var(--qkv-muted)" pointer-events="none"/>`;
   }
   for (const [i, j, style = "solid"] of outline) {
     const dash = style === "dashed" ? ' stroke-dasharray="5 3"' : "";
-    body += `<rect x="${left + j * cellW + 1.5}" y="${top + i * cellH + 1.5}" width="${cellW - 3}" height="${cellH - 3}" fill="none" style="stroke:var(--qkv-frame)" stroke-width="3"${dash} pointer-events="none"/>`;
+    body += `<rect x="${colX(j) + 1.5}" y="${top + i * cellH + 1.5}" width="${cellW - 3}" height="${cellH - 3}" fill="none" style="stroke:var(--qkv-frame)" stroke-width="3"${dash} pointer-events="none"/>`;
   }
   let height = bottom + 12;
   if (scale) {
