@@ -895,6 +895,44 @@ def test_chapter_04s_markers_are_legible_apart_and_fill_the_plane(pages, width):
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
+#: Chapter 04's first panel on the screen: the origin (where its axes cross) and the ring, in CSS px.
+RING_AND_ORIGIN = r"""svg => {
+  const m = svg.getScreenCTM();
+  const on = (x, y) => { const p = new DOMPoint(x, y).matrixTransform(m); return [p.x, p.y]; };
+  const [xAxis, yAxis] = svg.querySelectorAll(":scope > line");
+  const ring = svg.querySelector(".qkv04-handle");
+  return { origin: on(+yAxis.getAttribute("x1"), +xAxis.getAttribute("y1")),
+           ring: on(+ring.getAttribute("cx"), +ring.getAttribute("cy")) };
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_dragging_chapter_04s_ring_to_0_minus_1_turns_w_q_by_minus_90(pages, width):
+    """The ring of the question panel sits at (1, 0); dragged to (0, −1) on the fitted plane (the
+    same distance from the origin, a quarter turn clockwise) it sets W_Q to −90° at scale 1, as the
+    chapter says, and the key then shows the tie."""
+    page = page_of(pages, "notebooks/04_three_matrices").page
+    page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+    explorable = explorables_on(page)[0]
+    try:
+        page.set_viewport_size({"width": width, "height": 844})
+        page.wait_for_timeout(100)
+        svg = explorable.locator(".qkv-panels svg").first
+        svg.scroll_into_view_if_needed()
+        at = svg.evaluate(RING_AND_ORIGIN)
+        (ox, oy), (rx, ry) = at["origin"], at["ring"]
+        assert abs(ry - oy) < 1 and rx - ox > 20, at
+        page.mouse.move(rx, ry)
+        page.mouse.down()
+        page.mouse.move(ox, oy + (rx - ox), steps=8)
+        page.mouse.up()
+        landed(page, explorable, {"q_angle": -90, "q_scale": 1})
+        expect(explorable.locator(".qkv-readout")).to_contain_text("ケーキ→(同点)")
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+
+
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
 #: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
 TEXT_CONTRAST = r"""mode => {
