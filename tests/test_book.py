@@ -888,6 +888,84 @@ def test_chapter_04s_key_is_on_the_same_phone_screen_as_the_w_q_sliders(pages):
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
+#: Chapter 04's face panels (Q, K, V): each one's frame and its markers, in CSS px.
+FACE_MARKERS = r"""ex => [...ex.querySelectorAll(".qkv-panels svg")].slice(0, 3).map((svg) => {
+  const box = (n) => { const b = n.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  return { frame: box(svg.querySelector(":scope > rect[fill=none]")),
+           markers: [...svg.querySelectorAll("[data-item]")].map((g) => [g.dataset.item, box(g)]) };
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_chapter_04s_markers_are_legible_apart_and_fill_the_plane(pages, width):
+    """At the start, in each of the three faces' panels: every word's marker is at least 15 CSS px
+    across, no two overlap (カレー's and キムチ's did, 7-unit markers on a ±4.2 plane), the farthest
+    reaches over three quarters of the way from the origin to the frame (it was under half), and
+    hovering a marker says the word's exact face."""
+    page = page_of(pages, "notebooks/04_three_matrices").page
+    explorable = explorables_on(page)[0]
+    try:
+        page.set_viewport_size({"width": width, "height": 844})
+        page.wait_for_timeout(100)
+        explorable.scroll_into_view_if_needed()
+        panels = explorable.evaluate(FACE_MARKERS)
+        assert len(panels) == 3 and all(len(p["markers"]) == 5 for p in panels), panels
+        for panel in panels:
+            x0, y0, x1, y1 = panel["frame"]
+            middle, half = ((x0 + x1) / 2, (y0 + y1) / 2), (x1 - x0) / 2
+            boxes = [b for _, b in panel["markers"]]
+            assert min(min(b[2] - b[0], b[3] - b[1]) for b in boxes) >= 15, panel["markers"]
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (width, a, b)
+            reach = max(max(abs((b[0] + b[2]) / 2 - middle[0]), abs((b[1] + b[3]) / 2 - middle[1]))
+                        for b in boxes) / half
+            assert reach >= 0.75, (width, reach)
+        explorable.locator(".qkv-panels svg").first.locator('[data-item="ケーキ"]').hover()
+        expect(explorable.locator(".qkv-hint")).to_contain_text("Q (2, 0.2)")
+    finally:
+        page.mouse.move(0, 0)
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+#: Chapter 04's first panel on the screen: the origin (where its axes cross) and the ring, in CSS px.
+RING_AND_ORIGIN = r"""svg => {
+  const m = svg.getScreenCTM();
+  const on = (x, y) => { const p = new DOMPoint(x, y).matrixTransform(m); return [p.x, p.y]; };
+  const [xAxis, yAxis] = svg.querySelectorAll(":scope > line");
+  const ring = svg.querySelector(".qkv04-handle");
+  return { origin: on(+yAxis.getAttribute("x1"), +xAxis.getAttribute("y1")),
+           ring: on(+ring.getAttribute("cx"), +ring.getAttribute("cy")) };
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_dragging_chapter_04s_ring_to_0_minus_1_turns_w_q_by_minus_90(pages, width):
+    """The ring of the question panel sits at (1, 0); dragged to (0, −1) on the fitted plane (the
+    same distance from the origin, a quarter turn clockwise) it sets W_Q to −90° at scale 1, as the
+    chapter says, and the key then shows the tie."""
+    page = page_of(pages, "notebooks/04_three_matrices").page
+    page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+    explorable = explorables_on(page)[0]
+    try:
+        page.set_viewport_size({"width": width, "height": 844})
+        page.wait_for_timeout(100)
+        svg = explorable.locator(".qkv-panels svg").first
+        svg.scroll_into_view_if_needed()
+        at = svg.evaluate(RING_AND_ORIGIN)
+        (ox, oy), (rx, ry) = at["origin"], at["ring"]
+        assert abs(ry - oy) < 1 and rx - ox > 20, at
+        page.mouse.move(rx, ry)
+        page.mouse.down()
+        page.mouse.move(ox, oy + (rx - ox), steps=8)
+        page.mouse.up()
+        landed(page, explorable, {"q_angle": -90, "q_scale": 1})
+        expect(explorable.locator(".qkv-readout")).to_contain_text("ケーキ→(同点)")
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+
+
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
 #: it (the shape under its middle, else the explorable's background) is below 4.5, in `mode`.
 TEXT_CONTRAST = r"""mode => {
@@ -1136,7 +1214,7 @@ def orange_rows(png: Path, css: str) -> int:
     w, h = image.size
     pixels = image.load()
     return sum(
-        sum(all(abs(c - t) <= 4 for c, t in zip(pixels[x, y], want)) for x in range(0, w, 2)) > 0.6 * w / 2
+        sum(all(abs(c - t) <= 4 for c, t in zip(pixels[x, y], want, strict=True)) for x in range(0, w, 2)) > 0.6 * w / 2
         for y in range(h))
 
 

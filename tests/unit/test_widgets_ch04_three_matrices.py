@@ -1,6 +1,9 @@
 """helpers.widgets.ch04_three_matrices: chapter 04's explorable, driven headlessly from Python
 (and its ES module in Node at the settings the chapter talks about)."""
 
+import html
+import re
+
 import numpy as np
 import pytest
 from explorables import assert_refused, run_module, same_numbers
@@ -206,3 +209,75 @@ def test_non_planar_embedding_is_refused():
     emb = helpers.data.Embedding(("a", "b"), np.ones((2, 3)), axes=("x", "y", "z"))
     with pytest.raises(ValueError, match="d_model = 2"):
         three_faces_explorer(emb)
+
+
+FRAME = (38.0, 262.0)  # the face panels' frame, in SVG units (PAD 38 on a 300-unit panel)
+
+
+def drawn_markers(panel: str) -> list[dict]:
+    """Each word's marker in a face panel's SVG: its word, what hovering it says, its box."""
+    out = []
+    for word, value, shape in re.findall(r'<g data-item="([^"]*)" data-value="([^"]*)"[^>]*>(.*?)</g>', panel):
+        if m := re.match(r'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="([\d.]+)"', shape):
+            x, y, r = map(float, m.groups())
+            xs, ys = [x - r, x + r], [y - r, y + r]
+        else:
+            pts = [tuple(map(float, p.split(","))) for p in re.search(r'points="([^"]*)"', shape)[1].split()]
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        out.append({"word": html.unescape(word), "value": html.unescape(value), "hollow": "fill:var(--qkv-bg)" in shape,
+                    "box": (min(xs), min(ys), max(xs), max(ys))})
+    return out
+
+
+ACCEPTED = {  # embeddings the factory accepts, from the smallest to the largest coordinates
+    "foods": foods(),
+    "tiny": Embedding(("a", "b"), np.array([[0.001, 0.0], [0.0, -0.002]])),
+    "far": Embedding(("a", "b", "c"), np.array([[1000.0, 1000.0], [-1000.0, 0.5], [0.001, -1000.0]])),
+    "mixed": Embedding(("近", "遠"), np.array([[0.3, 0.2], [-40.0, 25.0]])),
+}
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED))
+def test_every_face_of_every_accepted_embedding_is_drawn_inside_the_frame(name):
+    """The plane holds every point the factory accepts (coordinates up to ±1000): at scale 1, any
+    angle, each face's marker lies whole inside the frame at its place (nothing pinned); stretched
+    to 2, a face past the frame is drawn hollow on its edge and hovering it says so."""
+    emb = ACCEPTED[name]
+    settings = [{"q_angle": a, "k_angle": -a, "v_angle": a / 2} for a in (0, 37, 90, -135, 180)]
+    settings += [{"q_scale": 2.0, "k_scale": 2.0, "q_angle": 45, "k_angle": -120, "v_scale": 0.0}]
+    states = []
+    for s in settings:
+        ex = three_faces_explorer(emb)
+        set_controls(ex, s)
+        states.append(ex.state_for_page())
+    pictures = run_module(module_source("ch04_three_matrices"), "picture", [[s] for s in states])
+    for s, pic in zip(settings, pictures, strict=True):
+        for panel in pic["ok"]["panels"][:3]:
+            markers = drawn_markers(panel)
+            assert [m["word"] for m in markers] == list(emb.words), s
+            for m in markers:
+                x0, y0, x1, y1 = m["box"]
+                assert FRAME[0] <= min(x0, y0) and max(x1, y1) <= FRAME[1], (name, s, m)
+                assert m["hollow"] == ("枠の外" in m["value"]), m
+                if "q_scale" not in s:
+                    assert not m["hollow"], (name, s, m)
+    stretched = [m for panel in pictures[-1]["ok"]["panels"][:2] for m in drawn_markers(panel)]
+    if name == "foods":  # ケーキ stretched twice (4, 0.4) turned: past the ±2.5 frame
+        assert any(m["hollow"] for m in stretched), stretched
+
+
+def test_the_foods_reach_most_of_the_way_to_the_frame_and_no_two_markers_touch():
+    """At the start (every W the identity) the farthest food reaches over three quarters of the way
+    from the origin to the frame (a ±4.2 plane held them within the first half), and no two
+    words' markers overlap in any face panel (カレー and キムチ overlapped at 7 units)."""
+    (pic,) = run_module(module_source("ch04_three_matrices"), "picture", [[three_faces_explorer().state_for_page()]])
+    middle, half = sum(FRAME) / 2, (FRAME[1] - FRAME[0]) / 2
+    for panel in pic["ok"]["panels"][:3]:
+        boxes = [m["box"] for m in drawn_markers(panel)]
+        centres = [((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in boxes]
+        reach = max(max(abs(x - middle), abs(y - middle)) for x, y in centres) / half
+        assert reach >= 0.75, reach
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]
+                assert apart, (a, b)

@@ -381,8 +381,8 @@ def _jsonable(value):
 #: phone (the book uses at most 8).
 MAX_ITEMS = 12
 
-#: The largest coordinate an explorable draws: its planes show about ±4, so a point beyond
-#: this is a mistake (a forgotten scale), not something to draw.
+#: The largest coordinate an explorable draws: its planes fit the data (a few units for the book's
+#: own), so a point beyond this is a mistake (a forgotten scale), not something to draw.
 MAX_COORD = 1000.0
 
 
@@ -411,7 +411,7 @@ def on_the_plane(M: np.ndarray, what: str) -> None:
     far = float(np.abs(M).max())
     if far > MAX_COORD:
         raise HelpersError(
-            f"{what}の成分は絶対値 {MAX_COORD:g} 以下にしてください(この図の平面は ±4 ほどを描きます)。"
+            f"{what}の成分は絶対値 {MAX_COORD:g} 以下にしてください(図はデータに合わせて平面を広げますが、それを超える値はたいてい何かの間違いです)。"
             f"絶対値 {far:g} の成分が来ました。"
         )
 

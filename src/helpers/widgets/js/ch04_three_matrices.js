@@ -30,6 +30,9 @@ const FACES = [
 const TIE = "(同点)";
 const GRID = [-2, -1, 0, 1, 2];
 const PAD = 38;
+const LIM = 2.5; // the smallest plane: ±2.5, where the ring stretched twice still fits
+const R = 8; // a word's marker (its widest shape reaches 1.3 R from its centre)
+const INSET = 1.3 * R + 1.5; // a marker this far inside the frame is drawn whole
 const FAINT = 0.75; // the embeddings x before the map: behind the mapped ones, ≥ 3:1 all the same
 
 // The word whose key best matches `row` (a word's q·k with every key), or TIE when the two largest
@@ -52,11 +55,32 @@ export function numbers(traits) {
   return out;
 }
 
-// The plane every panel uses: ±4 for the book's foods, wider for longer embeddings, so that a
-// face stretched twice (scale 2) stays inside.
+// The plane every panel uses, fitted to the words: a face xW at scale 1 turned any way stays
+// within the longest x, so the plane reaches a little past it (the book's foods: ±2.5), never
+// under ±2.5 so that the ring (where (1, 0) goes, at most 2 from the origin) is always in reach.
+// It does not follow the sliders (a plane that zoomed while the ring is dragged would move the
+// ring away from the finger); a face stretched past the frame is pinned to it (facePoint).
 function planeFor(vectors) {
   const far = Math.max(...vectors.map(norm), 0);
-  return plane(Math.max(4, 2.1 * far), PANEL, PAD);
+  return plane(Math.max(LIM, 1.15 * far), PANEL, PAD);
+}
+
+// Where a face's marker is drawn: at the face, or, when the marker would cross the frame, on the
+// frame's inside on the face's way out from the origin (`pinned`: drawn hollow, said on hover).
+function facePoint(p, a, b) {
+  const [ox, oy] = p.at(0, 0);
+  const [tx, ty] = p.at(a, b);
+  const lo = p.pad + INSET;
+  const hi = p.size - p.pad - INSET;
+  let s = 1;
+  for (const [o, t] of [
+    [ox, tx],
+    [oy, ty],
+  ]) {
+    if (t > hi) s = Math.min(s, (hi - o) / (t - o));
+    if (t < lo) s = Math.min(s, (lo - o) / (t - o));
+  }
+  return { x: ox + s * (tx - ox), y: oy + s * (ty - oy), pinned: s < 1 };
 }
 
 // Text with a subscript: "XW" + "Q" drawn as XW_Q (the subscript at FONT - 2, never smaller).
@@ -75,8 +99,8 @@ function subscripted(
 }
 
 // One marker shape per word, as the old figure's matplotlib markers: o s ^ D P v X h.
-function marker(i, cx, cy, r, fill, stroke = "var(--qkv-bg)") {
-  const paint = `style="fill:${fill};stroke:${stroke}" stroke-width="1.2"`;
+function marker(i, cx, cy, r, fill, stroke = "var(--qkv-bg)", width = 1.2) {
+  const paint = `style="fill:${fill};stroke:${stroke}" stroke-width="${width}"`;
   const poly = (pts) =>
     `<polygon points="${pts.map(([a, b]) => `${(cx + a * r).toFixed(2)},${(cy + b * r).toFixed(2)}`).join(" ")}" ${paint}/>`;
   const cross = (turn) => {
@@ -196,8 +220,12 @@ function facePanel(p, { face, w, role, color }, W, F, X, words) {
   const [hx, hy] = p.at(W[0][0], W[0][1]);
   inside += `<circle cx="${hx}" cy="${hy}" r="10" style="fill:none;stroke:${color}" stroke-width="2.5"/>`;
   F.forEach(([a, b], i) => {
-    const [tx, ty] = p.at(a, b);
-    inside += item(words[i], marker(i, tx, ty, 6.5, color), `${face} (${exact(a)}, ${exact(b)})`);
+    const { x, y, pinned } = facePoint(p, a, b);
+    const shape = pinned
+      ? marker(i, x, y, R, "var(--qkv-bg)", color, 2)
+      : marker(i, x, y, R, color);
+    const where = pinned ? "(枠の外。枠の縁に中抜きの印で描いています)" : "";
+    inside += item(words[i], shape, `${face} (${exact(a)}, ${exact(b)})${where}`);
   });
   body += `<g clip-path="url(#${clip})">${inside}</g>`;
   // The press area over the ring: drawn last, on top, but transparent (the markers show through).
@@ -234,7 +262,7 @@ function keyPanel(data, n) {
   words.forEach((word, i) => {
     const best = n.looks_at[i];
     let row = `<rect x="8" y="${y - 12}" width="${PANEL - 16}" height="24" fill="none" pointer-events="all"/>`;
-    row += marker(i, 22, y, 6.5, "var(--qkv-fg)");
+    row += marker(i, 22, y, 7, "var(--qkv-fg)");
     row += text(38, y, word, { anchor: "start" });
     row += text(150, y, "→", { fill: "var(--qkv-muted)" });
     row += text(166, y, best, {
