@@ -319,6 +319,20 @@ def test_check_padded_attention_names_each_mistake(fn, mistake):
     assert checks.PADDING_HINTS[mistake] in str(info.value)
 
 
+@pytest.mark.parametrize("fn", [_padded(lambda n_q, n_k, r: np.zeros(n_k, bool)),
+                                lambda Q, K, V, r: (lambda w: (w @ V, w))(softmax(Q @ K.T / np.sqrt(Q.shape[1])
+                                                                                  * (np.arange(len(K)) < r)))])
+def test_a_padding_mask_that_hides_nothing_is_asked_about_not_handed_the_fix(fn):
+    """Found grading a class: the hint to a mask that leaves the padding seen (none, or multiplied
+    into the scores) named the fix whole (add -inf to the padded columns' scores), which is the
+    exercise; it asks which scores give a weight of exactly 0, as chapter 02's does."""
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed) as info:
+            checks.check_padded_attention(fn, hidden=hidden)
+        assert "空席の列にも重みが配られています" in str(info.value)
+        assert "-inf" not in str(info.value) and "足して" not in str(info.value)
+
+
 def test_check_padded_attention_wants_a_pair():
     with pytest.raises(CheckFailed) as info:
         checks.check_padded_attention(lambda Q, K, V, n_real: _padded()(Q, K, V, n_real)[1])
