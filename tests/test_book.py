@@ -1037,6 +1037,111 @@ def test_the_book_follows_the_systems_colour_scheme_unless_the_reader_chose(book
         context.close()
 
 
+#: The colours behind an explorable, from its output box up to the article: each element's
+#: background, as `[class, background-color]`, in `mode`.
+BEHIND_AN_EXPLORABLE = r"""mode => {
+  document.documentElement.dataset.theme = mode;
+  const out = [];
+  for (const box of document.querySelectorAll(".qkv-explorable")) {
+    for (let n = box.parentElement; n && !n.matches(".bd-article"); n = n.parentElement)
+      out.push([n.className, getComputedStyle(n).backgroundColor]);
+  }
+  document.documentElement.dataset.theme = "light";
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_an_explorables_output_box_draws_no_frame_around_it_in_light_or_dark(pages, doc):
+    """The explorable draws its own background in the theme's colours: the output box around it
+    paints nothing (in dark mode the theme gave HTML outputs a light grey background with 8 px of
+    padding, a light frame around a dark explorable)."""
+    page = page_of(pages, doc).page
+    if not explorables_on(page):
+        pytest.skip(f"{doc} には図がありません")
+    for mode in ("light", "dark"):
+        behind = page.evaluate(BEHIND_AN_EXPLORABLE, mode)
+        assert any("cell_output" in c for c, _ in behind), behind
+        painted = [(c, bg) for c, bg in behind if bg != "rgba(0, 0, 0, 0)"]
+        assert not painted, f"{doc} ({mode}): 図のまわりに色のついた枠 {painted}"
+
+
+def test_at_1280_px_nothing_sits_above_the_sidebar_and_search_is_offered_once_there(pages):
+    """At 1280 px the page starts with the sidebar and the article header: no 64-px bar above them
+    holding a second 「検索 Ctrl+K」 (pydata-sphinx-theme 0.17 put its search field back into the
+    navbar that sphinx-book-theme leaves empty). The sidebar's search field remains and opens the
+    search dialog (on a phone the article header's button does)."""
+    page = page_of(pages, "notebooks/04_three_matrices").page
+    page.evaluate("window.scrollTo(0, 0)")
+    shown = page.evaluate("""() => [...document.querySelectorAll('.search-button__button')]
+      .filter((b) => b.getClientRects().length && b.getBoundingClientRect().width > 0)
+      .map((b) => [b.closest('.bd-sidebar-primary') ? 'sidebar' : b.closest('.bd-header-article') ? 'article'
+                   : 'elsewhere', Math.round(b.getBoundingClientRect().top)])""")
+    assert [where for where, _ in shown] == ["sidebar"], shown
+    tops = page.evaluate("['.bd-sidebar-primary', '.bd-header-article']"
+                         ".map((s) => document.querySelector(s).getBoundingClientRect().top)")
+    assert tops == [0, 0], tops
+    page.locator(".bd-sidebar-primary .search-button__button").click()
+    expect(page.locator("#pst-search-dialog input[type=search]")).to_be_focused()
+    page.keyboard.press("Escape")
+
+
+#: The theme's skip link bar: its box, and whether a point of it is drawn on top on the screen.
+SKIP_BAR = r"""() => {
+  const bar = document.querySelector(".skip-link");
+  const b = bar.getBoundingClientRect();
+  const inView = b.bottom > 0.5 && b.top < innerHeight;
+  const x = b.left + b.width / 2, y = Math.min(Math.max(b.top + b.height / 2, 0), innerHeight - 1);
+  return { top: b.top, bottom: b.bottom, inView, onTop: inView && bar.contains(document.elementFromPoint(x, y)) };
+}"""
+
+
+def orange_rows(png: Path, css: str) -> int:
+    """How many rows of the image are mostly (over 60 %) the colour `css` (rgb(r, g, b))."""
+    want = [int(v) for v in re.findall(r"\d+", css)[:3]]
+    image = Image.open(png).convert("RGB")
+    w, h = image.size
+    pixels = image.load()
+    return sum(
+        sum(all(abs(c - t) <= 4 for c, t in zip(pixels[x, y], want)) for x in range(0, w, 2)) > 0.6 * w / 2
+        for y in range(h))
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_skip_link_shows_only_while_the_keyboard_is_on_it(book, browser, width, tmp_path):
+    """The theme's 「本文へスキップ」 bar (with a link per explorable) is out of the screen wherever
+    the reader scrolls, and paints nothing there: the strip above the screen's top shows on iOS
+    when the page bounces at its top, and in a screenshot of an explorable taller than the screen,
+    where the orange bar sat in the middle of chapter 04's. The first Tab brings it down over the
+    sticky header, and it leaves once the keyboard moves on."""
+    context = browser.new_context(viewport={"width": width, "height": 844}, locale="ja-JP")
+    try:
+        page = context.new_page()
+        page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+        explorables_on(page)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        for y in (0, 300, *range(0, height, height // 6), height):
+            page.evaluate("y => window.scrollTo(0, y)", y)
+            bar = page.evaluate(SKIP_BAR)
+            assert not bar["inView"], (y, bar)
+        shot = tmp_path / f"skip-{width}.png"
+        page.locator(".qkv-explorable").first.screenshot(path=str(shot))  # taller than the screen
+        colour = page.evaluate("getComputedStyle(document.querySelector('.skip-link')).backgroundColor")
+        assert orange_rows(shot, colour) == 0, f"{shot}: スキップのリンクの帯が描かれています"
+        page.evaluate("window.scrollTo(0, 0)")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('.skip-link') !== null")
+        page.wait_for_timeout(300)  # the theme slides it down in 0.15 s
+        bar = page.evaluate(SKIP_BAR)
+        assert bar["top"] >= -0.5 and bar["onTop"], bar
+        page.keyboard.press("Escape")
+        page.evaluate("document.activeElement.blur()")
+        page.wait_for_timeout(300)
+        assert not page.evaluate(SKIP_BAR)["inView"]
+    finally:
+        context.close()
+
+
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
     """Chapter 02's temperature: each → shows another number (it showed 0.05 four times), PageUp
     moves many steps at once, Home and End go to the ends (said once in the chapters)."""

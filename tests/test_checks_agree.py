@@ -371,6 +371,17 @@ ISSUE_MISTAKES = [
          X, *(np.split(W, h, axis=1) for W in (W_Q, W_K, W_V)), W_O)[0], "forbidden_helper"),
     ("multi_head", checks.check_multi_head, "sqrt_h",
      from_table(checks.multi_head_variants, "sqrt_h"), "sqrt_h"),
+    # found grading a class through nbgrader: each had only the general "the first entry that differs"
+    ("multi_head", checks.check_multi_head, "one_head_scaled_by_a_heads_d_k",
+     from_table(checks.multi_head_variants, "one_head:head_root"), "one_head"),
+    ("scores_from_weights", checks.check_scores_from_weights, "doubled_log", lambda w: 2 * np.log(w), "scaled"),
+    ("scores_from_weights", checks.check_scores_from_weights, "to_weights_again",
+     lambda w: np.exp(w) / np.exp(w).sum(), "softmax_again"),
+    ("grad_W_shared", checks.check_grad_W_shared, "step_taken",
+     lambda X_q, X_kv, W, dS: W - (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1]), "step"),
+    ("grad_W_shared", checks.check_grad_W_shared, "paths_as_a_pair",
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W / np.sqrt(W.shape[1]), X_kv.T @ dS.T @ X_q @ W / np.sqrt(W.shape[1])),
+     "pair"),
 ]
 
 

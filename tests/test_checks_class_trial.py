@@ -86,6 +86,9 @@ ATTEMPTS = [
     ("scores_from_weights", checks.check_scores_from_weights, "doubled log", False, lambda w: 2 * np.log(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "the weights times their count", False, lambda w: w * len(w)),
     ("scores_from_weights", checks.check_scores_from_weights, "one number", False, lambda w: float(np.log(w).sum())),
+    ("scores_from_weights", checks.check_scores_from_weights, "the weights' softmax", False,
+     lambda w: np.exp(w) / np.exp(w).sum()),
+    ("scores_from_weights", checks.check_scores_from_weights, "log of the weights squared", False, lambda w: np.log(w ** 2)),
     # chapter 01: cosine(a, b)
     ("cosine", checks.check_cosine, "np.dot and sqrt", True,
      lambda a, b: np.dot(a, b) / (np.sqrt(np.dot(a, a)) * np.sqrt(np.dot(b, b)))),
@@ -147,6 +150,9 @@ ATTEMPTS = [
     ("three_faces", checks.check_three_faces, "inverse instead of transpose", False,
      lambda x, *Ws: tuple(x @ np.linalg.pinv(W) for W in Ws)),
     ("three_faces", checks.check_three_faces, "the matrices returned", False, lambda x, a, b, c: (a, b, c)),
+    ("three_faces", checks.check_three_faces, "saved matrices used as the book's", False,
+     lambda x, *Ws: tuple(x @ W for W in Ws)),
+    ("three_faces", checks.check_three_faces, "multiplied entry by entry", False, lambda x, *Ws: tuple(x * W for W in Ws)),
     # chapter 05: score_cell(Q, K, i, j), one cell of Q Kᵀ
     ("matmul_cell", checks.check_matmul_cell, "generator sum", True,
      lambda Q, K, i, j: sum(Q[i, k] * K[j, k] for k in range(Q.shape[1]))),
@@ -156,7 +162,9 @@ ATTEMPTS = [
     ("matmul_cell", checks.check_matmul_cell, "one entry times one entry", False, lambda Q, K, i, j: Q[i, j] * K[j, i]),
     ("matmul_cell", checks.check_matmul_cell, "sums multiplied", False, lambda Q, K, i, j: Q[i].sum() * K[j].sum()),
     ("matmul_cell", checks.check_matmul_cell, "plus one", False, lambda Q, K, i, j: Q[i] @ K[j] + 1),
+    ("matmul_cell", checks.check_matmul_cell, "columns of both", False, lambda Q, K, i, j: Q[:, i] @ K[:, j]),
     ("matmul_cell", checks.check_matmul_cell, "rounded to one decimal", False, lambda Q, K, i, j: round(Q[i] @ K[j], 1)),
+    ("matmul_cell", checks.check_matmul_cell, "i and j swapped", False, lambda Q, K, i, j: float(Q[j] @ K[i])),
     # chapter 05: fused_qkv(X, W_Q, W_K, W_V)
     ("fused_qkv", checks.check_fused_qkv, "np.concatenate", True, lambda X, a, b, c: _fused(X, a, b, c, lambda m: np.concatenate(m, axis=1))),
     ("fused_qkv", checks.check_fused_qkv, "np.split at the widths", True,
@@ -209,6 +217,10 @@ ATTEMPTS = [
     ("causal_attention", checks.check_causal_attention, "queries as the first words", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1])
                                                     + np.triu(np.full((len(Q), len(K)), -np.inf), k=1)))),
+    ("causal_attention", checks.check_causal_attention, "offset in the wrong direction", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=1 - 2 * (len(K) - len(Q))))),
+    ("causal_attention", checks.check_causal_attention, "offset in the wrong direction, -1e9", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9, k=1 - 2 * (len(K) - len(Q))))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
@@ -227,10 +239,14 @@ ATTEMPTS = [
      lambda *a: _heads_loop(*a, merge=lambda o: np.concatenate(o, axis=1))),
     ("multi_head", checks.check_multi_head, "divided by √d_model", False,
      lambda X, *a: _heads_loop(X, *a, root=np.sqrt(X.shape[1]))),
+    ("multi_head", checks.check_multi_head, "the chapter's global d_k = 2", False,
+     lambda *a: _heads_loop(*a, root=np.sqrt(2))),
     ("multi_head", checks.check_multi_head, "heads summed", False,
      lambda X, W_Q, W_K, W_V, W_O, h: _heads_loop(X, W_Q, W_K, W_V, W_O, h,
                                                    merge=lambda o: np.hstack([sum(o)] * h))),
     ("multi_head", checks.check_multi_head, "W_O first", False, lambda X, W_Q, W_K, W_V, W_O, h: X @ W_O.T @ W_O),
+    ("multi_head", checks.check_multi_head, "one head scaled by a head's √d_k", False,
+     lambda X, W_Q, W_K, W_V, W_O, h: SOFTMAX((X @ W_Q) @ (X @ W_K).T / np.sqrt(W_Q.shape[1] // h)) @ (X @ W_V) @ W_O),
     # transfer exercises (the seven added after the first trial)
     # chapter 01: cosine_table(A, B)
     ("cosine_table", checks.check_cosine_table, "double loop with cosine of two rows", True,
@@ -320,8 +336,14 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (np.matmul(w, V), w))(SOFTMAX(np.matmul(Q, K.transpose(0, 2, 1)) / np.sqrt(Q.shape[2]), axis=2))),
     ("batch_attention", checks.check_batch_attention, "float32", True,
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX((Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1])).astype(np.float32), axis=-1))),
+    ("batch_attention", checks.check_batch_attention, "the chapter's K.T", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1))),
     ("batch_attention", checks.check_batch_attention, "√ of the number of keys", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(K.shape[1]), axis=-1))),
+    ("batch_attention", checks.check_batch_attention, "d_k = Q.shape[1] copied from 2-D", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[1]), axis=-1))),
+    ("batch_attention", checks.check_batch_attention, "step 2 whole, K.T mended", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[1]), axis=1))),
     ("batch_attention", checks.check_batch_attention, "first sentence for all", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(np.broadcast_to(SOFTMAX(Q[0] @ K[0].T / np.sqrt(Q.shape[-1])), (len(Q),) + Q[0][:, :0].shape[:1] + (K.shape[1],)).copy())),
     ("batch_attention", checks.check_batch_attention, "softmax over the whole sentence", False,
@@ -356,8 +378,12 @@ ATTEMPTS = [
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[0])),
     ("grad_W_shared", checks.check_grad_W_shared, "a step taken (W minus the gradient)", False,
      lambda X_q, X_kv, W, dS: W - (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "the two paths returned as a pair", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W / np.sqrt(W.shape[1]), X_kv.T @ dS.T @ X_q @ W / np.sqrt(W.shape[1]))),
     ("grad_W_shared", checks.check_grad_W_shared, "paths averaged", False,
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS.T @ X_q @ W) / np.sqrt(W.shape[1]) / 2),
+    ("grad_W_shared", checks.check_grad_W_shared, "paths multiplied", False,
+     lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W) * (X_kv.T @ dS.T @ X_q @ W) / W.shape[1]),
     ("grad_W_shared", checks.check_grad_W_shared, "keys' path without the transpose", False,
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS @ X_q @ W) / np.sqrt(W.shape[1])),
     # chapter 08: padded_attention(Q, K, V, n_real)
@@ -511,6 +537,24 @@ def outcome(check, fn, right: bool) -> tuple[str, str]:
 def test_a_class_attempt_gets_the_same_verdict_everywhere_in_japanese(exercise, check, kind, right, fn):
     result, message = outcome(check, fn, right)
     assert result.startswith("ok"), f"{exercise} / {kind}: {result}: {message}"
+
+
+WRONG = [a for a in ATTEMPTS if not a[3]]
+
+
+@pytest.mark.parametrize("exercise, check, kind, right, fn", WRONG, ids=[f"{e}-{k}" for e, _, k, _, _ in WRONG])
+def test_the_hidden_test_names_the_mistake_the_visible_check_named(exercise, check, kind, right, fn):
+    """A student who made one mistake reads one reason in the feedback (the grade cell prints the
+    visible check's ✗ and then the hidden test's), and the class report counts one mistake for
+    them: the hidden cases come in the visible ones' order, so a slip the first visible case names
+    (a square case, where it runs) is named by the hidden test too, not met as a crash on a
+    rectangular case first. Numbers the student reads are short (a hidden case's inputs rounded)."""
+    calls = _calls(check, fn)
+    seen, hidden = run(calls[0]), run(calls[-1])
+    assert seen is not None and hidden is not None, f"{exercise} / {kind}: visible {seen}, hidden {hidden}"
+    assert seen.mistake == hidden.mistake, f"{exercise} / {kind}: visible {seen.mistake}: {seen} / hidden {hidden.mistake}: {hidden}"
+    for message in (str(seen), str(hidden)):
+        assert not re.search(r"\d\.\d{6,}", message), f"{exercise} / {kind}: unrounded numbers: {message}"
 
 
 @pytest.mark.parametrize("exercise, kind", sorted(NAMED), ids=[f"{e}-{k}" for e, k in sorted(NAMED)])

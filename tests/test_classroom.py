@@ -768,6 +768,15 @@ def test_feedback_page_for_every_submission(course):
             assert "<html" in page and chapter in page, (student, chapter)
 
 
+def test_a_long_check_line_wraps_inside_its_box_in_the_feedback(course):
+    """A ✗ line is one long line of Japanese whose advice comes last: the page wraps it inside
+    its output box (nbconvert's classic pages keep a <pre> on one line, past the box's edge)."""
+    page = course.feedback(course.mistakes["08", "mask_of_minus_10"], EXERCISES_CHAPTER)
+    styles = "".join(re.findall(r"<style[^>]*>(.*?)</style>", page, flags=re.S))
+    wrap = re.search(r"div\.output_area pre\s*\{[^}]*white-space:\s*pre-wrap", styles)
+    assert wrap and styles.rindex("white-space: pre-wrap") > styles.rindex("pre{"), "the rule comes after nbconvert's"
+
+
 def test_a_feedback_page_that_cannot_be_made_is_reported_and_the_others_are_made(course, tmp_path):
     """A chapter's pages are made in one nbgrader run; one that fails stops none of the others
     and is named, with its reason."""
@@ -944,6 +953,45 @@ def test_class_report_counts_exactly_the_planted_mistakes(course):
     assert ex06 == {"full": 2, "partial": 1, "none": 6, "unanswered": 0}  # teacher, all_right; c6
     ranked = [int(r["students"]) for r in rows if r["exercise"] == "ex06_attention_test" and r["kind"] not in CREDIT]
     assert ranked == sorted(ranked, reverse=True) and ranked[0] == 4  # commonest first
+
+
+def _heads(X, W_Q, W_K, W_V, W_O, h, v_width=None, join=None):
+    """A multi_head answer: each head's values cut `v_width` wide (d_k: the chapter's loop
+    copied) and the heads' outputs joined by `join` (np.vstack: one under another)."""
+    import numpy as np
+    d_k = W_Q.shape[1] // h
+    d_v = v_width(d_k, W_V.shape[1] // h) if v_width else W_V.shape[1] // h
+    outs = []
+    for i in range(h):
+        q, v = slice(i * d_k, (i + 1) * d_k), slice(i * d_v, (i + 1) * d_v)
+        S = (X @ W_Q[:, q]) @ (X @ W_K[:, q]).T / np.sqrt(d_k)
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        outs.append(E / E.sum(axis=1, keepdims=True) @ (X @ W_V[:, v]))
+    return (join or (lambda o: np.concatenate(o, axis=1)))(outs) @ W_O
+
+
+def test_class_report_tells_crashes_apart_by_what_their_message_says():
+    """Every crash is `crashed`; the report's row is its cause (what the message says after
+    numpy's error), so two students whose code stops for different reasons are two rows, and a
+    student's visible and hidden crash (other sizes, other numbers) are one."""
+    import numpy as np
+
+    def said(fn, hidden):
+        with pytest.raises(checks.CheckFailed) as info:
+            checks.check_multi_head(fn, hidden=hidden)
+        assert info.value.mistake == "crashed"
+        return class_report.mistake_group("crashed", str(info.value).removeprefix("✗ "))
+
+    def values_cut_d_k(*a):
+        return _heads(*a, v_width=lambda d_k, d_v: d_k)
+
+    def stacked(*a):
+        return _heads(*a, join=np.vstack)
+
+    groups = {said(values_cut_d_k, hidden) for hidden in (False, True)}  # other sizes, one cause
+    assert len(groups) == 1
+    assert said(stacked, False) not in groups
+    assert class_report.mistake_group("no_sqrt", "…") == ("no_sqrt", "")
 
 
 def test_class_report_links_each_mistake_to_the_section_its_hint_names(course, tmp_path):

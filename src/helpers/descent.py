@@ -8,7 +8,7 @@ The backward pass applies the chain rule one matrix product at a time, in the re
     S = Q Kᵀ / √d_k                      →  dQ = dS K / √d_k,  dK = (Qᵀ dS)ᵀ / √d_k = dSᵀ Q / √d_k
     A = softmax(S), row by row           →  dS = A ⊙ (dA − rowsum(dA ⊙ A))
     O = A V                              →  dA = dO Vᵀ,  dV = Aᵀ dO
-    L = (1/N) Σ ‖o − t‖²                 →  dO = 2 (O − T) / N
+    L = (1/N) Σ ‖o − o*‖²                →  dO = 2 (O − O*) / N    (O*: the targets, chapter 07)
 
 (`dY` is short for ∂L/∂Y, the gradient of the loss with respect to a matrix Y; it has the shape of Y.)
 

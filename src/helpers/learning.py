@@ -116,7 +116,7 @@ class Menu:
 
     @property
     def targets(self) -> np.ndarray:
-        """T: row i is the embedding of food i's partner — what its attention output should be."""
+        """O* (`O_star` in chapter 07): row i is the embedding of food i's partner — what its attention output should be."""
         return self.X[self.partner]
 
 
@@ -138,7 +138,7 @@ class PalateTask:
 
     @cached_property
     def stacks(self) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
-        """The menus of each size stacked: (X, T, partner) of shapes (m, n, d), (m, n, d), (m, n).
+        """The menus of each size stacked: (X, O*, partner) of shapes (m, n, d), (m, n, d), (m, n).
 
         In the order of `menus` (which go by size), so the full menu is the last of the last stack.
         """
@@ -406,7 +406,7 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
     """The best W_V while W_Q and W_K stay as they are, and the loss it gives.
 
     With the attention fixed, every output row is (A X)_i W_V: linear in W_V, so the W_V with
-    the smallest mean squared error is a least-squares fit of A X to the targets T.
+    the smallest mean squared error is a least-squares fit of A X to the targets O*.
     """
     d = task.full_menu.X.shape[1]
     mixed, targets = [], []
@@ -414,9 +414,9 @@ def best_value_matrix(task: PalateTask, W_Q, W_K) -> tuple[np.ndarray, float]:
         A = forward(menu.X, W_Q, W_K, np.eye(d)).weights
         mixed.append(A @ menu.X)
         targets.append(menu.targets)
-    M, T = np.vstack(mixed), np.vstack(targets)
-    W_V = np.linalg.lstsq(M, T, rcond=None)[0]
-    return W_V, float(np.sum((M @ W_V - T) ** 2)) / task.n_rows
+    AX, O_star = np.vstack(mixed), np.vstack(targets)
+    W_V = np.linalg.lstsq(AX, O_star, rcond=None)[0]
+    return W_V, float(np.sum((AX @ W_V - O_star) ** 2)) / task.n_rows
 
 
 def _a_kind(kind, name: str) -> str:

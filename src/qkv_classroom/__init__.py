@@ -45,7 +45,7 @@ from .class_report import write_class_report  # noqa: E402
 from .cli import main  # noqa: E402
 from .config import COURSE_ID, DEFAULT_TIMEOUT, write_config  # noqa: E402
 from .course_folder import ClassroomError  # noqa: E402
-from .feedback_pages import FeedbackWithoutHiddenTests, feedback  # noqa: E402
+from .feedback_pages import FeedbackStyle, FeedbackWithoutHiddenTests, feedback  # noqa: E402
 from .gradebook import scores  # noqa: E402
 from .grades_csv import export  # noqa: E402
 from .grading import autograde  # noqa: E402
@@ -61,6 +61,7 @@ __all__ = [
     "SCORE_CALL",
     "SOLUTION_MARKERS",
     "ClassroomError",
+    "FeedbackStyle",
     "FeedbackWithoutHiddenTests",
     "Outcome",
     "Status",

@@ -160,6 +160,21 @@ def message_group(message: str) -> str:
     return re.sub(r"\[[^\]]*\]|-?\d+(?:\.\d+)?", "…", message)
 
 
+#: Mistake ids that stand for many causes, told apart by what their message says: a crash's
+#: message names numpy's error and, after it, what to check (a mask of the square size, the heads'
+#: outputs stacked, ...), one cause per row of the report.
+BY_MESSAGE = {"crashed"}
+
+
+def mistake_group(key: str, message: str) -> tuple[str, str]:
+    """The report's row of a verdict: its mistake id, or for a crash (`BY_MESSAGE`) and a failure
+    no check recognised also its message without numbers, arrays and quoted code (the student's
+    own line where it stopped)."""
+    if key and key not in BY_MESSAGE:
+        return key, ""
+    return key, message_group(re.sub(r"`[^`]*`", "…", message))
+
+
 def _error_of(cell) -> str:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
@@ -218,7 +233,7 @@ def tally(root: str | Path, book: Path = BOOK_HTML) -> tuple[list[Exercise], lis
                 if kind != "full" and not found:
                     found = [("", _error_of(cell))]
                 for key, hint in found:
-                    group = (key, "") if key else ("", message_group(hint))
+                    group = mistake_group(key, hint)
                     m = ex.mistakes.setdefault(group, Mistake(key, hint))
                     m.students.add(student)
         for ex in mine.values():

@@ -41,10 +41,12 @@ c.OverwriteCells.missing_cell_notification = (
     "このセル(id:{{cell_id}})は提出物から消えていたので、採点のときに元に戻しました。\\n"
 )
 # フィードバックには、隠しテストのコードも、それが分かるトレースバックも載せない。
+# 答え合わせの長い 1 行は、枠の中で折り返す(FeedbackStyle)。
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "qkv_classroom.FeedbackWithoutHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "qkv_classroom.FeedbackStyle",
 ]
 
 if os.path.exists(os.path.join(_here, "nbgrader_config_local.py")):

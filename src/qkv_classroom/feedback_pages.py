@@ -6,8 +6,10 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from nbconvert.preprocessors import Preprocessor
 from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
+from traitlets import Bool
 
 from helpers.checks._base.credit import VERDICT_MIME
 
@@ -81,3 +83,19 @@ class FeedbackWithoutHiddenTests(ClearHiddenTests):
                     output["traceback"] = [evalue if ename == "CheckFailed" else f"{ename}: {evalue}"]
         return super().preprocess_cell(cell, resources, index)
 
+
+
+#: The page's own rule, after nbconvert's: a ✗ line (one long line of Japanese) wraps inside its
+#: box, as in JupyterLab, instead of running past the box's right edge, where its advice (the end
+#: of the line) would be seen only by scrolling sideways.
+WRAP_OUTPUT_CSS = "div.output_area pre { white-space: pre-wrap; overflow-wrap: anywhere; }"
+
+
+class FeedbackStyle(Preprocessor):
+    """For the feedback HTML, after nbconvert's CSSHTMLHeaderPreprocessor: `WRAP_OUTPUT_CSS`."""
+
+    enabled = Bool(True)  # nbconvert's preprocessors are off unless enabled
+
+    def preprocess(self, nb, resources):
+        resources.setdefault("inlining", {}).setdefault("css", []).append(WRAP_OUTPUT_CSS)
+        return nb, resources

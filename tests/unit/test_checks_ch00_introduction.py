@@ -13,6 +13,7 @@ from helpers import checks
 from helpers.checks import (
     FIRST_SOFTMAX_HINTS,
     SCORES_FROM_WEIGHTS_HINTS,
+    SCORES_SCALED_HINT,
     CheckFailed,
     check_first_softmax,
     check_matmul_shape_prediction,
@@ -192,7 +193,7 @@ def test_the_shape_messages_list_the_page_choices_and_ask_for_a_tuple():
 
 SCORES_BACK_MISTAKES = {
     "weights_back": lambda w: w, "exp": np.exp, "negated": lambda w: -np.log(w), "log10": np.log10,
-    "log2": np.log2, "reciprocal": lambda w: 1 / w,
+    "log2": np.log2, "reciprocal": lambda w: 1 / w, "softmax_again": lambda w: np.exp(w) / np.exp(w).sum(),
 }
 
 
@@ -222,7 +223,7 @@ def test_each_scores_back_mistake_gets_its_hint_shifted_or_not(mistake):
 @pytest.mark.parametrize("fn, mistake, words", [
     (lambda w: float(np.log(w).sum()), "wrong_shape", "同じ shape"),
     (lambda w: np.log(w - 0.3), "not_finite", "inf か nan"),
-    (lambda w: 2 * np.log(w), "wrong_values", "元の重みに戻るはず"),
+    (lambda w: w * len(w), "wrong_values", "元の重みに戻るはず"),
     (lambda w: None, "no_return", "return"),
 ])
 def test_other_wrong_scores_say_what_was_expected(fn, mistake, words):
@@ -235,3 +236,14 @@ def test_the_weights_asked_about_are_weights():
     for hidden in (False, True):
         for (w,) in _scores_from_weights_cases(hidden):
             assert np.all(w > 0) and np.isclose(w.sum(), 1.0)
+
+
+@pytest.mark.parametrize("factor", [2.0, 0.5, 3.0])
+def test_scores_scaled_by_a_number_are_told_adding_keeps_the_weights_and_multiplying_does_not(factor):
+    """2 · np.log(w), np.log(w²), np.log(w) / 2: the order is right, the differences are not; said by
+    the check and the hidden test alike (weights of two values only cannot tell it, so the
+    five-word case decides), shifted or not."""
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed) as info:
+            checks.check_scores_from_weights(lambda w: factor * np.log(w) + 1.5, hidden=hidden)
+        assert info.value.mistake == "scaled" and SCORES_SCALED_HINT in str(info.value)

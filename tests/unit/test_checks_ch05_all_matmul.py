@@ -35,6 +35,7 @@ def test_right_cell_passes(fn, capsys):
     (lambda Q, K, i, j: Q[i, :] @ K[:, j], r"K の j 列め K\[:, j\]"),  # the chapter's cell copied
     (lambda Q, K, i, j: Q[:, i] @ K[j, :], r"Q の i 列め Q\[:, i\]"),
     (lambda Q, K, i, j: Q[j, :] @ K[i, :], "i と j が入れ替わって"),
+    (lambda Q, K, i, j: Q[:, i] @ K[:, j], r"Q の i 列め Q\[:, i\] と K の j 列め K\[:, j\]"),
     (lambda Q, K, i, j: Q[i, :] * K[j, :], "足し合わせていません"),
     (lambda Q, K, i, j: Q[i, :] @ K.T, "行 i の全部のマス"),
     (lambda Q, K, i, j: 0.0, r"score_cell\(Q, K, 0, 2\) は .* になるはずが、0.000"),

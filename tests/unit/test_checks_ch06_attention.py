@@ -335,6 +335,20 @@ def batch_axis1(Q, K, V):
     return w @ V, w
 
 
+def batch_d_k_from_2d(Q, K, V):
+    """d_k = Q.shape[1] copied from the 2-D cells: in 3-D that is the number of queries."""
+    w = reference.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1]), axis=-1)
+    return w @ V, w
+
+
+def batch_step_2_whole(Q, K, V):
+    """Step 2's cell with K.T mended but its d_k = Q.shape[1] and axis=1 kept."""
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    w = E / E.sum(axis=1, keepdims=True)
+    return w @ V, w
+
+
 def batch_no_sqrt(Q, K, V):
     w = reference.softmax(Q @ np.swapaxes(K, -1, -2), axis=-1)
     return w @ V, w
@@ -365,7 +379,8 @@ def test_check_batch_attention_passes_right_answers(fn, capsys):
 
 
 @pytest.mark.parametrize("fn, mistake", [(batch_full_T, "full_T"), (batch_axis1, "axis1"),
-                                         (batch_no_sqrt, "no_sqrt"), (batch_whole_sentence, "whole_sentence")])
+                                         (batch_no_sqrt, "no_sqrt"), (batch_whole_sentence, "whole_sentence"),
+                                         (batch_d_k_from_2d, "by_n_q"), (batch_step_2_whole, "by_n_q_axis1")])
 def test_check_batch_attention_names_each_mistake(fn, mistake):
     with pytest.raises(CheckFailed) as info:
         checks.check_batch_attention(fn)

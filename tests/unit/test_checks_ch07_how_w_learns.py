@@ -268,6 +268,8 @@ def _paths(X_q, X_kv, W, dS):
     ("no_sqrt", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS) * np.sqrt(W.shape[1])),
     ("by_d", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_q, X_kv, W, dS) / np.sqrt(W.shape[1])),
     ("sign", lambda X_q, X_kv, W, dS: -grad_W_shared_right(X_q, X_kv, W, dS)),
+    ("multiplied", lambda X_q, X_kv, W, dS: (lambda a, b, *_: a * b / W.shape[1])(*_paths(X_q, X_kv, W, dS))),
+    ("multiplied", lambda X_q, X_kv, W, dS: (lambda a, b, *_: a * b / np.sqrt(W.shape[1]))(*_paths(X_q, X_kv, W, dS))),
 ])
 def test_check_grad_W_shared_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

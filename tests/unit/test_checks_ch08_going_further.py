@@ -57,6 +57,8 @@ def test_right_causal_attention_passes(hidden, capsys):
     (_causal(upper, scale=False), "no_sqrt"),
     (_causal(upper, order=lambda Q, K: K @ Q.T), "transposed"),
     # the chapter's square mask cut to n_q × n_k: the queries taken as the first words
+    (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=1 - (n_k - n_q))), "offset_reversed"),
+    (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -1e9), k=1 - (n_k - n_q))), "offset_reversed"),
     (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=1)), "top_aligned"),
 ])
 @pytest.mark.parametrize("hidden", [False, True])
@@ -126,7 +128,7 @@ def _multi(split="right", merge="right", W_O=True, root="d_k", order=1):
             return M.reshape(n, h, M.shape[1] // h).transpose(1, 0, 2)
 
         Q, K, V = cut(X @ W_Q), cut(X @ W_K), cut(X @ W_V)
-        r = {"d_k": np.sqrt(d_k), "none": 1.0, "full": np.sqrt(h * d_k)}[root]
+        r = {"d_k": np.sqrt(d_k), "none": 1.0, "full": np.sqrt(h * d_k), "chapter": np.sqrt(2)}[root]
         H = softmax(Q @ K.transpose(0, 2, 1) / r, axis=-1) @ V
         H = H[::order]
         if merge == "reshape":
@@ -198,6 +200,7 @@ def test_one_loop_version_passes_too(capsys):
     (_multi(merge="rows"), "merge_reshape_only"),
     (_multi(root="none"), "no_sqrt"),
     (_multi(root="full"), "full_sqrt"),
+    (_multi(root="chapter"), "sqrt_h"),  # the chapter's global d_k = 2 kept: √2 = √h on these cases
     (_multi(order=-1), "reversed"),
 ])
 @pytest.mark.parametrize("hidden", [False, True])

@@ -63,7 +63,7 @@ def test_forward_is_softmax_of_scaled_scores(start):
 
 
 def test_backward_matches_central_differences_for_one_menu(task, start):
-    """The chain rule, softmax step included, against central differences of ½‖O − T‖²·2."""
+    """The chain rule, softmax step included, against central differences of ½‖O − O*‖²·2."""
     menu = task.full_menu
     fwd = descent.forward(menu.X, **start)
     grads = descent.backward(menu.X, fwd, 2 * (fwd.output - menu.targets))

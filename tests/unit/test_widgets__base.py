@@ -19,8 +19,11 @@ from helpers.widgets._base import (
     Choice,
     Flag,
     Number,
+    SharedModules,
     at_most,
     data_trait,
+    js_source,
+    lab_esm,
     module_source,
     on_the_plane,
     planar_embedding,
@@ -63,6 +66,34 @@ def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
         assert "export default" in source and "function softmax" in source
         assert source.count("function mount(") == 1 and source.count("function softmax(") == 1
         assert cls.__module__.endswith("." + module), (cls.__module__, module)
+
+
+def test_in_lab_each_explorable_carries_its_own_module_and_refers_to_the_one_shared_model():
+    """A saved notebook keeps the shared modules' text and the CSS once, in the kernel's one
+    SharedModules model, which every explorable's state refers to ("IPY_MODEL_<id>"): an
+    explorable's own module is its chapter's text and a loader (ch04: 51.8 KB with the shared
+    code inlined, and 7 KB of CSS each)."""
+    made = [cls.example() for cls in explorables().values()]
+    refs = {e.get_state()["_qkv_shared"] for e in made}
+    (ref,) = refs
+    shared = made[0]._qkv_shared
+    assert isinstance(shared, SharedModules) and ref == f"IPY_MODEL_{shared.model_id}"
+    state = shared.get_state()
+    assert state["sources"] == {name: js_source(name) for name in SHARED_MODULES}
+    assert len(state["key"]) == 16 and state["key"] == SharedModules().key  # names the text
+    assert len(shared._esm) < 100  # the text is data, not the shared model's own module
+    assert state["_css"] == stylesheet()  # added to the page once, by this model
+    for explorer in made:
+        esm = explorer.get_state()["_esm"]
+        assert esm == lab_esm(explorer.module)
+        assert json.dumps(re.sub(r'^import\s*\{[^}]*\}\s*from\s*"[^"]*";\s*$', "",
+                                 js_source(explorer.module), flags=re.M), ensure_ascii=False) in esm
+        assert "function softmax" not in esm and "function mount" not in esm, explorer.module
+        assert len(esm) < len(js_source(explorer.module)) + 2000, (explorer.module, len(esm))
+        assert not explorer.get_state().get("_css"), explorer.module
+    assert "_qkv_shared" not in made[0].state_for_page()  # the book's shim needs no widget
+    made[0]._qkv_shared.close()  # closed (a learner's Widget.close_all()): the next one makes it again
+    assert type(made[0]).example()._qkv_shared not in (None, shared)
 
 
 def test_drawing_and_the_widget_runtime_are_separate_modules():

@@ -31,6 +31,11 @@ BLOCKING = {"documentation_options.js"}
 def japanese_search_placeholder(app: Sphinx, config) -> None:
     # Jupyter Book sets "Search this book..."; the theme puts it in the box and its aria-label.
     config.html_theme_options["search_bar_text"] = "この本を検索…"
+    # No top navbar: sphinx-book-theme 1.3 empties it (its theme.conf: navbar_persistent =), but
+    # pydata-sphinx-theme 0.17 puts its search field there again whenever the user's own options
+    # do not name navbar_persistent, so at 960 px and wider a 64-px bar with a second 「検索
+    # Ctrl+K」 sat above the sidebar (which has its own). The article header's search button stays.
+    config.html_theme_options.setdefault("navbar_persistent", [])
 
 
 def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -10,6 +10,7 @@ from ._base import CheckFailed, check_choice, fail, normalise_answer, passed, sc
 from .ch00_introduction import (
     FIRST_SOFTMAX_HINTS,
     SCORES_FROM_WEIGHTS_HINTS,
+    SCORES_SCALED_HINT,
     check_first_softmax,
     check_matmul_shape_prediction,
     check_scores_from_weights,
@@ -77,7 +78,7 @@ from .ch08_going_further import (
 __all__ = [
     "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
-    "SCORES_FROM_WEIGHTS_HINTS", "check_scores_from_weights",
+    "SCORES_FROM_WEIGHTS_HINTS", "SCORES_SCALED_HINT", "check_scores_from_weights",
     "check_cosine", "check_pudding_prediction",
     "COSINE_TABLE_HINTS", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "check_soft_lookup", "check_temperature_prediction",

@@ -104,14 +104,22 @@ SCORES_FROM_WEIGHTS_HINTS = {
     "log2": "np.log2 は 2 を底にした対数で、np.exp の逆ではありません。np.exp(np.log2(a)) は a に戻りません。",
     "reciprocal": "重みの逆数を返しています。逆数では、重みの大きい語ほど得点が小さくなります。"
                   "np.exp を取ると重みに比例する数になる得点を考えましょう。",
+    "softmax_again": "重みをもう一度 to_weights に通しています。to_weights は得点を重みにする向きの関数です。"
+                     "ここで欲しいのは、その逆向き(重みから得点へ)です。",
 }
+#: np.log of the weights times a number other than 1 (2 * np.log(w), np.log(w ** 2), ...): said apart
+#: from the table, as no one variant is that mistake.
+SCORES_SCALED_HINT = ("得点の大小の順は合っていますが、得点の差が何倍かになっています。全部の得点に同じ数を足しても"
+                      "重みは変わりませんが、掛けると重みが変わります。np.exp を取ると重みに比例する数になる得点を"
+                      "考えましょう。")
 
 
 def _scores_from_weights_variants(w: np.ndarray) -> dict[str, np.ndarray]:
     """One right answer (any constant may be added to it) and each typical mistake's scores."""
     with np.errstate(all="ignore"):
         return {"right": np.log(w), "weights_back": w, "exp": np.exp(w), "negated": -np.log(w),
-                "log10": np.log10(w), "log2": np.log2(w), "reciprocal": 1 / w}
+                "log10": np.log10(w), "log2": np.log2(w), "reciprocal": 1 / w,
+                "softmax_again": softmax(w)}
 
 
 def _scores_from_weights_cases(hidden: bool = False) -> list[tuple[np.ndarray]]:
@@ -126,6 +134,7 @@ def _scores_from_weights_cases(hidden: bool = False) -> list[tuple[np.ndarray]]:
 def check_scores_from_weights(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 00, 練習 3: `fn(weights)` returns scores whose softmax is `weights` (any of them:
     scores are only fixed up to a constant added to all)."""
+    undecided = None  # a wrong answer on weights of two values only, where any order-keeping map is a scale
     for (w,) in _scores_from_weights_cases(hidden):
         call = f"scores_from_weights({np.round(w, 3)})"
         got = _base.as_float_array(_base.call_learner(fn, w.copy(), what="scores_from_weights", call=call),
@@ -142,7 +151,17 @@ def check_scores_from_weights(fn: Callable, *, hidden: bool = False) -> None:
         centred = {name: v - v.mean() for name, v in _scores_from_weights_variants(w).items()}
         _base.fail_on_typical_mistake(got - got.mean(), centred, SCORES_FROM_WEIGHTS_HINTS,
                                       said=f"{call} で {np.round(got, 3)} が返りました。")
-        _base.fail_on_wrong_values(w, back, "to_weights(得点)",
-                                   said=f"返した得点を to_weights に通すと、元の重みに戻るはずです。{call} では、")
+        said = f"返した得点を to_weights に通すと、元の重みに戻るはずです。{call} では、"
+        if len(np.unique(w)) < 3:
+            undecided = undecided or (w, back, said)
+            continue
+        right = centred["right"]
+        factor = float((got - got.mean()) @ right / (right @ right))
+        if factor > 0 and _base.same(got - got.mean(), factor * right):
+            _base.fail(f"{call} で {np.round(got, 3)} が返りました。{SCORES_SCALED_HINT}", mistake="scaled")
+        _base.fail_on_wrong_values(w, back, "to_weights(得点)", said=said)
+    if undecided:
+        w, back, said = undecided
+        _base.fail_on_wrong_values(w, back, "to_weights(得点)", said=said)
     _base.passed("np.log で戻した得点は、to_weights に通すと元の重みになります。得点は一つに決まりません。"
                  "全部の得点に同じ数を足しても、重みは同じだからです。", quiet=hidden)

@@ -12,9 +12,10 @@ from . import _base
 
 def _cosine_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     """Pairs of vectors with two and with three components, as the hidden test has; the first
-    pair tells every wrong formula below apart (a parallel pair would not)."""
+    pair tells every wrong formula below apart (a parallel pair would not); `hidden`: two pairs the
+    notebook never shows, two components first as the visible ones."""
     if hidden:
-        return _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))
+        return _base.hidden_cases("cosine", ((3,), (3,)), ((2,), (2,)))[::-1]
     return [
         (np.array([0.3, 1.8]), np.array([2.0, 0.2])),
         (np.array([2.0, 0.2]), np.array([1.0, 0.1])),   # same direction, different lengths
@@ -28,32 +29,33 @@ def _cosine_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
 def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
     for a, b in _cosine_cases(hidden):
-        got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({a}, {b})",
+        shown = f"a={np.round(a, 3)}, b={np.round(b, 3)}"  # a hidden pair's numbers, to three decimals
+        got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({np.round(a, 3)}, {np.round(b, 3)})",
                                                   forbid=("cosine_similarity",)),
                               "cosine")
         want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
         if np.isclose(got, want, atol=1e-6):
             continue
         if np.isclose(got, a @ b):
-            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは内積そのものです。"
+            _base.fail(f"{shown} で {got:.3f} が返りました。これは内積そのものです。"
                        "長さで割っていません。「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="dot_only")
         if np.isclose(got, a @ b / np.linalg.norm(a) * np.linalg.norm(b)):
-            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは、内積を a の長さで割ってから、"
+            _base.fail(f"{shown} で {got:.3f} が返りました。これは、内積を a の長さで割ってから、"
                        "b の長さを掛けた値です(/ と * は左から順に計算されます)。式の分母を見直しましょう。", mistake="left_to_right")
         if np.isclose(got, a @ b / np.linalg.norm(a)) or np.isclose(got, a @ b / np.linalg.norm(b)):
-            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
+            _base.fail(f"{shown} で {got:.3f} が返りました。片方の長さでしか割っていないようです。"
                        "式の分母を見直しましょう。", mistake="one_length")
         if np.isclose(got, a @ b / (np.linalg.norm(a) + np.linalg.norm(b))):
             _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。二本の長さの和で割っていませんか? "
                        "コサインの式の分母は、二本の長さの積です(同じ向きなら、積で割ったときだけ 1 になります)。",
                        mistake="sum_of_lengths")
         if np.isclose(got, np.linalg.norm(a - b)):
-            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
+            _base.fail(f"{shown} で {got:.3f} が返りました。これは a と b の距離(差の長さ)です。"
                        "「向きだけを見る:コサイン類似度」の節の式を見直しましょう。", mistake="distance")
         if np.isclose(got, a @ b / (a @ a * (b @ b))):
-            _base.fail(f"a={a}, b={b} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
+            _base.fail(f"{shown} で {got:.3f} が返りました。長さの 2 乗で割っていませんか?"
                        "「似ている度合いを測る:内積」の節で、矢印の長さをどう測ったかを見直しましょう。", mistake="squared_lengths")
-        _base.fail_on_wrong_values(want, got, "", said=f"a={a}, b={b}({a.size} 成分のベクトル)のとき、")
+        _base.fail_on_wrong_values(want, got, "", said=f"{shown}({a.size} 成分のベクトル)のとき、")
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
@@ -123,9 +125,9 @@ def _cosine_table_variants(A, B) -> dict[str, np.ndarray]:
 
 def _cosine_table_cases(hidden: bool = False):
     """Three words against three (the square slips run) and two against four, in 3-D; `hidden`:
-    two the notebook never shows."""
+    two the notebook never shows, square first as the visible ones (the square slips named there)."""
     if hidden:
-        return _base.hidden_cases("cosine_table", ((4, 2), (5, 2)), ((3, 4), (3, 4)))
+        return _base.hidden_cases("cosine_table", ((4, 2), (5, 2)), ((3, 4), (3, 4)))[::-1]
     rng = np.random.default_rng(13)
     return [(rng.normal(size=(3, 2)), rng.normal(size=(3, 2))),
             (rng.normal(size=(2, 3)), rng.normal(size=(4, 3)))]

@@ -20,10 +20,10 @@ def _face_cases(hidden: bool = False):
     """(x, W_Q, W_K, W_V) with each W as a library saves it, (d_k × d_model), the transpose of the
     book's: a square case (the book's own x @ W runs and is wrong), a d_k = 3 case (x @ W fails)
     and a word of three components (d_model = 3), as the hidden test has; `hidden`: two the
-    notebook never shows."""
+    notebook never shows, square first as the visible ones (so x @ W is named before it crashes)."""
     if hidden:
         cases = _base.hidden_cases("three_faces", ((1, 3), (3, 4), (3, 4), (3, 4)),
-                                   ((1, 3), (3, 3), (3, 3), (3, 3)))
+                                   ((1, 3), (3, 3), (3, 3), (3, 3)))[::-1]
         return [(x, *(W.T for W in Ws)) for x, *Ws in cases]
     x = np.array([[0.3, 1.8]])
     square = (x, np.array([[0.0, -0.5], [1.0, 0.0]]).T, np.array([[1.5, 0.2], [0.0, 0.5]]).T,
@@ -96,7 +96,7 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
                            "計算はできてしまいますが、保存された行列は (出る次元, 入る次元) の形で、この本の "
                            "W (入る次元, 出る次元) とは行と列の役目が逆です。保存された行列の 1 行めは何を"
                            "表しているでしょう。", mistake="book_layout")
-            if square and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts only then
+            if x.shape[1] == W.shape[1] and g.shape == W.shape and np.allclose(g, x * W):  # x * W broadcasts
                 _base.fail(f"{name} が x * W(成分ごとの掛け算)になっています。* は行列の積ではありません。",
                            mistake="elementwise")
             if g.shape != w.shape:
@@ -105,8 +105,8 @@ def check_three_faces(fn: Callable, *, hidden: bool = False) -> None:
             if unused:
                 _base.fail(f"{name} の値が違います。{unused}", mistake="global_variable")
             if _base.rounded_to(g, w) is not None:
-                _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {x.tolist()} のとき、")
-            _base.fail(f"{name} の値が違います(x = {x.tolist()} で {np.round(g, 3).tolist()} が返りました)。"
+                _base.fail_on_wrong_values(w, g, name, said=f"{name} の値が違います。x = {np.round(x, 3).tolist()} のとき、")
+            _base.fail(f"{name} の値が違います(x = {np.round(x, 3).tolist()} で {np.round(g, 3).tolist()} が返りました)。"
                        f"保存された行列の 1 行めは、{name} の 1 成分めを作る重み(x の各成分をどれだけ受け取るか)"
                        f"の並びです。{name} の各成分は、x と保存された行列のどこを組にした内積になるでしょう。",
                        mistake="wrong_values")

@@ -14,12 +14,13 @@ def _cell_cases(hidden: bool = False):
     """((Q, K), (i, j)) for one cell of the scores Q Kᵀ: a square case (n = d_k, where a column of
     K, swapped indices and a column of Q show in the value) and a rectangular one (2 queries, 3
     keys, d_k = 4: a column of K does not even fit). Every cell has three or more decimals, as the
-    hidden test's have, so a cell rounded by int(...) or round(..., 2) is not right; `hidden`: a 4 × 5
-    Q and a 3 × 5 K the notebook never shows."""
+    hidden test's have, so a cell rounded by int(...) or round(..., 2) is not right; `hidden`: a
+    square pair and a 4 × 5 Q with a 3 × 5 K the notebook never shows, in the visible order (square
+    first), so a mistake that crashes on the rectangular pair is named by the square one first."""
     if hidden:
-        [(Q, K)] = _base.hidden_cases("matmul_cell", ((4, 5), (3, 5)))
-        pair = (np.round(Q, 1) + 0.05, np.round(K, 1) - 0.05)  # small, with four decimals a cell
-        return [(pair, (3, 2)), (pair, (1, 0))]
+        square, wide = ((np.round(Q, 1) + 0.05, np.round(K, 1) - 0.05)  # small, with four decimals a cell
+                        for Q, K in _base.hidden_cases("matmul_cell", ((3, 3), (3, 3)), ((4, 5), (3, 5))))
+        return [(square, (2, 0)), (wide, (1, 0)), (wide, (3, 2))]
     square = (np.array([[1.0, 2.0, 0.0], [-1.0, 3.0, 1.0], [2.0, 0.0, 4.0]]) + 0.25,
               np.array([[2.0, -1.0, 1.0], [0.0, 1.0, 3.0], [1.0, 2.0, -2.0]]) - 0.125)
     wide = (np.array([[1.0, 2.0, 0.0, -1.0], [0.0, 1.0, 3.0, 2.0]]) + 0.25,
@@ -73,6 +74,8 @@ def _cell_mistakes(Q, K, i: int, j: int) -> dict[str, float]:
         found["column_of_K"] = float(Q[i, :] @ K[:, j])  # the column of K, not of Kᵀ
     if n_q == d_k and i < d_k:
         found["column_of_Q"] = float(Q[:, i] @ K[j, :])
+    if n_q == n_k == d_k and i < d_k and j < d_k:
+        found["columns_of_both"] = float(Q[:, i] @ K[:, j])  # Q Kᵀ read as if it were Qᵀ K
     if j < n_q and i < n_k:
         found["swapped"] = float(Q[j, :] @ K[i, :])
     return found
@@ -88,6 +91,9 @@ CELL_HINTS = {
                    "転置で行と列を入れ替えると、Kᵀ の j 列めは K のどこになるでしょう。",
     "column_of_Q": "Q の i 列め Q[:, i] を使っています。「一つのマスは、一つの行と一つの列で決まる」の節で、"
                    "マス (i, j) に左の行列のどこを使うかを見直しましょう。",
+    "columns_of_both": "Q の i 列め Q[:, i] と K の j 列め K[:, j] を掛けています。マス (i, j) の問いは Q の"
+                       "一行で、列ではありません。そして右の行列は K ではなく Kᵀ です。転置で行と列を入れ替えると、"
+                       "Kᵀ の j 列めは K のどこになるでしょう。",
     "swapped": "i と j が入れ替わっています(マス (j, i) の値です)。得点表の行は問い、列は見出しです。",
     "whole_product": "値は合っていますが、先に Q @ K.T の全部のマスを計算してから 1 つ取り出しています。"
                      "この練習は、Q @ K.T を計算せずに、そのマスに要る数だけから計算する練習です"
@@ -95,11 +101,19 @@ CELL_HINTS = {
 }
 
 
-def _cell_on_error(Q: np.ndarray, K: np.ndarray) -> str:
-    """A crash of `score_cell`: on the rectangular case, a column of K (length n_k) met a row of Q
-    (length d_k); otherwise the shapes and where to look."""
-    return (f"Q は {Q.shape}(問いの数 × d_k)、K は {K.shape}(見出しの数 × d_k)です。K[:, j] は K の j 列めで、"
-            f"長さは見出しの数 {K.shape[0]} です。Kᵀ の j 列めが K のどこにあたるかを考えましょう。")
+def _cell_on_error(Q: np.ndarray, K: np.ndarray):
+    """A crash of `score_cell`: an index past the end (i and j each number their own matrix's
+    rows), or, on the rectangular case, a column of K (length n_k) met a row of Q (length d_k)."""
+    shapes = f"Q は {Q.shape}(問いの数 × d_k)、K は {K.shape}(見出しの数 × d_k)です。"
+
+    def advice(err: Exception) -> str:
+        if isinstance(err, IndexError):
+            return (f"{shapes}i は問いの番号(Q の行、0 〜 {Q.shape[0] - 1})、j は見出しの番号"
+                    f"(K の行、0 〜 {K.shape[0] - 1})です。それぞれの番号で、どの行列のどこを取り出しているかを"
+                    "確かめましょう。")
+        return (f"{shapes}K[:, j] は K の j 列めで、長さは見出しの数 {K.shape[0]} です。"
+                "Kᵀ の j 列めが K のどこにあたるかを考えましょう。")
+    return advice
 
 
 @_base.exercise

@@ -169,6 +169,12 @@ BATCH_HINTS = {
              "各列の和が 1 になります。一つの問いの行ごと、つまり最後の軸にかけましょう。",
     "whole_sentence": "ソフトマックスを一つの文の表全体にかけています(表全体の和が 1)。和が 1 になるのは、"
                       "一つの問いの行ごとです。最後の軸にかけましょう。",
+    "by_n_q": "得点を問いの数の平方根で割っています。2 次元の Q では形の番号 1 の長さが d_k でしたが、"
+              "(文の数, 問いの数, d_k) の 3 次元の Q では、先頭に軸が一つ増えて、番号 1 は問いの数です。"
+              "d_k がどの軸の長さかを数え直しましょう。",
+    "by_n_q_axis1": "ステップ 2 のセルを 2 次元のときのまま使っていませんか。(文の数, 問いの数, d_k) の 3 次元の Q では、"
+                    "形の番号 1 の長さは d_k ではなく問いの数で、axis=1 も一つの問いの行ではなく問いの軸です。"
+                    "d_k がどの軸の長さか、和が 1 になるのはどの軸かを数え直しましょう。",
     "no_sqrt": ATTENTION_HINTS["no_sqrt"],
     "by_d": ATTENTION_HINTS["by_d"],
     "no_softmax": ATTENTION_HINTS["no_softmax"],
@@ -181,10 +187,11 @@ BATCH_HINTS = {
 def _batch_cases(hidden: bool = False) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Two batches: 2 sentences of 3 words attending to 2 (there b = d_k = n_k, so `K.T` runs and
     gives wrong numbers instead of an error), and 3 sentences of 2 words attending to 5.
-    `hidden`: two batches the notebook never shows."""
+    `hidden`: three batches the notebook never shows, the first with b = d_k = n_k as the visible
+    one (so `K.T` is named there before it crashes on the others)."""
     if hidden:
-        return _base.hidden_cases("batch_attention", ((4, 3, 5), (4, 6, 5), (4, 6, 2)),
-                                  ((2, 7, 3), (2, 7, 3), (2, 7, 4)))
+        return _base.hidden_cases("batch_attention", ((3, 4, 3), (3, 3, 3), (3, 3, 2)),
+                                  ((4, 3, 5), (4, 6, 5), (4, 6, 2)), ((2, 7, 3), (2, 7, 3), (2, 7, 4)))
     rng = np.random.default_rng(63)
     silent_T = (rng.normal(size=(2, 3, 2)), rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2, 3)))
     wide = (rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 2)))
@@ -198,6 +205,8 @@ def _batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
     variants = {
         "right": softmax(S / root, axis=-1),
         "axis1": softmax(S / root, axis=1),
+        "by_n_q": softmax(S / np.sqrt(Q.shape[1]), axis=-1),      # d_k = Q.shape[1], copied from 2-D code
+        "by_n_q_axis1": softmax(S / np.sqrt(Q.shape[1]), axis=1),  # step 2's cell whole
         "whole_sentence": softmax((S / root).reshape(len(S), 1, -1), axis=-1).reshape(S.shape),
         "no_sqrt": softmax(S, axis=-1),
         "by_d": softmax(S / Q.shape[-1], axis=-1),

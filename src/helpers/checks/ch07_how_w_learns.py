@@ -170,6 +170,9 @@ GRAD_W_SHARED_HINTS = {
                 "S の式の中に W が何回出てくるかを数えてみましょう。",
     "averaged": "二つの道の勾配を平均しています。W を少し動かしたときの S の変わり方は、二つの道の"
                 "変わり方の平均でしょうか、合計でしょうか。",
+    "multiplied": "二つの道の勾配を掛け合わせています(成分ごとの積)。連鎖律で掛け算になるのは、一本の道に"
+                  "つながった段どうしでした。W の一つの数を少しだけ動かしたとき、問いの道と見出しの道から来る"
+                  "二つの S の変化は、どう合わさるでしょう。",
     "inputs_swapped": "二つの道で、左から掛ける語の列が入れ替わっていませんか。それぞれの道の勾配は、その道の"
                       "顔を作った語の列を通って W に届きます。Q を作ったのはどちらの列でしょう。",
     "no_T": "見出しの道で、dS の形 (n_q, n_k) と Q の形 (n_q, d_k) を見比べましょう。見出し(K の行)に"
@@ -178,6 +181,9 @@ GRAD_W_SHARED_HINTS = {
     "by_d": "割る数を S の式と見比べましょう。d_k と √d_k は違う数です。",
     "sign": "符号が逆です。勾配は損失が増える向きでした。マイナスを付けるのは、勾配を求めるときでしょうか、"
             "W を更新するときでしょうか。",
+    "step": "W から勾配を引いた、一歩進めたあとの W を返しています。この練習で返すのは、勾配 dW そのものです。",
+    "pair": "二つの道の勾配を、別々のまま組にして返しています(形の先頭に 2 が付いています)。W は一枚なので、"
+            "dW も W と同じ形の一枚です。二つの道の勾配から、一枚の dW をどう作ればよいでしょう。",
 }
 
 
@@ -191,7 +197,8 @@ def _grad_W_shared_variants(X_q, X_kv, W, dS) -> dict[str, np.ndarray]:
     right = (by_query + by_key) / root
     variants = {"right": right, "query_only": by_query / root, "key_only": by_key / root,
                 "averaged": right / 2, "no_sqrt": right * root, "by_d": right * root / d_k,
-                "sign": -right}
+                "sign": -right, "step": W - right, "pair": np.stack([by_query, by_key]) / root,
+                "multiplied": by_query * by_key / d_k, "multiplied:once": by_query * by_key / root}
     if dS.shape[0] == dS.shape[1]:  # as many questions as keys: these run, wrongly
         variants |= {"inputs_swapped": (X_kv.T @ (dS @ K) + X_q.T @ (dS.T @ Q)) / root,
                      "no_T": (by_query + X_kv.T @ (dS @ Q)) / root}
@@ -201,10 +208,11 @@ def _grad_W_shared_variants(X_q, X_kv, W, dS) -> dict[str, np.ndarray]:
 def _grad_W_shared_cases(hidden: bool = False):
     """3 questions and 3 keys from two different word lists (every slip runs), then 2 questions
     about 5 keys; d_model = 2, d_k = 3 tells √d_k from d_k, and the paths averaged (÷ 2) from ÷ d_k
-    instead of ÷ √d_k (÷ √d_k). `hidden`: two the notebook never shows."""
+    instead of ÷ √d_k (÷ √d_k). `hidden`: two the notebook never shows, in the same order (as
+    many questions as keys first, where the slips that crash on the other run and are named)."""
     if hidden:
-        return _base.hidden_cases("grad_W_shared", ((4, 3), (6, 3), (3, 2), (4, 6)),
-                                  ((2, 2), (3, 2), (2, 3), (2, 3)))
+        return _base.hidden_cases("grad_W_shared", ((3, 2), (3, 2), (2, 3), (3, 3)),
+                                  ((4, 3), (6, 3), (3, 2), (4, 6)))
     rng = np.random.default_rng(73)
     return [(rng.normal(size=(n_q, 2)), rng.normal(size=(n_k, 2)), rng.normal(size=(2, 3)),
              rng.normal(size=(n_q, n_k))) for n_q, n_k in ((3, 3), (2, 5))]

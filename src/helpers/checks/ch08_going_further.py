@@ -38,6 +38,10 @@ CAUSAL_HINTS = {
     "top_aligned": "Q を文の先頭の n_q 語の問いとして隠しています(1 行めが 1 語めしか見ていません)。Q は文の"
                    "最後の n_q 語の問いです。Q の 1 行めは文の何語めでしょう。そこから、それぞれの問いより後ろに"
                    "ある見出しを隠しましょう。",
+    "offset_reversed": "問いの位置を逆向きにずらしています。Q は文の最後の n_q 語の問いなので、Q の 1 行めは文の"
+                       "先頭より後ろにある語で、自分より前の見出しを何語も見てよいはずです。ところが今の答えでは、"
+                       "前の語まで隠れて、全部が隠された行ができています。Q の 1 行めが文の何語めかを数えて、"
+                       "隠す境目を右と左のどちらへずらすのかを確かめましょう。",
     "mask_shifted": "自分のすぐ後ろの語(対角のすぐ上)が見えています。隠す三角形が一段ずれていませんか? "
                     "「先を見ない目隠し:因果マスク」の節で、どこから上を隠したかを見直しましょう。",
     "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
@@ -61,7 +65,9 @@ MULTI_HEAD_HINTS = {
     "no_sqrt": "得点を √d_k で割り忘れています(d_k は一つの頭の列の数です)。",
     "full_sqrt": "得点を全体の列の数(h·d_k)の平方根で割っています。問題文で、一つの頭の d_k が"
                  "いくつかを見直しましょう。",
-    "sqrt_h": "得点を頭の数 h の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。",
+    "sqrt_h": "得点を頭の数 h の平方根で割っています。割るのは一つの頭の列の数 d_k の平方根です。本文のセルの "
+              "d_k = 2 を関数の中でそのまま使っていても、h = 2 のときはこの数になります。d_k は、受け取った行列の"
+              "形と h から求めましょう。",
     "sqrt_d_model": "得点を d_model(X の列の数)の平方根で割っています。割るのは一つの頭の列の数 d_k の"
                     "平方根です。",
     "one_head": "h 個に分けずに、全体を一つの頭として計算しています。問題文で、頭 i が W_Q のどの列かを"
@@ -76,6 +82,11 @@ def _later(n_q: int, n_k: int, shift: int = 0) -> np.ndarray:
     words (query i is word n_k − n_q + i); `shift` moves the border (1: the next word is seen too)."""
     i, j = np.arange(n_q)[:, None], np.arange(n_k)[None, :]
     return j > i + (n_k - n_q) + shift
+
+
+def _reversed(n_q: int, n_k: int) -> np.ndarray:
+    """The cells a mask hides when its border is moved by n_k − n_q the wrong way (to the left)."""
+    return _later(n_q, n_k, -2 * (n_k - n_q))
 
 
 def _hide(S, hidden) -> np.ndarray:
@@ -106,6 +117,7 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
     if n_q < n_k:  # the queries taken as the first n_q words: a copy of the square mask's triu
         variants["top_aligned"] = _hide(S, np.arange(n_k)[None, :] > np.arange(n_q)[:, None])
+
     if n_q == n_k:
         variants["transposed"] = _hide(K @ Q.T / np.sqrt(Q.shape[1]), later)
     return variants
@@ -159,8 +171,16 @@ def check_causal_attention(fn: Callable, hidden: bool = False) -> None:
         if len(w) > 2 and nan_rows[later.any(axis=1)].all() and not nan_rows[~later.any(axis=1)].any():
             _base.fail(CAUSAL_HINTS["plus_inf"], mistake="plus_inf")  # every row that hides a key
         if np.isnan(w).any():
+            everything = _reversed(*want_w.shape).all(axis=1)  # rows the reversed border hides whole
+            if len(w) < K.shape[0] and everything.any() and np.array_equal(np.isnan(w).any(axis=1), everything):
+                _base.fail(CAUSAL_HINTS["offset_reversed"], mistake="offset_reversed")
             nan = "diagonal" if np.isnan(w[0]).all() else "nan"
             _base.fail(CAUSAL_HINTS[nan], mistake=nan)
+        if len(w) < K.shape[0] and _base.same(w, masked_softmax(Q @ K.T / np.sqrt(Q.shape[1])
+                                                                 - 1e9 * _reversed(*want_w.shape))):
+            # -1e9 on the reversed border: rows hiding every key look unmasked, as a mask one step off
+            # would on this case; the square case passed, so the border's direction is the mistake
+            _base.fail(CAUSAL_HINTS["offset_reversed"], mistake="offset_reversed")
         _base.fail_on_typical_mistake(w, variants, CAUSAL_HINTS)
         if _base.rounded_to(w, want_w) is not None:
             _base.fail_on_wrong_values(want_w, w, "weights")
@@ -220,6 +240,7 @@ def multi_head_variants(X, W_Q, W_K, W_V, W_O, h: int) -> dict[str, np.ndarray]:
         "sqrt_h": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(h))) @ W_O,
         "sqrt_d_model": merge_heads(_heads(Qh, Kh, Vh, np.sqrt(X.shape[1]))) @ W_O,
         "one_head": _heads(Q[None], K[None], V[None], np.sqrt(h * d_k))[0] @ W_O,
+        "one_head:head_root": _heads(Q[None], K[None], V[None], np.sqrt(d_k))[0] @ W_O,  # a head's d_k
         "reversed": merge_heads(H[::-1]) @ W_O,
         "transposed": (merge_heads(H) @ W_O).T,
     }

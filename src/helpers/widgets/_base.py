@@ -7,12 +7,15 @@ module runs in JupyterLab and, through a small model shim (book/_ext), in the st
 
 `numbers()` gives, in numpy, the numbers the picture shows for the current traits (tests hold the
 browser's numbers to them). Modules import the shared `qkv_math.js`, `qkv_draw.js` and
-`qkv_widget.js`; `module_source` inlines those imports, since anywidget loads one module with no
-path to resolve another from.
+`qkv_widget.js`; anywidget loads one module with no path to resolve another from, so
+`module_source` inlines those imports (Node, the saved first pictures), and in JupyterLab every
+explorable imports them through the kernel's one `SharedModules` widget (`lab_esm`), so that a
+saved notebook keeps their text once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -22,6 +25,7 @@ from importlib import resources
 import anywidget
 import numpy as np
 import traitlets
+from ipywidgets import widget_serialization
 
 from .._mode import static_mode
 from .._validate import HelpersError, HelpersTypeError, flag, integer, number, one_of, text
@@ -64,12 +68,110 @@ def module_source(name: str) -> str:
     return "\n".join([*shared, _IMPORT.sub("", js_source(name))])
 
 
+#: The module of an explorable in JupyterLab: its chapter module's text without its imports
+#: (`%s`, JSON) and the names it imports from each shared module (`%s`). The shared modules' text
+#: is the state of the notebook's one `SharedModules` model, read with anywidget's
+#: `host.getModel` (anywidget >= 0.11), which waits for that model however long it takes to come
+#: (no timeout: `host.getWidget` gives up after 10 s, which a loaded machine reopening a chapter
+#: can exceed). Each shared module becomes one Blob URL per page and per text (`key`), whichever
+#: explorable, notebook or kernel asks first; a failed load is tried again by the next view.
+_LAB_ESM = """\
+const SOURCE = %s;
+const NEEDS = %s;
+const IMPORT = /(\\bfrom\\s*")\\.\\/(\\w+)\\.js(")/g;
+const PAGE = (globalThis[Symbol.for("qkv-shared-modules")] ??= new Map());
+const blob = (text) => URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+function urlOf({ key, sources }, name) {
+  const at = `${key}/${name}`;
+  if (!PAGE.has(at)) {
+    const linked = sources[name].replace(IMPORT, (_, a, dep, b) => a + urlOf({ key, sources }, dep) + b);
+    PAGE.set(at, blob(linked));
+  }
+  return PAGE.get(at);
+}
+async function link(model, host) {
+  // ipywidgets' "IPY_MODEL_<id>" (what a saved notebook's state follows), as anywidget names it
+  const ref = String(model.get("_qkv_shared")).replace(/^IPY_MODEL_/, "anywidget:");
+  const shared = await host.getModel(ref);
+  const modules = { key: shared.get("key"), sources: shared.get("sources") };
+  const head = Object.entries(NEEDS).map(([dep, names]) => `import { ${names} } from "${urlOf(modules, dep)}";`);
+  return import(blob([...head, SOURCE].join("\\n")));
+}
+let loaded = null;
+export default {
+  async render({ model, el, host }) {
+    loaded ??= link(model, host).catch((error) => {
+      loaded = null;
+      throw error;
+    });
+    let module;
+    try {
+      module = await loaded;
+    } catch (error) {
+      el.textContent = "図に使う共通のコードが見つかりません。このセルを実行し直してください。";
+      throw error;
+    }
+    return module.default.render({ model, el });
+  },
+};
+"""
+
+
+@cache
+def shared_sources() -> dict[str, str]:
+    """The shared modules' text by name: `SharedModules`' state."""
+    return {name: js_source(name) for name in SHARED_MODULES}
+
+
+@cache
+def lab_esm(name: str) -> str:
+    """An explorable's module in JupyterLab: `js/<name>.js` with its imports taken out and named
+    (see _LAB_ESM); the shared modules come from the notebook's one `SharedModules`."""
+    imported_modules(name)  # refuses a module that imports anything unshipped
+    source = js_source(name)
+    needs = {dep: " ".join(names.split()) for names, dep in re.findall(
+        r'^import\s*\{([^}]*)\}\s*from\s*"\./(\w+)\.js";\s*$', source, re.M)}
+    return _LAB_ESM % (json.dumps(_IMPORT.sub("", source), ensure_ascii=False), json.dumps(needs))
+
+
 @cache
 def stylesheet() -> str:
     """The explorables' CSS: the book's palette (plotting.COLORS) as variables, then js/qkv.css."""
     palette = "".join(f"  --qkv-{name.lower()}: {colour};\n" for name, colour in COLORS.items())
     css = resources.files(__package__).joinpath("js", "qkv.css").read_text(encoding="utf-8")
     return f".qkv-ex {{\n{palette}}}\n{css}"
+
+
+class SharedModules(anywidget.AnyWidget):
+    """The shared modules (maths, drawing, widget runtime) once per kernel, for JupyterLab: each
+    explorable's state refers to this one model and its module reads their text from it, so a
+    saved notebook keeps that text once, not in every explorable (37-52 KB each)."""
+
+    _esm = "export default {};"  # the text below is data, linked by each explorable (`lab_esm`)
+    _css = stylesheet()  # the explorables' CSS, added to the page once with this model
+    sources = traitlets.Dict().tag(sync=True)
+    #: Names the text: one copy per page of each text, however many kernels made this model.
+    key = traitlets.Unicode().tag(sync=True)
+
+    @traitlets.default("sources")
+    def _the_sources(self) -> dict[str, str]:
+        return shared_sources()
+
+    @traitlets.default("key")
+    def _the_key(self) -> str:
+        text = json.dumps(shared_sources(), sort_keys=True).encode()
+        return hashlib.sha256(text).hexdigest()[:16]
+
+
+_shared: SharedModules | None = None
+
+
+def shared_modules() -> SharedModules:
+    """The kernel's one `SharedModules` (made again if it was closed)."""
+    global _shared
+    if _shared is None or _shared.comm is None:
+        _shared = SharedModules()
+    return _shared
 
 
 class Number(traitlets.TraitType):
@@ -177,7 +279,7 @@ def _form_of(value, trait: Data, where: str, depth: int, lengths: dict, sizes: d
 
 
 #: ipywidgets' and anywidget's own traits: not part of an explorable's state.
-_PLUMBING = {"_esm", "_css", "_anywidget_id", "layout", "tabbable", "tooltip", "_dom_classes",
+_PLUMBING = {"_esm", "_css", "_anywidget_id", "_qkv_shared", "layout", "tabbable", "tooltip", "_dom_classes",
              "_model_module", "_model_module_version", "_model_name", "_view_module",
              "_view_module_version", "_view_name", "_view_count", "comm", "keys", "log"}
 
@@ -190,6 +292,8 @@ class Explorable(anywidget.AnyWidget):
 
     module = ""
     title = ""
+    #: The kernel's one `SharedModules`, which this explorable's module imports through.
+    _qkv_shared = traitlets.Instance(SharedModules).tag(sync=True, **widget_serialization)
     #: The most items a named length of the data may have (see `Data`), MAX_ITEMS unless said.
     SIZES: dict[str, int] = {}
 
@@ -197,8 +301,11 @@ class Explorable(anywidget.AnyWidget):
         super().__init_subclass__(**kwargs)
         # Only where `module` is declared: ipywidgets' add_traits makes a subclass on the fly.
         if "module" in cls.__dict__:
-            cls._esm = module_source(cls.module)  # anywidget makes these two synced traits
-            cls._css = stylesheet()
+            cls._esm = lab_esm(cls.module)  # a synced trait (anywidget); the CSS: SharedModules
+
+    @traitlets.default("_qkv_shared")
+    def _the_shared_modules(self) -> SharedModules:
+        return shared_modules()
 
     def check_data(self, name: str, value) -> None:
         """Refuse `value` for data trait `name` unless every data trait (with it) has its form
