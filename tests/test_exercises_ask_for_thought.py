@@ -4,7 +4,8 @@ whose solution is a cell of the book with other names.
 - A prediction's accepted answer must not be stated in the text a learner reaches first: the
   chapter up to the exercise (its prose, the code shown and what it printed), which includes the
   opening list, and the glossary entries that text links to (all of them when it links the glossary
-  page itself, as every chapter's opening does). "Stated" is a sentence that says the
+  page itself, as every chapter's opening does), and any other reference page of the book it links
+  (the notation page states the rule of a product's shape). "Stated" is a sentence that says the
   answer to this question (PREDICTIONS: the answer with the words that make it the answer), not
   the answer's word alone ("平均" is on many pages).
 - A code exercise's stub gives no line of its solution in a hint.
@@ -32,7 +33,9 @@ GLOSSARY = ROOT / "book" / "glossary.md"
 
 #: Each prediction (its solution's grade_id): the patterns of a sentence that states its answer.
 PREDICTIONS = {
-    "ex00_predict": [r"\(1, 3\)", r"1\s*(×|\\times)\s*3\b"],
+    "ex00_predict": [r"\(1, 3\)", r"1\s*(×|\\times)\s*3\b",
+                     # the rule itself, as the notation page states it
+                     r"答えの形は[^。]*左の行の数[^。]*右の列の数", r"\(1, d_model\) @ \(d_model, d_k\) → \(1, d_k\)"],
     "ex01_predict": [r"プリン[^。]*ケーキ[^。]*(最大|一番|いちばん)", r"プリン[^。]*(最大|一番|いちばん)[^。]*ケーキ"],
     "ex02_predict": [r"温度[^。]*(小さ|低|0 に近)[^。]*(一冊|一番|いちばん)",
                      r"温度[^。]*(大き|高)[^。]*平均",
@@ -61,6 +64,8 @@ TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_r
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 #: A link to the glossary page itself (every chapter's opening has one): all its entries are reached.
 GLOSSARY_PAGE = re.compile(r"glossary\.md\)")
+#: A link to another reference page of the book (notation, concept map): its whole text is reached.
+BOOK_PAGE = re.compile(r"\.\./book/(?!glossary\b)([\w-]+)\.md")
 
 
 @functools.cache
@@ -125,10 +130,11 @@ def text_before(slug: str, stub: int) -> str:
             parts += [cell.source, cell.outputs_text]
     text = "\n".join(parts)
     entries = glossary_entries()
+    pages = [(ROOT / "book" / f"{name}.md").read_text(encoding="utf-8") for name in dict.fromkeys(BOOK_PAGE.findall(text))]
     if GLOSSARY_PAGE.search(text):
-        return "\n".join([text, *entries.values()])
+        return "\n".join([text, *pages, *entries.values()])
     linked = [entries[t] for t in dict.fromkeys(a.lower() for a in GLOSSARY_LINK.findall(text)) if t in entries]
-    return "\n".join([text, *linked])
+    return "\n".join([text, *pages, *linked])
 
 
 def test_every_prediction_is_covered():
@@ -162,6 +168,8 @@ def test_the_answer_patterns_find_a_stated_answer():
     said = [("ex05_order", "だから、どの順番で計算しても、同時に計算しても、答えは同じです"),
             ("ex02_predict", "温度が小さいほど、得点が一番の見出しに重みが集まる"),
             ("ex02_predict", "## 4. 温度:一冊と平均のあいだを動かす"),  # chapter 02's heading before
+            # chapter 00 linked the notation page before exercise 2, which states the rule
+            ("ex00_predict", "答えの形は「左の行の数 × 右の列の数」になります"),
             ("ex02_predict", "一方の端は 2 節の「いちばん合う見出しの検索」、もう一方の端は全部の中身の平均です"),
             # the glossary entry 温度 before this test followed the page link of chapter 02's opening
             ("ex02_predict", "小さいほど、得点が一番の見出しに重みが集まる「いちばん合う見出しの検索」に近づき、"
@@ -307,3 +315,10 @@ def test_a_link_to_the_glossary_page_reaches_every_entry():
     [(slug, gid, stub)] = [e for e in prediction_exercises() if e[1] == "ex02_predict"]
     assert GLOSSARY_PAGE.search(text_before(slug, stub))
     assert glossary_entries()["term-temperature"] in text_before(slug, stub)
+
+
+def test_a_link_to_another_reference_page_reaches_its_text():
+    assert BOOK_PAGE.findall("[記号と形の約束](../book/notation.md)、[用語集](../book/glossary.md)") == ["notation"]
+    # chapter 06's exercise 1 links the concept map, before the prediction of exercise 2
+    [(slug, _, stub)] = [e for e in prediction_exercises() if e[1] == "ex06_predict"]
+    assert (ROOT / "book" / "concepts.md").read_text(encoding="utf-8") in text_before(slug, stub)
