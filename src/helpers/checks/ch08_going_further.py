@@ -117,7 +117,6 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
     if n_q < n_k:  # the queries taken as the first n_q words: a copy of the square mask's triu
         variants["top_aligned"] = _hide(S, np.arange(n_k)[None, :] > np.arange(n_q)[:, None])
-
     if n_q == n_k:
         variants["transposed"] = _hide(K @ Q.T / np.sqrt(Q.shape[1]), later)
     return variants
