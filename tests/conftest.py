@@ -77,37 +77,49 @@ def history(task, start, saved_steps):
 # - the book build joins the browser tests' unit, so the same worker builds the book, then reads it;
 # - each of the reader's browser tests is a unit of its own, so both workers share them. Any
 #   browser test waits until this session's build is done (test_book.book), or skips if it failed;
-# - JupyterLab's file is three units (LAB_UNITS): its explorables' Run All, the teacher's Lab, and
-#   the rest (the learner's Lab with every chapter's links), so that no worker runs all three at the end.
+# - each of JupyterLab's browser tests (LAB_UNITS, each parameter) is a unit of its own, queued in
+#   that order (the longest first) before the rest of its file; a worker starts one learner's Lab
+#   for all of them (tests/test_lab.py's session-scoped `learner`), so the split costs no server start.
 
 BOOK_BUILD, BOOK_TESTS, READER_TESTS = "test_book_build.py", "test_book.py", "test_book_reader.py"
 #: Queued first, in this order; then the other long files (minutes each: JupyterLab in a browser,
 #: a second book build), so that none of them starts late and runs on alone at the end.
 HEAVY_FIRST = ("test_classroom.py", BOOK_BUILD, BOOK_TESTS, "test_lab.py", "test_launch_links.py")
-#: JupyterLab's tests that are units of their own (by test name; each starts its own Lab server).
-LAB_FILE, LAB_UNITS = "test_lab.py", ("test_explorables_in_a_real_lab", "test_teacher_lab_has_nbgrader")
+#: JupyterLab's browser tests that are units of their own (by test name, each parameter alone), in
+#: the order they are queued: the longest first.
+LAB_FILE, LAB_UNITS = "test_lab.py", (
+    "test_no_control_overlaps_another_in_lab_with_the_file_browser_open",
+    "test_every_link_of_every_chapter_opens_in_lab", "test_explorables_in_a_real_lab",
+    "test_teacher_lab_has_nbgrader")
 
 
 def _file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def _lab_unit(nodeid: str) -> str | None:
+    """The name of the LAB_UNITS test `nodeid` is (any parameter), or None."""
+    test = nodeid.split("::", 1)[1].split("[", 1)[0] if "::" in nodeid else ""
+    return test if _file_of(nodeid).endswith(LAB_FILE) and test in LAB_UNITS else None
+
+
 def pytest_collection_modifyitems(items):
     def rank(item):
         name = _file_of(item.nodeid).rsplit("/", 1)[-1]
         if name in HEAVY_FIRST:
-            return HEAVY_FIRST.index(name)
+            unit = _lab_unit(item.nodeid)
+            return HEAVY_FIRST.index(name), LAB_UNITS.index(unit) if unit else len(LAB_UNITS)
         if name == READER_TESTS:
-            return len(HEAVY_FIRST) + 2
-        return len(HEAVY_FIRST) + (0 if name.endswith(".ipynb") else 1)
+            return len(HEAVY_FIRST) + 2, 0
+        return len(HEAVY_FIRST) + (0 if name.endswith(".ipynb") else 1), 0
 
     items.sort(key=rank)  # stable: within a file, and within each rank, collection order
 
 
 class _BookScheduling:
     """xdist scheduler plugin: loadfile, except that the book build joins the browser tests'
-    unit, each of the reader's browser tests (each parameter) is a unit of its own, and so are
-    JupyterLab's LAB_UNITS."""
+    unit, each of the reader's browser tests (each parameter) is a unit of its own, and so is each
+    of JupyterLab's LAB_UNITS tests (each parameter)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config, log):
@@ -122,9 +134,8 @@ class _BookScheduling:
                     return scope[: -len(BOOK_BUILD)] + BOOK_TESTS
                 if scope.endswith(READER_TESTS):
                     return nodeid  # each test, each parameter: the workers end together
-                if scope.endswith(LAB_FILE):
-                    test = nodeid.split("::", 1)[1].split("[", 1)[0]
-                    return f"{scope}::{test}" if test in LAB_UNITS else scope
+                if _lab_unit(nodeid):
+                    return nodeid  # each test, each parameter
                 return scope
 
         return Scheduling(config, log)

@@ -236,8 +236,12 @@ def test_menu_names_quoted_are_the_language_packs():
 # ------------------------------------------------------------------------------ in a browser
 
 
-def _open(browser, lab, name: str):
+def _open(browser, lab, name: str, kernels: bool = True):
+    """A new page of `lab` with the notebook `name` open (`kernels`=False: no notebook opened in
+    this page starts a kernel, lab_server.without_kernels)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
+    if not kernels:
+        lab_server.without_kernels(lab, page)
     page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_selector(f".lm-MenuBar-itemLabel >> text={lab_server.MENU_RUN}", timeout=60_000)
@@ -269,10 +273,13 @@ def _menu_items(page, menu: str) -> list[str]:
     return items
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def learner(tmp_path_factory):
     """One learner's copy and the JupyterLab `make lab` starts on it, shared by this file's
-    learner tests (a server start is several seconds): (lab, work)."""
+    learner tests (a server start is several seconds of a core), one per pytest-xdist worker,
+    however many of this file's xdist units it runs (tests/conftest.py): (lab, work). Each test
+    ends the kernels it started; the browser stays per module (Playwright's sync API runs one at
+    a time, and the book's tests start their own)."""
     work = lab_server.learner_copy(tmp_path_factory.mktemp("learner"))
     with lab_server.running(work) as lab:
         yield lab, work
@@ -281,7 +288,7 @@ def learner(tmp_path_factory):
 def test_learner_lab(browser, learner):
     lab, work = learner
     mine = work / IN_COPY.format(CHAPTER)
-    page = _open(browser, lab, IN_COPY.format(CHAPTER))
+    page = _open(browser, lab, f"{IN_COPY.format(CHAPTER)}?reset")  # ?reset: a first launch, nothing restored
     # An explorable's cell shows its first picture before anything runs, never its text repr.
     page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
     outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
@@ -322,24 +329,29 @@ def test_learner_lab(browser, learner):
 #: Lab's document tabs, and the label of the one in front.
 TABS = ".lm-DockPanel-tabBar .lm-TabBar-tab"
 CURRENT_TAB = f"{TABS}.lm-mod-current .lm-TabBar-tabLabel"
-DOCUMENT_TABS = f"{TABS}[data-type='document-title']"  # not the launcher's
 #: Where a link of a rendered Markdown cell points, as Lab rewrites it: .../files/<path>?…#<anchor>
 LAB_LINK = re.compile(r"/files/([^?#]+)[^#]*(?:#(.+))?$")
 
 
-def scrolled_to(page, anchor: str, where: str) -> None:
-    """The element `anchor` names is on the page and in view (Lab scrolled to it)."""
+def scrolled_to(page, anchor: str, where: str, within: str = "") -> None:
+    """The element `anchor` names is in the document `within` (a CSS selector; the page if empty)
+    and in view (Lab scrolled to it)."""
     try:
         page.wait_for_function(
             # Lab's sanitizer keeps an anchor's id as data-jupyter-id, and scrolls to that
-            """a => { const id = decodeURIComponent(a);
-                      const el = document.querySelector(`[data-jupyter-id="${CSS.escape(id)}"]`);
+            """([a, within]) => { const id = decodeURIComponent(a);
+                      const el = document.querySelector(`${within} [data-jupyter-id="${CSS.escape(id)}"]`);
                       if (!el) return false;
                       const r = el.getBoundingClientRect();
                       return r.top >= 0 && r.top < window.innerHeight; }""",
-            arg=anchor, timeout=30_000)
+            arg=[anchor, within], timeout=30_000)
     except Exception:
         pytest.fail(f"{where}: 開いたページの #{anchor} が見えるところにありません")
+
+
+def _front_document(page) -> str:
+    """A CSS selector for the document in Lab's front tab (the others stay open behind it)."""
+    return "#" + page.locator(f"{TABS}.lm-mod-current").get_attribute("data-id")
 
 
 def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
@@ -350,18 +362,22 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     per link takes 3.5 minutes), every link is checked to point at a file Lab serves and the first link of
     a chapter to each page is clicked (and must scroll to its term); that every term's anchor is
     on the glossary page is test_every_chapter_link_has_a_target_in_the_learners_copy's.
-    Lab is loaded once: each next chapter is opened from the file browser, as a learner does,
-    once the tabs of the one before are closed and its kernels ended."""
+    Lab is loaded once and each next chapter is opened from the file browser, as a learner does.
+    What a link opened stays open, as it does for a learner: a later link to it brings its tab to
+    the front (and scrolls to its own anchor) instead of laying out the whole chapter again, which
+    was most of this test's time. No notebook starts a kernel here (nothing is run)."""
     every_link = os.environ.get("QKV_EVERY_LINK") == "1"
     lab, _ = learner
     failed = []
     followed = 0
-    page = _open(browser, lab, f"{IN_COPY.format(CHAPTERS[0].name)}?reset")
+    lab_server.end_sessions(lab)  # any kernel another test of this Lab left
+    page = _open(browser, lab, f"{IN_COPY.format(CHAPTERS[0].name)}?reset", kernels=False)
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    selector = ".jp-Notebook .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
     for ipynb in CHAPTERS:
         if ipynb != CHAPTERS[0]:
             _open_from_the_file_browser(page, ipynb.name)
+        chapter = _front_document(page)
+        selector = f"{chapter} .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
         links = page.locator(selector)
         expected = len(_links(ipynb))
         with contextlib.suppress(Exception):  # Markdown cells render after the notebook opens
@@ -380,8 +396,8 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             # The active cell's toolbar floats over its top right corner, where a link can sit
             # (chapter 07's gradient-descent link): make a neighbouring cell the active one.
             cell = links.nth(i).evaluate(
-                "a => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].indexOf(a.closest('.jp-Cell'))")
-            lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1)
+                "a => [...a.closest('.jp-Notebook').querySelectorAll('.jp-Cell')].indexOf(a.closest('.jp-Cell'))")
+            lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1, within=chapter)
             # A link inside a folded aside (<details>) is clicked as a learner does: fold opened first.
             links.nth(i).evaluate("a => { for (let d = a.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }")
             links.nth(i).scroll_into_view_if_needed()
@@ -393,35 +409,14 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             except Exception:
                 pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(CURRENT_TAB).all_inner_texts()})")
             if anchor:
-                scrolled_to(page, anchor, f"{ipynb.name}: {href}")
+                scrolled_to(page, anchor, f"{ipynb.name}: {href}", within=_front_document(page))
             followed += 1
             page.locator(TABS, has_text=ipynb.name).click()
-        _close_every_tab(page)
-        lab_server.end_sessions(lab)
+        assert not lab_server.running_kernels(lab), f"{ipynb.name}: カーネルが起動しています"
     page.goto("about:blank")
     page.close()
     assert followed >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
     assert not failed, failed
-
-
-def _close_every_tab(page) -> None:
-    """Close every open document (a chapter and what its links opened): only the next chapter's
-    cells and links are then in the page (Lab shows its launcher when the last one closes)."""
-    tabs = page.locator(DOCUMENT_TABS)
-    while (n := tabs.count()):
-        tabs.first.locator(".lm-TabBar-tabCloseIcon").click()
-        try:
-            page.wait_for_function("([s, n]) => document.querySelectorAll(s).length < n || document.querySelector('.jp-Dialog')",
-                                   arg=[DOCUMENT_TABS, n], timeout=30_000)
-            # A notebook whose explorables' state Lab restored may count as changed: nothing is saved.
-            discard = page.locator(".jp-Dialog .jp-mod-warn")
-            if discard.count():
-                discard.first.click()
-                page.wait_for_function("([s, n]) => document.querySelectorAll(s).length < n",
-                                       arg=[DOCUMENT_TABS, n], timeout=30_000)
-        except Exception:
-            pytest.fail(f"タブが閉じません: {tabs.all_inner_texts()}、{page.locator('.jp-Dialog').all_inner_texts()}")
-    assert page.locator(".jp-Notebook").count() == 0
 
 
 def _open_from_the_file_browser(page, name: str) -> None:
@@ -429,7 +424,7 @@ def _open_from_the_file_browser(page, name: str) -> None:
     page.locator(".jp-DirListing-item .jp-DirListing-itemText").get_by_text(name, exact=True).dblclick()
     page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
                            arg=[CURRENT_TAB, name], timeout=60_000)
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_selector(f"{_front_document(page)} .jp-Notebook .jp-Cell", timeout=120_000)
 
 
 def test_teacher_lab_has_nbgrader(browser, tmp_path):
@@ -561,6 +556,7 @@ def test_explorables_in_a_real_lab(browser, learner, name):
             page.goto("about:blank")
             lab_server.end_sessions(lab)
     page.close()
+    lab_server.end_sessions(lab)  # the Lab is shared with this worker's other tests
     assert not errors, errors
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,11 +154,33 @@ def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
     item.click()
 
 
-def focus_notebook(page, cell: int = 0) -> None:
-    """Give the open notebook the focus by clicking a cell's prompt area, which holds no link (a
-    click in the middle of the notebook followed chapter 06's glossary link there, and the glossary
-    then was Lab's current tab)."""
-    page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").nth(cell).click()
+def without_kernels(lab: Lab, page) -> None:
+    """Notebooks opened in this page (from its URL or its file browser) start no kernel, as with
+    `--LabApp.notebook_starts_kernel=False` but for this page only: Lab's page config in the HTML
+    it is served is changed on its way in. For tests that only read and click (every kernel started
+    imports numpy, matplotlib and helpers: seconds of a core each)."""
+    base = urllib.parse.urlsplit(lab.base)
+
+    def lab_page(url: str) -> bool:
+        parts = urllib.parse.urlsplit(url)
+        return parts.netloc == base.netloc and (parts.path == "/lab" or parts.path.startswith("/lab/tree/"))
+
+    def fulfil(route) -> None:
+        response = route.fetch()
+        html, n = re.subn(r'"notebookStartsKernel":\s*true', '"notebookStartsKernel": false', response.text())
+        if n != 1:  # Lab renamed its option: fail the page load rather than start kernels unseen
+            route.fulfill(status=500, body="Lab のページ設定に notebookStartsKernel がありません")
+            return
+        route.fulfill(response=response, body=html)
+
+    page.route(lab_page, fulfil)
+
+
+def focus_notebook(page, cell: int = 0, within: str = "") -> None:
+    """Give the open notebook (the one in `within`, a CSS selector, when several are open) the focus
+    by clicking a cell's prompt area, which holds no link (a click in the middle of the notebook
+    followed chapter 06's glossary link there, and the glossary then was Lab's current tab)."""
+    page.locator(f"{within} .jp-Notebook .jp-Cell .jp-InputPrompt".strip()).nth(cell).click()
 
 
 def end_sessions(lab: Lab) -> None:
@@ -165,6 +189,12 @@ def end_sessions(lab: Lab) -> None:
     session whose kernel alone was deleted is reused, and waits for that kernel)."""
     _delete_every(lab, "sessions")
     _shut_down_kernels(lab)
+
+
+def running_kernels(lab: Lab) -> list[dict]:
+    """The kernels the server runs now (its api/kernels)."""
+    with urllib.request.urlopen(lab.url("api/kernels"), timeout=30) as r:
+        return json.load(r)
 
 
 def _shut_down_kernels(lab: Lab) -> None:
