@@ -49,8 +49,18 @@ def test_as_number_wants_exactly_one_number():
             as_number(one, "f")
     with pytest.raises(AssertionError, match=r"数を 1 つ.*shape \(2,\)"):
         as_number([1.0, 2.0], "f")
-    with pytest.raises(AssertionError, match="数の配列を返して"):
+    with pytest.raises(AssertionError, match="f は数を返して") as info:  # one number asked: not "an array"
         as_number("二", "f")
+    assert "配列" not in str(info.value)
+
+
+def test_a_string_from_score_cell_is_told_a_number_is_asked():
+    """score_cell returns one number: a string back is told so, not asked for "an array"."""
+    from helpers import checks
+    with pytest.raises(CheckFailed) as info:
+        checks.check_matmul_cell(lambda Q, K, i, j: "3.0")
+    assert info.value.mistake == "not_numbers" and "score_cell は数を返して" in str(info.value)
+    assert "配列" not in str(info.value)
 
 
 def test_three_arrays():

@@ -132,7 +132,7 @@ def check_matmul_cell(fn: Callable, *, hidden: bool = False) -> None:
             if wrong:  # a wrong index that crashes on the rectangular case: the cells before say which
                 break
             raise
-        got = _base.as_float_array(result, "score_cell")
+        got = _base.as_float_array(result, "score_cell", asked="数")
         want = float(Q[i, :] @ K[j, :])
         if got.size == Q.shape[1] and np.allclose(got.reshape(-1), Q[i, :] * K[j, :]):
             _base.fail(f"成分ごとの積を並べた配列(長さ {Q.shape[1]})が返ってきました。掛け算はできていますが、"

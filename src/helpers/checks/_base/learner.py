@@ -210,21 +210,22 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
     return result
 
 
-def as_float_array(value, what: str) -> np.ndarray:
-    """The learner's result as a float array, or a hint that it is not numbers."""
+def as_float_array(value, what: str, asked: str = "数の配列") -> np.ndarray:
+    """The learner's result as a float array, or a hint that it is not numbers (`asked`: what
+    the task asks for, "数" where it is one number)."""
     if isinstance(value, (str, bytes)):
-        fail(f"{what} は数の配列を返してください(文字列 {value!r} が返ってきました)。", mistake="not_numbers")
+        fail(f"{what} は{asked}を返してください(文字列 {value!r} が返ってきました)。", mistake="not_numbers")
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        fail(f"{what} は数の配列を返してください({type(value).__name__} が返ってきました)。",
+        fail(f"{what} は{asked}を返してください({type(value).__name__} が返ってきました)。",
              mistake="not_numbers")
 
 
 def as_number(value, what: str) -> float:
     """The learner's result as one number, or a hint that it is not one: an array, even one of
     shape (1,) or (1, 1), is not a number (the task asks for one)."""
-    arr = as_float_array(value, what)
+    arr = as_float_array(value, what, asked="数")
     if arr.ndim:
         fail(f"{what} は数を 1 つ返してください(配列ではなく、ただの数です)。"
              f"shape {arr.shape} の配列が返ってきました。", mistake="not_a_number")
