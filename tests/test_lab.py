@@ -238,10 +238,10 @@ def test_menu_names_quoted_are_the_language_packs():
 
 def _open(browser, lab, name: str, kernels: bool = True):
     """A new page of `lab` with the notebook `name` open (`kernels`=False: no notebook opened in
-    this page starts a kernel, lab_server.without_kernels)."""
+    this page starts a kernel, and maths stays TeX, lab_server.reading_only)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     if not kernels:
-        lab_server.without_kernels(lab, page)
+        lab_server.reading_only(lab, page)
     page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_selector(f".lm-MenuBar-itemLabel >> text={lab_server.MENU_RUN}", timeout=60_000)
