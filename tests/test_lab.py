@@ -570,6 +570,9 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
     folder.mkdir(exist_ok=True)
     names = list(explorable_classes())
     nb = nbformat.v4.new_notebook()
+    # The chapters' kernel, named as they name it: with none, Lab would ask which one, and start
+    # it only once asked (run_all took the default after waiting its whole timeout, 120 s).
+    nb.metadata["kernelspec"] = nbformat.read(CHAPTERS[0], as_version=4).metadata["kernelspec"]
     nb.cells = [nbformat.v4.new_code_cell("import helpers\nfrom helpers.widgets import explorables")]
     nb.cells += [nbformat.v4.new_code_cell(f'explorables()["{name}"].example()') for name in names]
     nbformat.write(nb, folder / "every_explorable.ipynb")

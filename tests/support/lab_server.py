@@ -126,16 +126,16 @@ def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
     has started and is idle (clicked earlier, on a server just started, the run could be lost),
     and after taking the default kernel if Lab asks which one."""
     deadline = time.monotonic() + timeout
+    dialog = page.locator(".jp-Dialog .jp-mod-accept")
     while time.monotonic() < deadline:
+        if dialog.count():  # Lab asks which kernel (a notebook that names none): no kernel until answered
+            dialog.first.click()
         with contextlib.suppress(OSError, ValueError):
             with urllib.request.urlopen(lab.url("api/sessions"), timeout=5) as r:
                 if any(s["path"].endswith(notebook) and (s.get("kernel") or {}).get("execution_state") == "idle"
                        for s in json.load(r)):
                     break
         time.sleep(0.5)
-    dialog = page.locator(".jp-Dialog .jp-mod-accept")
-    if dialog.count():
-        dialog.first.click()
     focus_notebook(page)
     page.keyboard.press("Escape")
     # On a loaded machine a click on the menu bar while Lab still lays the notebook out can open
