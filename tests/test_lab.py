@@ -238,10 +238,10 @@ def test_menu_names_quoted_are_the_language_packs():
 
 def _open(browser, lab, name: str, kernels: bool = True):
     """A new page of `lab` with the notebook `name` open (`kernels`=False: no notebook opened in
-    this page starts a kernel, lab_server.without_kernels)."""
+    this page starts a kernel, and maths stays TeX, lab_server.reading_only)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     if not kernels:
-        lab_server.without_kernels(lab, page)
+        lab_server.reading_only(lab, page)
     page.goto(lab.url(f"lab/tree/{name}"), timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_selector(f".lm-MenuBar-itemLabel >> text={lab_server.MENU_RUN}", timeout=60_000)
@@ -570,6 +570,9 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
     folder.mkdir(exist_ok=True)
     names = list(explorable_classes())
     nb = nbformat.v4.new_notebook()
+    # The chapters' kernel, named as they name it: with none, Lab would ask which one, and start
+    # it only once asked (run_all took the default after waiting its whole timeout, 120 s).
+    nb.metadata["kernelspec"] = nbformat.read(CHAPTERS[0], as_version=4).metadata["kernelspec"]
     nb.cells = [nbformat.v4.new_code_cell("import helpers\nfrom helpers.widgets import explorables")]
     nb.cells += [nbformat.v4.new_code_cell(f'explorables()["{name}"].example()') for name in names]
     nbformat.write(nb, folder / "every_explorable.ipynb")

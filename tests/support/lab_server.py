@@ -126,16 +126,16 @@ def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
     has started and is idle (clicked earlier, on a server just started, the run could be lost),
     and after taking the default kernel if Lab asks which one."""
     deadline = time.monotonic() + timeout
+    dialog = page.locator(".jp-Dialog .jp-mod-accept")
     while time.monotonic() < deadline:
+        if dialog.count():  # Lab asks which kernel (a notebook that names none): no kernel until answered
+            dialog.first.click()
         with contextlib.suppress(OSError, ValueError):
             with urllib.request.urlopen(lab.url("api/sessions"), timeout=5) as r:
                 if any(s["path"].endswith(notebook) and (s.get("kernel") or {}).get("execution_state") == "idle"
                        for s in json.load(r)):
                     break
         time.sleep(0.5)
-    dialog = page.locator(".jp-Dialog .jp-mod-accept")
-    if dialog.count():
-        dialog.first.click()
     focus_notebook(page)
     page.keyboard.press("Escape")
     # On a loaded machine a click on the menu bar while Lab still lays the notebook out can open
@@ -154,11 +154,19 @@ def run_all(lab: Lab, page, notebook: str, timeout: float = 120.0) -> None:
     item.click()
 
 
-def without_kernels(lab: Lab, page) -> None:
-    """Notebooks opened in this page (from its URL or its file browser) start no kernel, as with
-    `--LabApp.notebook_starts_kernel=False` but for this page only: Lab's page config in the HTML
-    it is served is changed on its way in. For tests that only read and click (every kernel started
-    imports numpy, matplotlib and helpers: seconds of a core each)."""
+#: Lab's page config, in the HTML of every Lab page it serves.
+PAGE_CONFIG = re.compile(r'(<script id="jupyter-config-data" type="application/json">)(.*?)(</script>)', re.S)
+#: Lab's extension that typesets maths (MathJax).
+MATHS = "@jupyterlab/mathjax-extension"
+
+
+def reading_only(lab: Lab, page) -> None:
+    """Notebooks opened in this page (from its URL or its file browser) start no kernel and their
+    maths is left as TeX, as with `--LabApp.notebook_starts_kernel=False` and MathJax's extension
+    disabled, but for this page only: Lab's page config in the HTML it is served is changed on its
+    way in. For tests that only read and click links: every kernel started imports numpy,
+    matplotlib and helpers, and typesetting a chapter's maths takes the browser seconds, each time
+    a chapter is opened."""
     base = urllib.parse.urlsplit(lab.base)
 
     def lab_page(url: str) -> bool:
@@ -167,10 +175,17 @@ def without_kernels(lab: Lab, page) -> None:
 
     def fulfil(route) -> None:
         response = route.fetch()
-        html, n = re.subn(r'"notebookStartsKernel":\s*true', '"notebookStartsKernel": false', response.text())
-        if n != 1:  # Lab renamed its option: fail the page load rather than start kernels unseen
+        found = PAGE_CONFIG.search(response.text())
+        config = json.loads(found.group(2)) if found else {}
+        if "notebookStartsKernel" not in config:  # Lab changed: fail the load, start nothing unseen
             route.fulfill(status=500, body="Lab のページ設定に notebookStartsKernel がありません")
             return
+        config["notebookStartsKernel"] = False
+        disabled = config.get("disabledExtensions") or []
+        config["disabledExtensions"] = ({**disabled, MATHS: True} if isinstance(disabled, dict)
+                                        else [*disabled, MATHS])
+        text = json.dumps(config).replace("<", "\\u003c")  # as Lab writes it: no "</script>" inside
+        html = PAGE_CONFIG.sub(lambda m: m.group(1) + text + m.group(3), response.text(), count=1)
         route.fulfill(response=response, body=html)
 
     page.route(lab_page, fulfil)
