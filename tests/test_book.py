@@ -16,6 +16,7 @@ saved there, to look at (off by default: each takes longer than loading the page
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -692,17 +693,25 @@ RECORD_STATES = """ex => { window.__states = [];
     .observe(ex, {attributes: true, attributeFilter: ['data-qkv-state']}); }"""
 
 
+@contextlib.contextmanager
+def first_explorable(browser, doc: str, motion: str):
+    """Chapter `doc`'s first explorable at 1280 px, with prefers-reduced-motion `motion`."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
+                                  reduced_motion=motion)
+    try:
+        page = context.new_page()
+        page.goto(html_path(doc).as_uri(), wait_until="load")
+        yield page, explorables_on(page)[0]
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_a_preset_glides_to_its_state_unless_less_motion_is_asked(book, browser, motion):
     """Chapter 02's 「温度 20」 from the opening state: the picture moves there in steps the eye can
     follow (states strictly between, each a value the slider can take, the angle untouched) and
     lands exactly; with prefers-reduced-motion it lands at once, in the click itself."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
-                                  reduced_motion=motion)
-    try:
-        page = context.new_page()
-        page.goto(html_path("notebooks/02_library_search").as_uri(), wait_until="load")
-        explorable = explorables_on(page)[0]
+    with first_explorable(browser, "notebooks/02_library_search", motion) as (page, explorable):
         start = json.loads(explorable.get_attribute("data-qkv-state"))
         assert start["temperature"] < 20, start
         explorable.evaluate(RECORD_STATES)
@@ -721,8 +730,44 @@ def test_a_preset_glides_to_its_state_unless_less_motion_is_asked(book, browser,
             assert len(between) >= 4 and between == sorted(between), temps
             # each one a stop of the log slider (3 significant digits, as a key press gives)
             assert all(float(f"{t:.3g}") == t for t in between), between
-    finally:
-        context.close()
+
+
+#: Ticks the explorable's checkbox, then the fill of the first row's last cell of its first
+#: heatmap at every frame for 600 ms: [fill before, fill right after the click, …].
+FILLS_AFTER_TICK = """ex => new Promise((done) => {
+  const cell = () => ex.querySelector('.qkv-panels svg [data-item] [data-cell]:last-of-type rect');
+  const seen = [cell().getAttribute('fill')];
+  ex.querySelector('.qkv-controls input[type=checkbox]').click();
+  const start = performance.now();
+  const tick = () => { seen.push(cell().getAttribute('fill'));
+    if (performance.now() - start < 600) requestAnimationFrame(tick); else done(seen); };
+  tick(); })"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_checkbox_glides_the_picture_to_its_state_unless_less_motion_is_asked(book, browser, motion):
+    """Chapter 08's 「因果マスク」: the state turns at once (a checkbox has nothing between), and the
+    picture glides there: the first row's last cell (the word furthest ahead, masked to 0) goes
+    from its blue to the palest through colours between, and lands exactly on the new picture's
+    colour; with prefers-reduced-motion it is the new colour in the click itself."""
+    with first_explorable(browser, "notebooks/08_going_further", motion) as (_, explorable):
+        assert json.loads(explorable.get_attribute("data-qkv-state"))["masked"] is False
+        explorable.scroll_into_view_if_needed()
+        fills = explorable.evaluate(FILLS_AFTER_TICK)
+        assert json.loads(explorable.get_attribute("data-qkv-state"))["masked"] is True
+        rgb = [tuple(float(v) for v in re.findall(r"[\d.]+", f)) for f in fills]
+        before, after = rgb[0], rgb[-1]
+        assert json.loads(explorable.get_attribute("data-qkv-numbers"))["weights"][0][-1] == 0
+        assert sum(after) > sum(before), fills  # masked: weight 0, the palest blue
+        between = [c for c in rgb if c not in (before, after)]
+        if motion == "reduce":
+            assert rgb[1:] == [after] * (len(rgb) - 1), fills
+        else:
+            assert rgb[1] == before, fills  # the click drew the old picture's colour first
+            assert len(set(between)) >= 2, fills  # frames between (a loaded machine paints few)
+            assert all(min(b, a) <= c <= max(b, a) for c_ in between for c, b, a in zip(c_, before, after, strict=True)), fills
+            reds = [c[0] for c in rgb]
+            assert reds == sorted(reds), fills  # one way, towards the new colour
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)

@@ -160,6 +160,8 @@ _PANELS_NOT_AS_DRAWN = """(p, panels) => {
 def check_numbers(explorable, where: str) -> dict:
     """The numbers the picture states equal numpy's for the state it shows, and every panel is
     what the module draws for that state (a redraw patches the page's SVG in place)."""
+    # a choice or checkbox just changed: its picture glides there (300 ms) before it is the state's
+    explorable.page.wait_for_function("ex => !ex.dataset.qkvGliding", arg=explorable.element_handle())
     state, numbers, _ = shown(explorable)
     differences = same_numbers(numbers, numpy_numbers(state))
     assert differences == [], f"{where}: 図の数と numpy の数が違います {differences[:3]}(状態 {state})"

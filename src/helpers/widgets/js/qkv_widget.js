@@ -30,6 +30,62 @@ function patch(live, fresh) {
   }
 }
 
+// With reduced motion asked for (or no way to ask), nothing glides.
+const REDUCED = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
+const still = () => REDUCED?.matches ?? true;
+// How far a glide begun at `start` is at `now` (0 … 1: a frame's time stamp may be a little
+// before the glide began), eased in and out.
+function eased(start, now) {
+  const u = Math.min(1, Math.max(0, (now - start) / GLIDE_MS));
+  return u < 0.5 ? 2 * u * u : 1 - 2 * (1 - u) ** 2;
+}
+
+// The presentation attributes a picture glides along (positions, sizes, colours) when a choice or
+// a checkbox changes it (mount's `morph`); texts, names and values change at once.
+const MOVING = new Set(["x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height"]);
+for (const name of ["points", "d", "fill", "transform", "style", "stroke-width", "opacity"])
+  MOVING.add(name);
+const NUMBER = /-?\d*\.?\d+(?:e[-+]?\d+)?/gi;
+
+// The tweens from `from` (a copy of a panel before `patch`) to `to` (the panel after it): each
+// element of `to` is paired with the one of `from` of the same kind and item (data-item,
+// data-cell) in the same place among those (a part drawn only now, like a masked cell's hatching,
+// shifts no other), and gives [node, attribute, final text, its text between the numbers, the
+// numbers before, the numbers after] for each moving attribute whose numbers alone changed.
+const slot = (node) =>
+  `${node.nodeName} ${node.getAttribute("data-item") ?? node.getAttribute("data-cell") ?? ""}`;
+function tweens(from, to, out = []) {
+  const was = new Map();
+  for (const a of from.children) {
+    const key = slot(a);
+    if (was.has(key)) was.get(key).push(a);
+    else was.set(key, [a]);
+  }
+  const used = new Map();
+  for (const b of to.children) {
+    const key = slot(b);
+    used.set(key, (used.get(key) ?? -1) + 1);
+    const a = was.get(key)?.[used.get(key)];
+    if (!a) continue;
+    for (const { name, value: now } of b.attributes) {
+      if (!MOVING.has(name)) continue;
+      const before = a.getAttribute(name);
+      if (before === null || before === now || now.includes("#")) continue;
+      if (before.replace(NUMBER, "#") !== now.replace(NUMBER, "#")) continue;
+      out.push([
+        b,
+        name,
+        now,
+        now.split(NUMBER),
+        before.match(NUMBER).map(Number),
+        now.match(NUMBER).map(Number),
+      ]);
+    }
+    tweens(a, b, out);
+  }
+  return out;
+}
+
 // `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
 // the kernel hears of it when the hand pauses. A message per key press or drag step made
 // JupyterLab redraw its kernel status on every frame, and the kernel echoed each value back.
@@ -323,13 +379,12 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
         ways[t] = [model.get(t), state[t], between];
     });
     apply(Object.fromEntries(Object.entries(state).filter(([t]) => !(t in ways))));
-    const still = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? true;
+    const instant = still();
     const start = performance.now();
     const frame = (now) => {
-      const u = still ? 1 : Math.min(1, (now - start) / GLIDE_MS);
-      const e = u < 0.5 ? 2 * u * u : 1 - 2 * (1 - u) ** 2;
-      for (const [t, [a, b, between]] of Object.entries(ways)) set(t, u < 1 ? between(a, b, e) : b);
-      if (u < 1) gliding = requestAnimationFrame(frame);
+      const e = instant ? 1 : eased(start, now);
+      for (const [t, [a, b, between]] of Object.entries(ways)) set(t, e < 1 ? between(a, b, e) : b);
+      if (e < 1) gliding = requestAnimationFrame(frame);
     };
     frame(start);
   };
@@ -363,20 +418,66 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
       hosts.push(host);
     }
   }
+  // A choice or a checkbox has no values between its own: when one alone changed the picture (by
+  // hand, from a preset or from Python), the picture glides from what it showed to what it shows
+  // now (GLIDE_MS, eased as a preset's glide): each shape's position, size and colour moves there,
+  // its texts and values are the new ones at once. Any other redraw lands it first. While it
+  // glides, the root says so (data-qkv-gliding): the picture is the state's once it is gone.
+  let moving = [];
+  let morphing = 0;
+  const land = () => {
+    cancelAnimationFrame(morphing);
+    for (const [node, name, end] of moving) node.setAttribute(name, end);
+    if (moving.length) delete root.dataset.qkvGliding;
+    moving = [];
+  };
+  const morph = (found) => {
+    moving = found;
+    root.dataset.qkvGliding = "true";
+    const start = performance.now();
+    let shownAt = -1;
+    const frame = (now) => {
+      const e = eased(start, now);
+      if (e === 1) return land();
+      // a step the eye can see (not the frame right after the change): else nothing to repaint
+      if (shownAt < 0 || e - shownAt >= 0.01) {
+        shownAt = e;
+        for (const [node, name, , parts, x, y] of moving) {
+          const at = (i) => +(x[i] + (y[i] - x[i]) * e).toFixed(3);
+          node.setAttribute(
+            name,
+            parts.reduce((t, part, i) => t + part + (i < x.length ? at(i) : ""), ""),
+          );
+        }
+      }
+      morphing = requestAnimationFrame(frame);
+    };
+    frame(start);
+  };
+  const DISCRETE = ["choice", "checkbox"];
   function redraw() {
+    land();
     const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
+    const changed = bound.map((_, i) => i in shown && shown[i] !== values[traits[i]]);
+    const turned =
+      changed.some((c, i) => c && DISCRETE.includes(controls[i].kind)) &&
+      !changed.some((c, i) => c && !DISCRETE.includes(controls[i].kind)) &&
+      !still();
     // Only what changed is written: setting even the same text lays the page out again.
     bound.forEach(({ show }, i) => {
       if (shown[i] !== values[traits[i]]) show((shown[i] = values[traits[i]]));
     });
     const pic = draw(values);
     if (hosts.length !== pic.panels.length) layout(pic.panels.length);
+    const found = [];
     pic.panels.forEach((panel, k) => {
       if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
       drawn[k] = panel;
       if (hosts[k].firstChild) {
         scratch.innerHTML = panel;
+        const before = turned ? hosts[k].cloneNode(true) : null;
         patch(hosts[k], scratch.content);
+        if (before) tweens(before, hosts[k], found);
       } else hosts[k].innerHTML = panel;
       // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
       // so a redraw lays out and paints this panel alone, not the page around it.
@@ -401,6 +502,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     // (which can be large) is written only when it changes.
     root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
     root.dataset.qkvNumbers = JSON.stringify(pic.numbers ?? {});
+    if (found.length) morph(found);
   }
   const writeData = () =>
     (root.dataset.qkvData = JSON.stringify(Object.fromEntries(data.map((t) => [t, model.get(t)]))));
