@@ -361,6 +361,8 @@ ISSUE_MISTAKES = [
      lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, -10.0)), "mask_finite"),
     ("causal_attention", checks.check_causal_attention, "triu_k2",
      lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, k=2)), "mask_shifted"),
+    ("causal_attention", checks.check_causal_attention, "triu_k_n_k_minus_1",
+     lambda Q, K, V: _causal(Q, K, V, lambda S, n_q, n_k: S + _upper(n_q, n_k, k=n_q - 1)), "offset_n_k"),
     ("causal_attention", checks.check_causal_attention, "weights_rounded",
      lambda Q, K, V: (_right_causal(Q, K, V)[0], np.round(_right_causal(Q, K, V)[1], 3)), "rounded"),
     ("causal_attention", checks.check_causal_attention, "heads_masked_softmax",

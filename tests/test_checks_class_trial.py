@@ -221,6 +221,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=1 - 2 * (len(K) - len(Q))))),
     ("causal_attention", checks.check_causal_attention, "offset in the wrong direction, -1e9", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9, k=1 - 2 * (len(K) - len(Q))))),
+    ("causal_attention", checks.check_causal_attention, "border at n_k − 1 (right for two queries only)", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=len(Q) - 1))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
@@ -469,6 +471,7 @@ NAMED = {
     ("party_weights", "row minimum subtracted"): "row_min",
     ("received", "column sums minus one"): "minus_one",
     ("undo_W", "q divided by W entry by entry"): "elementwise",
+    ("causal_attention", "border at n_k − 1 (right for two queries only)"): "offset_n_k",
 }
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \

@@ -777,6 +777,50 @@ def test_a_long_check_line_wraps_inside_its_box_in_the_feedback(course):
     assert wrap and styles.rindex("white-space: pre-wrap") > styles.rindex("pre{"), "the rule comes after nbconvert's"
 
 
+#: In a page's tags other than <a> (a link in the text is not a request): an address on another
+#: host (src/href, CSS url() or @import).
+EXTERNAL = re.compile(r"<(?!a\b)[a-z][^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)?//"
+                      r"|url\(\s*[\"']?(?:https?:)?//|@import[^;]*(?:https?:)?//", re.I)
+
+
+def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course):
+    """nbgrader's feedback page loaded MathJax from a CDN: offline a student read `$n_k \times d_k$`.
+    Now no page asks for anything outside itself, and its maths is MathML that the browser draws
+    with no script (JupyterLab's HTML viewer runs none). Opened in Chromium with every request but
+    the file's own refused: none asked, no `$…$` left in the text, every formula drawn."""
+    import chromium
+    from lab_server import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted((course.root / "feedback").rglob("*.html"))
+    assert pages
+    for page in pages:
+        assert not EXTERNAL.findall(page.read_text("utf-8")), page
+    chapter = chapter_named("06")
+    assert any(r"$\sqrt{d_k}$" in c.source for c in course.source(chapter).cells if c.cell_type == "markdown")
+    page_file = course.root / "feedback" / "teacher" / chapter / f"{chapter}.html"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        asked = []
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+                   else (asked.append(r.request.url), r.abort()))
+        page.goto(page_file.as_uri())
+        text = page.evaluate("[...document.querySelectorAll('.text_cell_render')].map(e => e.innerText).join('\\n')")
+        sizes = page.evaluate("[...document.querySelectorAll('.text_cell_render math')]"
+                              ".map(m => m.getBoundingClientRect()).map(r => r.width * r.height)")
+        browser.close()
+    assert not asked, asked
+    assert "ソフトマックス" in text and not re.search(r"\$[^$\n]+\$", text), re.findall(r"\$[^$\n]+\$", text)[:3]
+    assert len(sizes) > 20 and all(sizes), sizes
+
+
+def test_a_formula_the_feedback_cannot_draw_stays_readable_as_its_tex():
+    """A student's own Markdown may hold TeX the converter cannot read: the page shows the TeX."""
+    assert classroom.feedback_pages.mathml(r"\left( a", display=False) == r"<code>\left( a</code>"
+    assert classroom.feedback_pages.mathml(r"n_k \times d_k", display=False).startswith('<math display="inline">')
+
+
 def test_a_feedback_page_that_cannot_be_made_is_reported_and_the_others_are_made(course, tmp_path):
     """A chapter's pages are made in one nbgrader run; one that fails stops none of the others
     and is named, with its reason."""

@@ -23,10 +23,11 @@ in the order a course goes through them:
 """
 
 try:
+    import latex2mathml  # noqa: F401  - the feedback pages' maths
     import nbgrader  # noqa: F401  - every module below needs it
 except ImportError as err:  # pragma: no cover - only without the `classroom` extra
     raise ImportError(
-        "授業用の機能には nbgrader が必要です。`pip install -e '.[classroom]'` で入れてください"
+        "授業用の機能には nbgrader など(classroom の追加パッケージ)が必要です。`pip install -e '.[classroom]'` で入れてください"
         f"(見つからなかったもの: {err.name})。"
     ) from err
 
@@ -45,7 +46,7 @@ from .class_report import write_class_report  # noqa: E402
 from .cli import main  # noqa: E402
 from .config import COURSE_ID, DEFAULT_TIMEOUT, write_config  # noqa: E402
 from .course_folder import ClassroomError  # noqa: E402
-from .feedback_pages import FeedbackStyle, FeedbackWithoutHiddenTests, feedback  # noqa: E402
+from .feedback_pages import FeedbackExporter, FeedbackStyle, FeedbackWithoutHiddenTests, feedback  # noqa: E402
 from .gradebook import scores  # noqa: E402
 from .grades_csv import export  # noqa: E402
 from .grading import autograde  # noqa: E402
@@ -61,6 +62,7 @@ __all__ = [
     "SCORE_CALL",
     "SOLUTION_MARKERS",
     "ClassroomError",
+    "FeedbackExporter",
     "FeedbackStyle",
     "FeedbackWithoutHiddenTests",
     "Outcome",

@@ -48,6 +48,9 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "qkv_classroom.FeedbackStyle",
 ]
+# フィードバックのページは外から何も読み込まない:数式は MathML で書き出し(ブラウザがそのまま描く)、
+# nbgrader のテンプレートがネットワーク(CDN)から読み込む MathJax は外す。
+c.GenerateFeedback.exporter_class = "qkv_classroom.FeedbackExporter"
 
 if os.path.exists(os.path.join(_here, "nbgrader_config_local.py")):
     load_subconfig("nbgrader_config_local.py")  # noqa: F821

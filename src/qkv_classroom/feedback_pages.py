@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import html
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from jinja2 import pass_context
+from latex2mathml.converter import convert as tex_to_mathml
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
@@ -99,3 +105,57 @@ class FeedbackStyle(Preprocessor):
     def preprocess(self, nb, resources):
         resources.setdefault("inlining", {}).setdefault("css", []).append(WRAP_OUTPUT_CSS)
         return nb, resources
+
+
+#: nbgrader's feedback template loads MathJax 2 from cdnjs (and configures it): cut out of the page.
+MATHJAX_SCRIPTS = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
+MATHML_NAMESPACE = ' xmlns="http://www.w3.org/1998/Math/MathML"'  # not needed inside HTML
+
+
+def mathml(tex: str, display: bool) -> str:
+    """The formula as MathML; one the converter cannot read stays readable as its TeX."""
+    try:
+        return tex_to_mathml(tex, display="block" if display else "inline").replace(MATHML_NAMESPACE, "")
+    except Exception:  # noqa: BLE001 - any converter error: show the TeX, never lose the page
+        return f"<code>{html.escape(tex)}</code>"
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's Markdown renderer, with each formula as MathML instead of `$…$` for MathJax."""
+
+    def inline_math(self, body: str) -> str:
+        return mathml(body, display=False)
+
+    def block_math(self, body: str) -> str:
+        return mathml(body, display=True)
+
+    def latex_environment(self, name: str, body: str) -> str:
+        return mathml(rf"\begin{{{name}}}{body}\end{{{name}}}", display=True)
+
+
+class FeedbackExporter(HTMLExporter):
+    """nbgrader's feedback page with no request outside itself: the maths is MathML, which the
+    browser draws without a script (so also offline, and in JupyterLab's HTML viewer, which runs
+    no script of an untrusted page), and the MathJax that nbgrader's template loads from a CDN is
+    cut out. (`HTMLExporter.mathjax_url` cannot help: nbgrader's template calls `mathjax()` with
+    nbconvert's default CDN address.) The page stays one file, as `nbgrader release_feedback`
+    sends only the HTML files.
+    """
+
+    @pass_context  # as nbconvert's: Jinja gives the filter the cell it renders
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        return MATHJAX_SCRIPTS.sub("", output, count=1), resources

@@ -60,12 +60,24 @@ def test_right_causal_attention_passes(hidden, capsys):
     (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=1 - (n_k - n_q))), "offset_reversed"),
     (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -1e9), k=1 - (n_k - n_q))), "offset_reversed"),
     (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=1)), "top_aligned"),
+    (_causal(lambda n_q, n_k: np.triu(np.full((n_q, n_k), -np.inf), k=n_k - 1)), "offset_n_k"),
 ])
 @pytest.mark.parametrize("hidden", [False, True])
 def test_each_causal_mistake_gets_its_hint(fn, hint, hidden):
     with pytest.raises(AssertionError) as err:
         checks.check_causal_attention(fn, hidden=hidden)
     assert str(err.value) == f"✗ {CAUSAL_HINTS[hint]}"
+
+
+def test_the_hidden_test_catches_the_border_that_is_right_only_for_two_queries():
+    """The visible check's rectangular case has two queries, where k = n_k − 1 is the right border:
+    a mask right on squares and n_k − 1 otherwise passes it. The hidden test has four queries."""
+    squares_apart = _causal(lambda n_q, n_k: upper(n_q, n_k) if n_q == n_k
+                            else np.triu(np.full((n_q, n_k), -np.inf), k=n_k - 1))
+    checks.check_causal_attention(squares_apart)
+    with pytest.raises(CheckFailed) as err:
+        checks.check_causal_attention(squares_apart, hidden=True)
+    assert err.value.mistake == "offset_n_k"
 
 
 def test_causal_output_mistakes():

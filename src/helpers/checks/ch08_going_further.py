@@ -42,6 +42,9 @@ CAUSAL_HINTS = {
                        "先頭より後ろにある語で、自分より前の見出しを何語も見てよいはずです。ところが今の答えでは、"
                        "前の語まで隠れて、全部が隠された行ができています。Q の 1 行めが文の何語めかを数えて、"
                        "隠す境目を右と左のどちらへずらすのかを確かめましょう。",
+    "offset_n_k": "隠す境目を、問いの数 n_q によらず n_k − 1 にしていませんか? それで合うのは問いがちょうど "
+                  "2 語のときだけです。Q の 1 行めが文の何語めかは、n_q によって変わります。そこから、"
+                  "それぞれの問いより後ろにある見出しを隠しましょう。",
     "mask_shifted": "自分のすぐ後ろの語(対角のすぐ上)が見えています。隠す三角形が一段ずれていませんか? "
                     "「先を見ない目隠し:因果マスク」の節で、どこから上を隠したかを見直しましょう。",
     "transposed": "得点表の行と列が入れ替わっています(行が見出し、列が問いの表です)。"
@@ -117,6 +120,8 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
     }
     if n_q < n_k:  # the queries taken as the first n_q words: a copy of the square mask's triu
         variants["top_aligned"] = _hide(S, np.arange(n_k)[None, :] > np.arange(n_q)[:, None])
+    if n_q - 2 not in (0, 1):  # the border at k = n_k − 1, moved n_q − 2: the right one or mask_shifted's
+        variants["offset_n_k"] = _hide(S, _later(n_q, n_k, n_q - 2))
     if n_q == n_k:
         variants["transposed"] = _hide(K @ Q.T / np.sqrt(Q.shape[1]), later)
     return variants
@@ -125,10 +130,12 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """A square problem (a decoder reading its own words, the chapter's mask) and the last few
     words' queries against every word's keys (writing one word at a time with the keys kept),
-    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers."""
+    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers. The
+    hidden test has four queries too: with two, the border k = n_k − 1 is the right one (with three,
+    mask_shifted's)."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
-                                  ((2, 4), (6, 4), (6, 5)))
+                                  ((2, 4), (6, 4), (6, 5)), ((4, 2), (7, 2), (7, 3)))
     rng = np.random.default_rng(8)
     sizes = ((4, 4, 3, 2), (2, 5, 4, 3))
     return [(rng.normal(size=(n_q, d_k)), rng.normal(size=(n_k, d_k)), rng.normal(size=(n_k, d_v)))
