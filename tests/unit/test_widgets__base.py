@@ -323,6 +323,18 @@ def test_every_data_trait_is_checked_when_set_after_construction(cls):
         assert_refused(explorer, name, wrong, DataError, words)
 
 
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.module)
+def test_no_data_trait_takes_none_after_construction(cls):
+    """`explorer.words = None` is refused in Japanese like any other wrong form (traitlets' Any
+    took None unchecked: the picture lost its data and numbers() failed with numpy's error)."""
+    from helpers.widgets._base import Data, DataError
+
+    explorer = cls.example()
+    for name, trait in explorer.traits().items():
+        if isinstance(trait, Data):
+            assert_refused(explorer, name, None, DataError, "None|NoneType")
+
+
 def test_the_library_catalog_set_piece_by_piece_is_refused_and_kept():
     """The cases the chapter's learner met: names of another length, keys that are a string,
     a key beyond what the plane holds; a `hold_trait_notifications` block that replaces the

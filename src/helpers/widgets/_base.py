@@ -227,6 +227,8 @@ class Data(traitlets.Any):
     ±`lim` if given. Checked whenever set (from Python, after construction too), with the other
     data traits and the choices that read them, before the browser draws anything."""
 
+    allow_none = False  # traitlets.Any lets None through unchecked: None is checked like any value
+
     def __init__(self, default, kind: str = "any", shape: tuple = (), lim: float | None = None):
         self.kind, self.shape, self.lim = kind, tuple(shape), lim
         super().__init__(default_value=default)
