@@ -544,7 +544,9 @@ def test_explorables_in_a_real_lab(browser, learner, name):
     for when, save_again in zip(rounds, [True] * (len(rounds) - 1) + [False], strict=True):
         page.goto(lab.url(f"lab/tree/{IN_COPY.format(name)}?reset"), timeout=120_000)
         try:
-            page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=60_000)
+            # as long as the first opening may take: Lab restores every widget while a loaded
+            # machine lays the chapter out (at 16x CPU throttling chapter 06 took about 105 s)
+            page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
         except Exception:
             pytest.fail(f"{name}: {when}、図が出ません: {page.locator('.jp-OutputArea-output').all_inner_texts()[:3]}")
         assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count, when

@@ -72,9 +72,10 @@ def module_source(name: str) -> str:
 #: (`%s`, JSON) and the names it imports from each shared module (`%s`). The shared modules' text
 #: is the state of the notebook's one `SharedModules` model, read with anywidget's
 #: `host.getModel` (anywidget >= 0.11), which waits for that model however long it takes to come
-#: (no timeout: `host.getWidget` gives up after 10 s, which a loaded machine reopening a chapter
-#: can exceed). Each shared module becomes one Blob URL per page and per text (`key`), whichever
-#: explorable, notebook or kernel asks first; a failed load is tried again by the next view.
+#: (`host.getWidget` would also wait for that model's own module, and gives up after 10 s: a
+#: needless limit on a loaded machine). Each shared module becomes one Blob URL per page and per
+#: text (`key`), whichever explorable, notebook or kernel asks first; a failed load is tried again
+#: by the next view.
 _LAB_ESM = """\
 const SOURCE = %s;
 const NEEDS = %s;
