@@ -17,7 +17,7 @@ in the order a course goes through them:
 - `grading`: `autograde`, each student × chapter alone, retried once, flagged on tampering;
 - `reports`: reports/ (grading.csv, summary.csv, report.md) from the outcomes;
 - `class_report`: reports/class_report.html and .csv, what the class got wrong and where to re-teach;
-- `feedback_pages`: `feedback`, the HTML pages without hidden test code;
+- `feedback_pages`: `feedback`, the HTML pages without hidden test code, their maths as MathML;
 - `grades_csv`: `export`, nbgrader's CSV with each row's status and reason;
 - `cli`: the command line.
 """

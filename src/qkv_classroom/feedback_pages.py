@@ -1,4 +1,5 @@
-"""Feedback pages: one HTML page per graded submission, with no hidden test code in it."""
+"""Feedback pages: one HTML page per graded submission, with no hidden test code in it and nothing
+loaded from outside it (its maths is MathML)."""
 
 from __future__ import annotations
 
