@@ -548,6 +548,19 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
         assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
 
 
+def test_chapter_03_has_a_preset_for_each_guest_its_text_asks_to_pick():
+    """Chapter 03's 「試してほしいこと」 picks ミオ, then アオイ and ケン in turn: one button each, in
+    that order (the preset test above clicks them and checks where they land)."""
+    from helpers.data import party
+
+    text = (ROOT / "notebooks" / "03_three_roles.md").read_text(encoding="utf-8")
+    tries = text.split("試してほしいこと")[1].split("\n## ")[0]
+    picked = "".join(re.findall(r"^- (.+?)を(?:交互に)?選ぶ", tries, re.M))  # "ミオ", "アオイとケン"
+    named = sorted((n for n in party().names if n in picked), key=picked.index)
+    offered = [p["state"] for p in presets_of("ch03_three_roles")]
+    assert named and offered == [{"person": n} for n in named], (named, offered)
+
+
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_dragging_across_a_picture_selects_no_text(pages, doc):
     """A press on a panel's title dragged across the picture (a learner aiming at an arrow)
