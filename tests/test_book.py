@@ -837,6 +837,56 @@ def test_every_controls_name_is_its_visible_label(pages, doc):
             assert reading is None or not UNSPOKEN.search(reading), reading
 
 
+#: Every text an explorable gives a screen reader, as [where, text]: each aria-label,
+#: aria-description, aria-valuetext and title attribute, each SVG <title> (a mark's name), the text
+#: of the panels it reads (not hidden, not inside an item whose aria-label it reads instead), and
+#: the visible text of a control named by it (a button, a label) unless a description reads it.
+HEARD = r"""ex => {
+  const heard = [];
+  const where = n => n.tagName + (n.className?.baseVal ?? n.className ? '.' + (n.className.baseVal ?? n.className) : '');
+  for (const n of [ex, ...ex.querySelectorAll('*')]) {
+    for (const a of ['aria-label', 'aria-description', 'aria-valuetext', 'title'])
+      if (n.hasAttribute(a)) heard.push([`${where(n)}[${a}]`, n.getAttribute(a)]);
+    if (n.tagName === 'title') heard.push(['title', n.textContent]);
+    if (n.tagName === 'text' && !n.closest('[aria-hidden=true], [role=img]')) heard.push(['text', n.textContent]);
+    if (n.matches('button, label, .qkv-label') && !n.hasAttribute('aria-description')
+        && !n.closest('.qkv-control')?.querySelector('[aria-description]')) heard.push([where(n), n.textContent]);
+  }
+  return heard;
+}"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_a_screen_reader_hears_symbols_as_words_in_every_explorable(pages, doc):
+    """W_Q, W_O and d_k are never given to a screen reader with their underscore: not in a
+    control, the live region or the picture's description, nor in an item's name (a heatmap's
+    row, a word's marker), a mark's title or the text of a panel it reads."""
+    page = page_of(pages, doc).page
+    explorables = explorables_on(page)
+    if not explorables:
+        pytest.skip(f"{doc} には図がありません")
+    for i, explorable in enumerate(explorables):
+        heard = explorable.evaluate(HEARD)
+        assert any(at.endswith("[aria-label]") for at, _ in heard), f"{doc} の図 {i}: 名前がひとつもありません"
+        unspoken = [(at, said[:80]) for at, said in heard if UNSPOKEN.search(said)]
+        assert not unspoken, f"{doc} の図 {i}: 下線のまま読まれる記号 {unspoken}"
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_symbols_are_drawn_with_subscripts_not_underscores(pages, doc):
+    """A panel draws W_O or d_k as chapters 04 and 07 draw W_Q: a letter with a subscript (a
+    lowered, smaller tspan), never 「W_O」 with an underscore."""
+    page = page_of(pages, doc).page
+    explorables = explorables_on(page)
+    if not explorables:
+        pytest.skip(f"{doc} には図がありません")
+    for i, explorable in enumerate(explorables):
+        drawn = explorable.locator(".qkv-panels svg text").evaluate_all("ts => ts.map(t => t.textContent)")
+        assert drawn, f"{doc} の図 {i}: 文字がありません"
+        underscored = [t for t in drawn if "_" in t]
+        assert not underscored, f"{doc} の図 {i}: 下線で描いた添字 {underscored}"
+
+
 #: The chapters whose explorables draw heatmaps (qkv_draw's one `heatmap`), each a map of weights.
 HEATMAP_PAGES = ["notebooks/00_introduction", "notebooks/07_how_w_learns", "notebooks/08_going_further"]
 
