@@ -548,6 +548,19 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
         assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
 
 
+def test_chapter_03_has_a_preset_for_each_guest_its_text_asks_to_pick():
+    """Chapter 03's 「試してほしいこと」 picks ミオ, then アオイ and ケン in turn: one button each, in
+    that order (the preset test above clicks them and checks where they land)."""
+    from helpers.data import party
+
+    text = (ROOT / "notebooks" / "03_three_roles.md").read_text(encoding="utf-8")
+    tries = text.split("試してほしいこと")[1].split("\n## ")[0]
+    picked = "".join(re.findall(r"^- (.+?)を(?:交互に)?選ぶ", tries, re.M))  # "ミオ", "アオイとケン"
+    named = sorted((n for n in party().names if n in picked), key=picked.index)
+    offered = [p["state"] for p in presets_of("ch03_three_roles")]
+    assert named and offered == [{"person": n} for n in named], (named, offered)
+
+
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_dragging_across_a_picture_selects_no_text(pages, doc):
     """A press on a panel's title dragged across the picture (a learner aiming at an arrow)
@@ -788,7 +801,9 @@ def test_a_skip_link_reaches_each_explorables_controls_in_a_few_presses(pages, d
             presses += 1
         assert presses == n + 1, f"{doc}: 図 {n} へのスキップリンクまで Tab {presses} 回"
         link = page.locator("a.qkv-skip").nth(n - 1)
-        page.wait_for_timeout(300)  # the theme's skip bar slides in (0.15 s)
+        # The theme's skip bar slides in (0.15 s, longer under load): wait until the link is on screen.
+        page.wait_for_function("a => { const b = a.getBoundingClientRect(); return b.top >= 0 && b.height > 0; }",
+                               arg=link.element_handle())
         box = link.bounding_box()
         assert box and box["y"] >= 0 and box["height"] > 0, f"{doc}: フォーカスしたリンクが見えません {box}"
         page.keyboard.press("Enter")
@@ -820,6 +835,56 @@ def test_every_controls_name_is_its_visible_label(pages, doc):
             reading = named.get_attribute("aria-description")
             assert named.get_attribute("aria-label") is None, f"{doc} の図 {i}: {label}"
             assert reading is None or not UNSPOKEN.search(reading), reading
+
+
+#: Every text an explorable gives a screen reader, as [where, text]: each aria-label,
+#: aria-description, aria-valuetext and title attribute, each SVG <title> (a mark's name), the text
+#: of the panels it reads (not hidden, not inside an item whose aria-label it reads instead), and
+#: the visible text of a control named by it (a button, a label) unless a description reads it.
+HEARD = r"""ex => {
+  const heard = [];
+  const where = n => n.tagName + (n.className?.baseVal ?? n.className ? '.' + (n.className.baseVal ?? n.className) : '');
+  for (const n of [ex, ...ex.querySelectorAll('*')]) {
+    for (const a of ['aria-label', 'aria-description', 'aria-valuetext', 'title'])
+      if (n.hasAttribute(a)) heard.push([`${where(n)}[${a}]`, n.getAttribute(a)]);
+    if (n.tagName === 'title') heard.push(['title', n.textContent]);
+    if (n.tagName === 'text' && !n.closest('[aria-hidden=true], [role=img]')) heard.push(['text', n.textContent]);
+    if (n.matches('button, label, .qkv-label') && !n.hasAttribute('aria-description')
+        && !n.closest('.qkv-control')?.querySelector('[aria-description]')) heard.push([where(n), n.textContent]);
+  }
+  return heard;
+}"""
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_a_screen_reader_hears_symbols_as_words_in_every_explorable(pages, doc):
+    """W_Q, W_O and d_k are never given to a screen reader with their underscore: not in a
+    control, the live region or the picture's description, nor in an item's name (a heatmap's
+    row, a word's marker), a mark's title or the text of a panel it reads."""
+    page = page_of(pages, doc).page
+    explorables = explorables_on(page)
+    if not explorables:
+        pytest.skip(f"{doc} には図がありません")
+    for i, explorable in enumerate(explorables):
+        heard = explorable.evaluate(HEARD)
+        assert any(at.endswith("[aria-label]") for at, _ in heard), f"{doc} の図 {i}: 名前がひとつもありません"
+        unspoken = [(at, said[:80]) for at, said in heard if UNSPOKEN.search(said)]
+        assert not unspoken, f"{doc} の図 {i}: 下線のまま読まれる記号 {unspoken}"
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_symbols_are_drawn_with_subscripts_not_underscores(pages, doc):
+    """A panel draws W_O or d_k as chapters 04 and 07 draw W_Q: a letter with a subscript (a
+    lowered, smaller tspan), never 「W_O」 with an underscore."""
+    page = page_of(pages, doc).page
+    explorables = explorables_on(page)
+    if not explorables:
+        pytest.skip(f"{doc} には図がありません")
+    for i, explorable in enumerate(explorables):
+        drawn = explorable.locator(".qkv-panels svg text").evaluate_all("ts => ts.map(t => t.textContent)")
+        assert drawn, f"{doc} の図 {i}: 文字がありません"
+        underscored = [t for t in drawn if "_" in t]
+        assert not underscored, f"{doc} の図 {i}: 下線で描いた添字 {underscored}"
 
 
 #: The chapters whose explorables draw heatmaps (qkv_draw's one `heatmap`), each a map of weights.
@@ -1335,15 +1400,18 @@ def test_the_address_keeps_an_explorables_state(book, browser):
         explorable = explorables_on(page)[0]
         state = json.loads(explorable.get_attribute("data-qkv-state"))
         assert state == {"angle": 45, "temperature": 0.05}, state
+        # A new page: the first one's settle timer may still write its state into its own address.
+        page = context.new_page()
         page.goto(url + "#qkv=0&angle=900", wait_until="load")
-        page.reload(wait_until="load")
         explorable = explorables_on(page)[0]
         assert json.loads(explorable.get_attribute("data-qkv-state"))["angle"] != 900
         explorable.locator(".qkv-control", has_text="問いの向き").locator("input").focus()
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("() => location.hash.includes('qkv=0') && !location.hash.includes('900')")
         shared = json.loads(explorable.get_attribute("data-qkv-state"))
-        assert f"angle={shared['angle']}" in unquote(page.evaluate("location.hash")), shared
+        page.wait_for_function(
+            "a => /(^#|&)qkv=0(&|$)/.test(location.hash) && new RegExp(`&angle=${a}(&|$)`).test(location.hash)",
+            arg=shared["angle"])
+        assert "900" not in unquote(page.evaluate("location.hash")), shared
     finally:
         context.close()
 

@@ -566,7 +566,8 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
     """JupyterLab at 1280 × 800 with its file browser open (the notebook about 900 px wide): every
     explorable, as its chapter shows it, in one notebook run once; no label, slider, value or
     button overlaps another or sticks out of its explorable (chapter 04's values were covered by
-    the next column's label, W_V's cut off)."""
+    the next column's label, W_V's cut off). Then the same page at 390 and 320 px, the file
+    browser still open (the notebook some 60 px wide: every label and slider stuck out)."""
     lab, work = learner
     folder = work / "overlap"
     folder.mkdir(exist_ok=True)
@@ -601,6 +602,20 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
             assert explorables.nth(i).locator(".qkv-control, .qkv-preset").count() >= 1, name
         bad = page.evaluate(CONTROL_OVERLAPS)  # every explorable of the page
         assert not bad, bad[:6]
+        # A phone-wide window with the file browser still open (the notebook some 60 px wide): each
+        # explorable keeps a phone's width (the notebook scrolls sideways to it), nothing overlaps.
+        for width in (390, 320):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.wait_for_function("w => innerWidth === w", arg=width)
+            if not files.is_visible():
+                page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
+            files.wait_for(state="visible")
+            page.wait_for_timeout(300)  # Lab lays its panels out again on resize (a message loop)
+            notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
+            widths = explorables.evaluate_all("es => es.map(e => e.getBoundingClientRect().width)")
+            bad = page.evaluate(CONTROL_OVERLAPS)
+            assert not bad, f"幅 {width}px(ノートブック {notebook['width']:.0f}px): {bad[:6]}"
+            assert min(widths) >= 288, f"幅 {width}px: 図の幅 {widths}"
     finally:
         page.goto("about:blank")
         page.close()

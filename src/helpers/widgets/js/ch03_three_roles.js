@@ -203,6 +203,14 @@ export function picture(data) {
   return { panels, alt, readout, numbers: n };
 }
 
+// The states the chapter's text asks the reader to try (「試してほしいこと」): ミオ, then アオイ
+// and ケン in turn.
+export const PRESETS = [
+  { label: "ミオ:重みが散らばる", state: { person: "ミオ" } },
+  { label: "アオイ:持ち帰りは辛い側", state: { person: "アオイ" } },
+  { label: "ケン:持ち帰りは甘い側", state: { person: "ケン" } },
+];
+
 export default {
   render({ model, el }) {
     const names = model.get("names");
@@ -222,6 +230,7 @@ export default {
         },
       ],
       draw: picture,
+      presets: PRESETS,
       // A click (or a drag) on or near a name tag's arrow in the first panel picks that guest.
       drag: {
         panel: 0,

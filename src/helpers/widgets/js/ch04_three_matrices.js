@@ -2,7 +2,7 @@
 // a scale; three panels show the grid, the unit square and every word's face xW under W_Q, W_K,
 // W_V, and a fourth names the words, says whose key best matches each word's query (largest q·k)
 // and prints the three matrices. Drag the ring (where (1, 0) goes) to set that W's angle and scale.
-import { argmax, matmul, norm, rotationScale, transpose } from "./qkv_math.js";
+import { argmax, matmul, norm, rotationScale, spoken, transpose } from "./qkv_math.js";
 import {
   FONT,
   PANEL,
@@ -229,7 +229,7 @@ function facePanel(p, { face, w, role, color }, W, F, X, words) {
   });
   body += `<g clip-path="url(#${clip})">${inside}</g>`;
   // The press area over the ring: drawn last, on top, but transparent (the markers show through).
-  body += `<circle class="qkv04-handle" cx="${hx}" cy="${hy}" r="20" fill="transparent" style="cursor:grab"><title>(1, 0) の行き先:ドラッグすると ${w} の角度と倍率が変わります</title></circle>`;
+  body += `<circle class="qkv04-handle" cx="${hx}" cy="${hy}" r="20" fill="transparent" style="cursor:grab"><title>(1, 0) の行き先:ドラッグすると ${spoken(w)} の角度と倍率が変わります</title></circle>`;
   return svg(p.size, p.size, body);
 }
 

@@ -4,6 +4,8 @@
 // come from CSS variables (qkv.css), so the theme's dark mode and the book's Q/K/V palette apply.
 // The widget runtime (controls, binding to the model, redraws, dragging) is qkv_widget.js.
 
+import { spoken } from "./qkv_math.js";
+
 export const FONT = 14; // user units; every panel is PANEL wide, so ≥ 12 CSS px once stacked on a phone
 export const PANEL = 300;
 
@@ -45,6 +47,26 @@ export function mark(color) {
   return PLAIN.test(color) ? color : `color-mix(in srgb, ${color} 70%, var(--qkv-fg))`;
 }
 
+// A symbol's subscript drawn as a subscript, not as an underscore: each "W_Q" or "d_k" of `s`
+// becomes W with a small Q set 4 units lower (as chapters 04 and 07 draw W_Q), the text after
+// it back on the line; the rest escaped as written.
+const SUBSCRIPT = /([A-Za-z])_([A-Za-z0-9]+)/g;
+function subscripts(s, size) {
+  const all = String(s);
+  let out = "";
+  let at = 0;
+  let low = false; // after a subscript: the next text goes back up
+  for (const m of all.matchAll(SUBSCRIPT)) {
+    const before = all.slice(at, m.index) + m[1];
+    out += low ? `<tspan dy="-4">${esc(before)}</tspan>` : esc(before);
+    out += `<tspan dy="4" font-size="${Math.max(size - 2, FONT - 2)}">${esc(m[2])}</tspan>`;
+    at = m.index + m[0].length;
+    low = true;
+  }
+  const rest = all.slice(at);
+  return out + (low && rest ? `<tspan dy="-4">${esc(rest)}</tspan>` : esc(rest));
+}
+
 export function text(
   x,
   y,
@@ -60,13 +82,13 @@ export function text(
   } = {},
 ) {
   const turn = rotate ? ` transform="rotate(${rotate} ${x} ${y})"` : "";
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${ink(fill)}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${esc(s)}</text>`;
+  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" dominant-baseline="${base}" style="fill:${ink(fill)}" font-weight="${weight}"${turn}${cls ? ` class="${cls}"` : ""}>${subscripts(s, size)}</text>`;
 }
 
 export function svg(width, height, body, { cls = "", label = "" } = {}) {
   // A panel whose items the keyboard reaches is not hidden from a screen reader.
   const hidden = body.includes("data-item=") ? "" : ' aria-hidden="true"';
-  const name = label ? ` aria-label="${esc(label)}"` : hidden;
+  const name = label ? ` aria-label="${esc(spoken(label))}"` : hidden;
   return `<svg class="qkv-panel ${cls}" viewBox="0 0 ${width} ${height}" style="--qkv-w:${width}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"${name}>${body}</svg>`;
 }
 
@@ -75,7 +97,7 @@ export function svg(width, height, body, { cls = "", label = "" } = {}) {
 // Each is reached by the keyboard too (mount keeps one in the tab order) and named by what it says.
 export function item(name, body, value = "") {
   const said = value === "" ? "" : ` data-value="${esc(value)}"`;
-  const named = esc(value === "" ? name : `${name}、${value}`);
+  const named = esc(spoken(value === "" ? name : `${name}、${value}`));
   return `<g data-item="${esc(name)}"${said} tabindex="-1" role="img" aria-label="${named}">${body}</g>`;
 }
 

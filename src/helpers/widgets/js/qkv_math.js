@@ -88,3 +88,21 @@ export function causalMask(n) {
     Array.from({ length: n }, (_, j) => (j > i ? -Infinity : 0)),
   );
 }
+
+// How a screen reader should say a label, a value, a result or an item's name: symbols as words
+// (W_Q is not "W underscore Q"), the rest as written. Words, not maths, but here because both
+// the drawing (qkv_draw.js: names of items) and the runtime (qkv_widget.js) need it, and
+// neither imports the other.
+const SPOKEN = [
+  [/W_Q/g, "ダブリュー・キュー"],
+  [/W_K/g, "ダブリュー・ケー"],
+  [/W_V/g, "ダブリュー・ブイ"],
+  [/W_O/g, "ダブリュー・オー"],
+  [/d_k/g, "ディー・ケー"],
+  [/√/g, "ルート"],
+  [/q·k/g, "キュー・ケーの内積"],
+  [/\bT\b/g, "ティー"],
+];
+export function spoken(s) {
+  return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
+}

@@ -3,6 +3,8 @@
 // `setter` is how a control or a drag sets a trait. The same code runs in JupyterLab (anywidget's
 // model) and in the book (book/_ext's model shim).
 
+import { spoken } from "./qkv_math.js";
+
 const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 const GLIDE_MS = 300; // a preset's way to its state (mount's `glide`)
 
@@ -100,22 +102,6 @@ export function setter(model, settled = () => {}) {
       settled();
     }, SYNC_AFTER_MS);
   };
-}
-
-// How a screen reader should say a label, a value or a result: symbols as words (W_Q is not
-// "W underscore Q"), the rest as written.
-const SPOKEN = [
-  [/W_Q/g, "ダブリュー・キュー"],
-  [/W_K/g, "ダブリュー・ケー"],
-  [/W_V/g, "ダブリュー・ブイ"],
-  [/W_O/g, "ダブリュー・オー"],
-  [/d_k/g, "ディー・ケー"],
-  [/√/g, "ルート"],
-  [/q·k/g, "キュー・ケーの内積"],
-  [/\bT\b/g, "ティー"],
-];
-export function spoken(s) {
-  return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
 }
 
 // A control's name is its visible label (WCAG 2.5.3: a speech user says what they see); the
