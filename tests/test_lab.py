@@ -616,6 +616,10 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
             bad = page.evaluate(CONTROL_OVERLAPS)
             assert not bad, f"幅 {width}px(ノートブック {notebook['width']:.0f}px): {bad[:6]}"
             assert min(widths) >= 288, f"幅 {width}px: 図の幅 {widths}"
+            # reachable: the notebook scrolls sideways to the explorable's right edge
+            scroller = page.locator(".jp-NotebookPanel .jp-WindowedPanel-outer").first.evaluate(
+                "n => [getComputedStyle(n).overflowX, n.scrollWidth]")
+            assert scroller[0] in ("auto", "scroll") and scroller[1] >= min(widths), scroller
     finally:
         page.goto("about:blank")
         page.close()
