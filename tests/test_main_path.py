@@ -7,10 +7,9 @@ moves secondary whys into folded asides or says an idea once and points to it.
 
 from __future__ import annotations
 
-import pytest
-
 import chapters
 import main_path
+import pytest
 
 
 @pytest.mark.parametrize("chapter", chapters.chapters(), ids=lambda c: c.slug)
