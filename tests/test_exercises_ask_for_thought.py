@@ -14,7 +14,7 @@ every chapter).
   The accepted words come from the check itself (`check.asks`: the `Prediction` its
   `check_choice` reads): the right choice, its reading, every synonym that means it, each in the
   form the check compares (`canonical_text`: spaces, kana, width and polite endings aside), a
-  verb also as its stem (暴れ of 暴れる), and for a shape every way the check reads a shape
+  polite form and a verb's stem as a sentence writes them (変わりません, 暴れ), and for a shape every way the check reads a shape
   (5 行 3 列, 5×3, (5, 3)). Three kinds of form say nothing in a sentence and are not looked
   for: an ending (a form all in kana that ends another: なる of 対称になる), a bare number (一つ,
   0), and a synonym that the question's own premise uses (同じ, in 「見出しを全部…同じベクトルに」).
@@ -54,6 +54,7 @@ from nbgrader.utils import is_solution
 
 import helpers
 from helpers.checks._base import canonical_text, shape_answer
+from helpers.checks._base.answers import _POLITE_ENDINGS
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = ROOT / "book" / "glossary.md"
@@ -66,7 +67,7 @@ SUBJECTS = {
     "ex02_predict": [r"温度|端"],                                          # the temperature's two ends
     "ex03_predict": [r"K\s*=\s*Q|Q\s*=\s*K|名札に相手像|一本のベクトル|XX\^"],  # one vector as question and key
     "ex04_shape": [r"Q|問い", r"形|行"],                                   # the shape of five words' Q
-    "ex05_order": [r"順番|順序", r"計算|マス"],                             # the order the cells are computed in
+    "ex05_order": [r"順", r"計算|マス"],                                   # the order the cells are computed in
     "ex06_predict": [r"見出し|キー|\bK\b", r"全部|すべて|みな|どれも|等し", r"重み"],  # every key the same: the weights
     "ex07_predict_lr": [r"学習率|\blr\b|η"],                               # a larger learning rate
 }
@@ -225,15 +226,20 @@ def questions(gid: str) -> tuple:
     return getattr(helpers.checks, name).asks
 
 
+def inflected(words: set[str]) -> set[str]:
+    """Each form also as a sentence writes it: polite (変わりません of 変わらない, by the check's own
+    table of endings, read backwards) and a verb as its stem (暴れ of 暴れる, as in 「暴れ、」)."""
+    endings = [(canonical_text(polite), canonical_text(plain)) for polite, plain in _POLITE_ENDINGS if plain]
+    polite = {w[: -len(plain)] + ending for w in words for ending, plain in endings if w.endswith(plain)}
+    return words | polite | {w[:-1] for w in words if w.endswith("ル") and len(w) > 2}
+
+
 def accepted_words(question, premise: str = "") -> set[str]:
-    """What the check accepts as the right answer (a verb also as its stem: 暴れ of 暴れる), less an
+    """What the check accepts as the right answer, as a sentence writes it (`inflected`), less an
     ending (a form all in kana that ends
     another accepted form: なる of 対称になる), a bare number (一つ, 0), which counts anything, and a
     synonym the question's own premise uses (同じ of 「見出しを全部…同じベクトルに」)."""
-    words = question.accepted()
-    words |= {w[:-1] for w in words if w.endswith("ル") and len(w) > 2}  # 暴れ of 暴れる, as in 「暴れ、」
-    own = type(question)(question.choices, question.correct).accepted()  # the choice and its reading
-    own |= {w[:-1] for w in own if w.endswith("ル") and len(w) > 2}
+    words, own = (inflected(q.accepted()) for q in (question, type(question)(question.choices, question.correct)))
     premise = canonical_text(premise)
     return {w for w in words if w and not re.fullmatch(r"[\d一二三]+ツ?", w)
             and not (re.fullmatch(r"[ァ-ヺー]+", w) and any(o != w and o.endswith(w) for o in words))
@@ -340,6 +346,12 @@ def test_the_answer_patterns_find_a_stated_answer():
             ("ex01_predict", "プリンの行では、ケーキとの内積が最も大きく"),
             ("ex04_shape", "五語なら Q は 5 行 3 列です"),
             ("ex04_shape", "五語の問いを積むと形は 5×3 です"),
+            # other paraphrases, in the book's polite style
+            ("ex05_order", "マスをどんな順に計算しても、表は変わりません"),
+            ("ex02_predict", "温度を上げると、答えは中身の平均に近づきます"),
+            ("ex01_predict", "内積で比べると、プリンが一番高い得点をつけるのはケーキです"),
+            ("ex07_predict_lr", "学習率を 1.0 にすると、損失が爆発して学習が壊れます"),
+            ("ex00_predict", "1 × 2 の x に 2 × 3 の W をかけると、形は 1 × 3 になります"),
             # chapter 04's sentence before chapter 06's exercise 2 (mended)
             ("ex06_predict", "全部 0 だと、問いも見出しも 0 で、重みは均等です")]
     for gid, sentence in said:
