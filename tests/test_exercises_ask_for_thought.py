@@ -525,7 +525,8 @@ def values_in(code: list[str]) -> set[str]:
 
 def key_values(solution: str) -> set[str]:
     """A solution's key values: each assigned or returned value of its body that computes something
-    (holds a call or an operation), names aside."""
+    (holds a call or an operation), names aside. A returned tuple is one value, as the transfer
+    test reads `return a, b`: split, `x @ W.T` of chapter 04's `three_faces` would be any `Q @ K.T`."""
     [fn] = [n for n in ast.parse(solution).body if isinstance(n, ast.FunctionDef)]
     tree = _Anonymous().visit(ast.parse("\n".join(ast.unparse(s) for s in fn.body)))
     return {ast.dump(n.value) for n in ast.walk(tree)
