@@ -173,17 +173,19 @@ def slug_of(heading: str) -> str:
 
 def chapter_section(slug: str, anchor: str | None) -> str:
     """What a link to a chapter lands on: the section its anchor names, up to the next heading of
-    its level or above, or the chapter's opening (up to its first section) when it names none."""
-    lines = "\n".join(page_text(cells_of(slug))).splitlines()
-    headings = [(i, len(m.group(1)), m.group(2)) for i, line in enumerate(lines)
-                if (m := re.match(r"(#{1,6})\s+(.*)", line))]
-    if anchor is None:
-        start, level = 0, 1
-    else:
-        [(start, level)] = [(i, n) for i, n, text in headings if slug_of(text) == slug_of(anchor)][:1] or [(None, 0)]
-        assert start is not None, f"{slug}#{anchor}: 見出しが見つかりません"
+    its level or above, or the chapter's opening (up to its first section) when it names none.
+    Headings are the prose's (a code cell's `# comment` is none)."""
+    lines = [(line, cell.cell_type == "markdown") for cell in cells_of(slug)
+             for part in page_text([cell]) for line in part.splitlines()]
+    headings = [(i, len(m.group(1)), m.group(2)) for i, (line, prose) in enumerate(lines)
+                if prose and (m := re.match(r"(#{1,6})\s+(.*)", line))]
+    start, level = 0, 1
+    if anchor is not None:
+        named = [(i, n) for i, n, text in headings if slug_of(text) == slug_of(anchor)]
+        assert named, f"{slug}#{anchor}: 見出しが見つかりません"
+        start, level = named[0]
     end = next((i for i, n, _ in headings if i > start and n <= max(level, 2)), len(lines))
-    return "\n".join(lines[start:end])
+    return "\n".join(line for line, _ in lines[start:end])
 
 
 def linked(text: str) -> list[str]:
