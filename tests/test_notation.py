@@ -42,14 +42,19 @@ def maths(md: Path) -> list[str]:
     return re.findall(r"\$\$?(.+?)\$\$?", text, flags=re.S)
 
 
-def names(md: Path) -> set[str]:
-    """The names the chapter's code cells bind or read."""
-    found = set()
+def code_nodes(md: Path) -> list[ast.AST]:
+    """Every node of the chapter's code cells (magics and shell lines left out)."""
+    nodes = []
     for cell in jupytext.read(md).cells:
         if cell.cell_type == "code":
             source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-            found |= {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    return found
+            nodes += ast.walk(ast.parse(source))
+    return nodes
+
+
+def names(md: Path) -> set[str]:
+    """The names the chapter's code cells bind or read."""
+    return {n.id for n in code_nodes(md) if isinstance(n, ast.Name)}
 
 
 def test_the_table_names_the_letters_a_learner_mixes_up():
@@ -78,16 +83,8 @@ def test_chapter_07_calls_its_targets_o_star():
 
 def _score_tables(md: Path) -> list[tuple[str, str]]:
     """(name, value) of each score table the chapter's code binds to S or S_<something>."""
-    found = []
-    for cell in jupytext.read(md).cells:
-        if cell.cell_type == "code":
-            source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-            for node in ast.walk(ast.parse(source)):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Name) and re.fullmatch(r"S(_\w+)?", target.id):
-                            found.append((target.id, ast.unparse(node.value)))
-    return found
+    return [(target.id, ast.unparse(node.value)) for node in code_nodes(md) if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name) and re.fullmatch(r"S(_\w+)?", target.id)]
 
 
 def test_s_is_the_table_the_softmax_reads_scaled_from_chapter_06_on():
