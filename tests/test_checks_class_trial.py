@@ -223,6 +223,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9, k=1 - 2 * (len(K) - len(Q))))),
     ("causal_attention", checks.check_causal_attention, "border at n_k − 1 (right for two queries only)", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=len(Q) - 1))),
+    ("causal_attention", checks.check_causal_attention, "square mask for squares, border at n_k − 1 otherwise", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=1 if len(Q) == len(K) else len(Q) - 1))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
