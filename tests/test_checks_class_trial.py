@@ -328,6 +328,8 @@ ATTEMPTS = [
      lambda X, W, k: X[:, :k + 1] @ W[:k + 1] + X[:, k:] @ W[k:]),
     ("matmul_in_two", checks.check_matmul_in_two, "rows cut instead of the shared axis", False,
      lambda X, W, k: np.vstack([X[:k] @ W, X[k:] @ W])),
+    ("matmul_in_two", checks.check_matmul_in_two, "slice one past the cut (a term left out)", False,
+     lambda X, W, k: X[:, :k] @ W[:k] + X[:, k + 1:] @ W[k + 1:]),
     ("matmul_in_two", checks.check_matmul_in_two, "halves averaged", False,
      lambda X, W, k: (X[:, :k] @ W[:k] + X[:, k:] @ W[k:]) / 2),
     # chapter 06: batch_attention(Q, K, V)
@@ -350,6 +352,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[1]), axis=1))),
     ("batch_attention", checks.check_batch_attention, "first sentence for all", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(np.broadcast_to(SOFTMAX(Q[0] @ K[0].T / np.sqrt(Q.shape[-1])), (len(Q),) + Q[0][:, :0].shape[:1] + (K.shape[1],)).copy())),
+    ("batch_attention", checks.check_batch_attention, "sentence 0 only, a 2-D result", False,
+     lambda Q, K, V: (lambda w: (w @ V[0], w))(SOFTMAX(Q[0] @ K[0].T / np.sqrt(Q.shape[-1])))),
     ("batch_attention", checks.check_batch_attention, "softmax over the whole sentence", False,
      lambda Q, K, V: (lambda S: (lambda w: (w @ V, w))(np.exp(S) / np.exp(S).sum(axis=(1, 2), keepdims=True)))(
          Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]))),
@@ -390,6 +394,10 @@ ATTEMPTS = [
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W) * (X_kv.T @ dS.T @ X_q @ W) / W.shape[1]),
     ("grad_W_shared", checks.check_grad_W_shared, "keys' path without the transpose", False,
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS @ X_q @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "X_q and X_kv swapped", False,
+     lambda X_q, X_kv, W, dS: (X_kv.T @ dS @ X_q @ W + X_q.T @ dS.T @ X_kv @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "query path doubled", False,
+     lambda X_q, X_kv, W, dS: 2 * X_q.T @ dS @ X_kv @ W / np.sqrt(W.shape[1])),
     # chapter 08: padded_attention(Q, K, V, n_real)
     ("padded_attention", checks.check_padded_attention, "mask of -1e9", True,
      lambda Q, K, V, n: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -1e9)))),
@@ -474,6 +482,12 @@ NAMED = {
     ("received", "column sums minus one"): "minus_one",
     ("undo_W", "q divided by W entry by entry"): "elementwise",
     ("causal_attention", "border at n_k − 1 (right for two queries only)"): "offset_n_k",
+    ("matmul_in_two", "overlap at k"): "term_twice",
+    ("matmul_in_two", "slice one past the cut (a term left out)"): "term_missing",
+    ("attention", "divided by √(number of keys)"): "by_sqrt_n",
+    ("batch_attention", "sentence 0 only, a 2-D result"): "first_sentence",
+    ("grad_W_shared", "X_q and X_kv swapped"): "roles_swapped",
+    ("grad_W_shared", "query path doubled"): "path_doubled",
 }
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \
