@@ -289,6 +289,8 @@ ATTEMPTS = [
      lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / (len(A) - 1))(SOFTMAX(Q @ K.T))),
     ("received", checks.check_received, "the whole table returned", False,
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
+    ("received", checks.check_received, "row sums with the diagonal (all 1)", False,
+     lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=1)),
     ("received", checks.check_received, "column sums minus one", False,
      lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=0) - 1),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
