@@ -104,6 +104,8 @@ ATTEMPTS = [
      lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "angle", False,
      lambda a, b: float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1)))),
+    ("cosine", checks.check_cosine, "a * b instead of a @ b", False,
+     lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b))),
     ("cosine", checks.check_cosine, "array of one", False,
      lambda a, b: np.array([a @ b / (np.linalg.norm(a) * np.linalg.norm(b))])),
     # chapter 02: soft_lookup(q, K, V, temperature, on_shelf)
@@ -223,6 +225,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9, k=1 - 2 * (len(K) - len(Q))))),
     ("causal_attention", checks.check_causal_attention, "border at n_k − 1 (right for two queries only)", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=len(Q) - 1))),
+    ("causal_attention", checks.check_causal_attention, "square mask for squares, border at n_k − 1 otherwise", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=1 if len(Q) == len(K) else len(Q) - 1))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
@@ -289,6 +293,8 @@ ATTEMPTS = [
      lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / (len(A) - 1))(SOFTMAX(Q @ K.T))),
     ("received", checks.check_received, "the whole table returned", False,
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
+    ("received", checks.check_received, "row sums with the diagonal (all 1)", False,
+     lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=1)),
     ("received", checks.check_received, "column sums minus one", False,
      lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=0) - 1),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
@@ -474,6 +480,9 @@ TYPED = [
 #: mistake id its hint names, so the learner reads what went wrong instead of a number.
 NAMED = {
     ("first_softmax", "negated scores"): "negated",
+    ("first_softmax", "one-hot argmax"): "one_hot",
+    ("cosine", "a * b instead of a @ b"): "elementwise",
+    ("received", "row sums with the diagonal (all 1)"): "row_sums_with_self",
     ("cosine", "divided by the sum of the lengths"): "sum_of_lengths",
     ("soft_lookup", "weights of the books on the shelf returned"): "weights",
     ("party_weights", "row minimum subtracted"): "row_min",

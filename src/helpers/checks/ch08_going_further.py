@@ -130,14 +130,14 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """A square problem (a decoder reading its own words, the chapter's mask) and the last few
     words' queries against every word's keys (writing one word at a time with the keys kept),
-    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers. The
-    hidden test has four queries too: with two, the border k = n_k − 1 is the right one (with three,
-    mask_shifted's)."""
+    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers. Both
+    have a case with four queries: with two, the border k = n_k − 1 is the right one (with three,
+    mask_shifted's), so an answer that takes it for every rectangular case passes the first two."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
                                   ((2, 4), (6, 4), (6, 5)), ((4, 2), (7, 2), (7, 3)))
     rng = np.random.default_rng(8)
-    sizes = ((4, 4, 3, 2), (2, 5, 4, 3))
+    sizes = ((4, 4, 3, 2), (2, 5, 4, 3), (4, 6, 3, 5))
     return [(rng.normal(size=(n_q, d_k)), rng.normal(size=(n_k, d_k)), rng.normal(size=(n_k, d_v)))
             for n_q, n_k, d_k, d_v in sizes]
 
