@@ -320,6 +320,13 @@ def test_check_padded_attention_passes_right_answers(fn, capsys):
     checks.check_padded_attention(fn, hidden=True)
 
 
+def test_the_no_mask_hint_points_to_where_exp_of_minus_inf_is_explained():
+    """Why −∞ gives weight 0 (e^{−∞} = 0) is said in the causal-mask section, not under the rows
+    that are wholly hidden."""
+    hint = checks.PADDING_HINTS["no_mask"]
+    assert "「先を見ない目隠し:因果マスク」" in hint and "全部が隠された行" not in hint
+
+
 @pytest.mark.parametrize("fn, mistake", [
     (_padded(lambda n_q, n_k, r: np.zeros(n_k, bool)), "no_mask"),
     (_padded(lambda n_q, n_k, r: (np.arange(n_q) >= r)[:, None]), "rows"),

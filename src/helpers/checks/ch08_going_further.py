@@ -322,7 +322,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
 #: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
 PADDING_HINTS = {
     "no_mask": "空席の列にも重みが配られています。空席の見出しの列の重みがちょうど 0 になるのは、ソフトマックスの前の"
-               "得点がどんな値のときだったでしょう(「全部が隠された行」の節)。",
+               "得点がどんな値のときだったでしょう(「先を見ない目隠し:因果マスク」の節)。",
     "rows": "隠しているのが空席の行(問い)になっています。空席は「誰からも見られない」ようにするので、"
             "隠すのは見出しの列です。",
     "off_by_one": "隠す席が一つずれています。席の番号は 0 から数えるので、本物の語は 0 〜 n_real − 1 番め、"
