@@ -238,9 +238,9 @@ def inflected(words: set[str]) -> set[str]:
 
 def accepted_words(question, premise: str = "") -> set[str]:
     """What the check accepts as the right answer, as a sentence writes it (`inflected`), less an
-    ending (a form all in kana that ends
-    another accepted form: なる of 対称になる), a bare number (一つ, 0), which counts anything, and a
-    synonym the question's own premise uses (同じ of 「見出しを全部…同じベクトルに」)."""
+    ending (a form all in kana that ends another accepted form: なる of 対称になる), a bare number
+    (一つ, 0), which counts anything, and a synonym the question's own premise uses (同じ of
+    「見出しを全部…同じベクトルに」)."""
     words, own = (inflected(q.accepted()) for q in (question, type(question)(question.choices, question.correct)))
     premise = canonical_text(premise)
     return {w for w in words if w and not re.fullmatch(r"[\d一二三]+ツ?", w)
