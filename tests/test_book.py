@@ -32,7 +32,18 @@ import chapters
 import chromium
 import pytest
 from build_pdf import EVERY_IMAGE_LOADED
-from explorables import CONTROL_OVERLAPS, check_numbers, class_for, move_every_control
+from explorables import (
+    CONTROL_OVERLAPS,
+    SHOWN_SYMBOLS,
+    SYMBOL,
+    UNSPOKEN,
+    check_numbers,
+    class_for,
+    landed,
+    move_every_control,
+    presets_of,
+    press_every_preset,
+)
 from PIL import Image
 from playwright.sync_api import expect
 
@@ -468,23 +479,6 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
         assert ratio >= 4.5, f"{doc}: {mode} モードで図の文字と背景のコントラストが {ratio:.1f}(4.5 以上)"
 
 
-#: What a screen reader must never be given to read: symbols with underscores.
-UNSPOKEN = re.compile(r"W_[QKVO]|d_k")
-
-
-def presets_of(module: str) -> list[dict]:
-    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
-    from explorables import run_module
-
-    from helpers.widgets._base import module_source
-
-    source = module_source(module)
-    if "export const PRESETS" not in source:
-        return []
-    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
-    return result["ok"]
-
-
 def explorables_on(page) -> list:
     boxes = page.locator(".qkv-explorable")
     for i in range(boxes.count()):
@@ -493,20 +487,14 @@ def explorables_on(page) -> list:
     return [boxes.nth(i).locator(".qkv-ex") for i in range(boxes.count())]
 
 
-def landed(page, explorable, want: dict, timeout: float = 5000) -> None:
-    """Wait until the explorable's state holds `want` (a preset glides there in 300 ms)."""
-    page.wait_for_function(
-        "([el, want]) => { const s = JSON.parse(el.dataset.qkvState);"
-        " return Object.entries(want).every(([t, v]) => s[t] === v); }",
-        arg=[explorable.element_handle(), want], timeout=timeout)
-
-
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
     """A button per state the chapter's text names: a click puts the controls there (the numbers
     numpy's for it), marks the button pressed, and the live region then says the result, with
-    symbols as words; 「最初に戻す」 puts back the state the page opened with. The shared page is
-    loaded again first, at its address without the state another test's moves wrote there."""
+    symbols as words; 「最初に戻す」 puts back the state the page opened with (the steps are
+    tests/support/explorables.py's `press_every_preset`, which the Lab's test takes too). The
+    shared page is loaded again first, at its address without the state another test's moves
+    wrote there."""
     page = page_of(pages, doc).page
     page.goto(html_path(doc).as_uri(), wait_until="load")
     opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
@@ -516,36 +504,8 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
         now = json.loads(explorable.get_attribute("data-qkv-state"))
         first = {t: opened[i][t] for t in now}  # the state the page opened with
         assert now == first, f"{where}: 開き直したのに最初の状態ではありません {now}"
-        buttons = explorable.locator(".qkv-presets button")
-        assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
-        live = explorable.locator(".qkv-live")
-        assert live.get_attribute("aria-live") == "polite", where
         module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
-        by_label = {p["label"]: p["state"] for p in presets_of(module)}
-        for k in range(buttons.count() - 1):
-            button = buttons.nth(k)
-            want = by_label[button.inner_text()]
-            # Its name is its visible text (WCAG 2.5.3); a symbol's reading in words is its description.
-            assert button.get_attribute("aria-label") is None, where
-            reading = button.get_attribute("aria-description") or button.inner_text()
-            assert not UNSPOKEN.search(reading), f"{where}: ボタンの読み {reading!r}"
-            before = live.text_content()
-            button.click()
-            landed(page, explorable, want)  # a preset glides there (reduced motion: at once)
-            state = json.loads(explorable.get_attribute("data-qkv-state"))
-            assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
-            assert button.get_attribute("aria-pressed") == "true", where
-            check_numbers(explorable, f"{where}「{button.inner_text()}」")
-            # The region speaks once the control settles (a timer): wait for it. A first preset
-            # equal to the opening state is said too, but need not change what was said before.
-            moved = want != {t: v for t, v in first.items() if t in want} or k
-            page.wait_for_function("([l, b, moved]) => l.textContent && (!moved || l.textContent !== b)",
-                                   arg=[live.element_handle(), before, bool(moved)], timeout=5000)
-            said = live.text_content()
-            assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
-        buttons.last.click()
-        landed(page, explorable, first)
-        assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
+        press_every_preset(page, explorable, module, where)
 
 
 def test_chapter_03_has_a_preset_for_each_guest_its_text_asks_to_pick():
@@ -559,6 +519,35 @@ def test_chapter_03_has_a_preset_for_each_guest_its_text_asks_to_pick():
     named = sorted((n for n in party().names if n in picked), key=picked.index)
     offered = [p["state"] for p in presets_of("ch03_three_roles")]
     assert named and offered == [{"person": n} for n in named], (named, offered)
+
+
+def test_chapter_00_has_a_folded_preset_for_each_t_its_answer_names():
+    """Chapter 00 asks where, as t grows, a word's heaviest weight moves to another word; its
+    answer names those t. Each is a preset, folded (the reader finds them first), and together
+    they are the t the answer names and every t numpy finds a move at, in 0.01 steps; the states
+    the text names before it (t = 0, 0.5 and the start, 1) stay buttons of their own."""
+    import numpy as np
+
+    from helpers.widgets import attention_preview_explorer
+
+    text = (ROOT / "notebooks" / "00_introduction.md").read_text(encoding="utf-8")
+    answer = text.split("入れ替わる t</summary>")[1].split("</details>")[0]
+    # each t it names as a place: 「0.36 で」「0.47 から 0.54 まで」「0.58 にかけて」 (not the step 0.01)
+    named = {float(t) for t in re.findall(r"\b(0\.\d\d) ?(?:で|から|まで|にかけて)", answer)}
+    explorer = attention_preview_explorer()
+    moves = set()
+    for t in np.round(np.arange(0.01, 1.001, 0.01), 2):
+        before = attention_preview_explorer(mix=float(t - 0.01)).numbers()["picks"]
+        explorer.mix = float(t)
+        if explorer.numbers()["picks"] != before:
+            moves.add(float(t))
+    presets = presets_of("ch00_introduction")
+    folded = {p["state"]["mix"] for p in presets if p.get("fold")}
+    assert moves and named and folded == named | moves, (sorted(named), sorted(moves), sorted(folded))
+    assert all(f"「{p['fold']}」" in answer for p in presets if p.get("fold")), "答えが図のたたみを名指ししていません"
+    tries = text.split("### ウィジェットで動かす")[1].split("<details")[0]
+    plain = [p["state"]["mix"] for p in presets if not p.get("fold")]
+    assert plain and all(f"$t = {t:g}$" in tries for t in plain), plain
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
@@ -875,7 +864,8 @@ def test_a_screen_reader_hears_symbols_as_words_in_every_explorable(pages, doc):
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_symbols_are_drawn_with_subscripts_not_underscores(pages, doc):
     """A panel draws W_O or d_k as chapters 04 and 07 draw W_Q: a letter with a subscript (a
-    lowered, smaller tspan), never 「W_O」 with an underscore."""
+    lowered, smaller tspan), never 「W_O」 with an underscore; outside the panels (the buttons,
+    slider labels, values and the readout) a symbol is a letter with a <sub>, as in the panels."""
     page = page_of(pages, doc).page
     explorables = explorables_on(page)
     if not explorables:
@@ -885,6 +875,11 @@ def test_symbols_are_drawn_with_subscripts_not_underscores(pages, doc):
         assert drawn, f"{doc} の図 {i}: 文字がありません"
         underscored = [t for t in drawn if "_" in t]
         assert not underscored, f"{doc} の図 {i}: 下線で描いた添字 {underscored}"
+        underscored, subs = explorable.evaluate(SHOWN_SYMBOLS)
+        assert not underscored, f"{doc} の図 {i}: 図の外の文字に下線の添字 {underscored}"
+        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
+        in_presets = sum(len(SYMBOL.findall(p["label"])) for p in presets_of(module))
+        assert subs >= in_presets, f"{doc} の図 {i}: <sub> {subs} 個(ボタンだけで {in_presets} 個)"
 
 
 #: The chapters whose explorables draw heatmaps (qkv_draw's one `heatmap`), each a map of weights.
@@ -934,7 +929,7 @@ def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_va
 def test_chapter_07s_three_w_are_the_one_heatmap_lit_by_row_with_exact_values(pages):
     """Chapter 07's W panel is the shared heatmap (no second one): W_Q, W_K and W_V side by side,
     each input component a row running through all three; the pointer on W_K's cell (辛さ, 2)
-    frames it, lights its row in the three W and says 「辛さ → W_K 2」 with the exact value of
+    frames it, lights its row in the three W and says 「辛さ → W_K 2」 (K a subscript) with the exact value of
     the step shown, then the row's every exact value."""
     page = page_of(pages, "notebooks/07_how_w_learns").page
     explorable = explorables_on(page)[0]
@@ -953,8 +948,8 @@ def test_chapter_07s_three_w_are_the_one_heatmap_lit_by_row_with_exact_values(pa
     cell.scroll_into_view_if_needed()
     cell.hover()
     hint = explorable.locator(".qkv-hint").inner_text()
-    said = re.match(rf"{re.escape(name)} → W_K 2 (-?[\d.]+(?:e-?\d+)?)、", hint)
-    assert said, hint
+    said = re.match(rf"{re.escape(name)} → WK 2 (-?[\d.]+(?:e-?\d+)?)、", hint)  # W<sub>K</sub>
+    assert said and explorable.locator(".qkv-hint sub").first.inner_text() == "K", hint
     assert float(said.group(1)) == pytest.approx(params["W_K"][1][1], rel=1e-5, abs=1e-12)
     assert "qkv-lit-cell" in cell.get_attribute("class")
     lit = explorable.locator(".qkv-panels .qkv-lit")
@@ -975,7 +970,7 @@ def test_chapter_04s_key_is_on_the_same_phone_screen_as_the_w_q_sliders(pages):
     try:
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_timeout(100)
-        slider = explorable.locator(".qkv-control").filter(has_text="W_Q の角度").locator("input")
+        slider = explorable.locator(".qkv-control").filter(has_text="WQ の角度").locator("input")  # W<sub>Q</sub>
         cells = explorable.locator(".qkv-panels > .qkv-cell")
         face_q, key = cells.nth(0).locator("svg"), cells.last.locator("svg")
         assert cells.nth(0).locator(".qkv-control").first.locator("input").get_attribute("id") == slider.get_attribute("id")

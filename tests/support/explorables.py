@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import explorable_pictures  # tools/: the same Node runner `make sync` uses
 import numpy as np
@@ -137,15 +138,16 @@ def shown(explorable) -> tuple[dict, dict, str]:
 
 
 #: Which panels in the page differ from the same SVG parsed afresh (mount updates a panel in place).
-#: (The runtime's own marks on items are left out: the one in the tab order, the lit ones.)
+#: (The runtime's own marks on items are left out: the one in the tab order, the lit ones, and
+#: the cell the pointer last framed.)
 _PANELS_NOT_AS_DRAWN = """(p, panels) => {
   const hosts = [...p.querySelectorAll('.qkv-host')];
   const fresh = document.createElement('template');
   const drawn = (host) => {
     const svg = host.firstElementChild?.cloneNode(true);
-    svg?.querySelectorAll('[data-item]').forEach((n) => {
-      n.setAttribute('tabindex', '-1');
-      n.classList.remove('qkv-lit');
+    svg?.querySelectorAll('[data-item]').forEach((n) => n.setAttribute('tabindex', '-1'));
+    svg?.querySelectorAll('[data-item], [data-cell]').forEach((n) => {
+      n.classList.remove('qkv-lit', 'qkv-lit-cell');
       if (!n.classList.length) n.removeAttribute('class');
     });
     return svg;
@@ -169,6 +171,112 @@ def check_numbers(explorable, where: str) -> dict:
     wrong = explorable.locator(".qkv-panels").evaluate(_PANELS_NOT_AS_DRAWN, drawn)
     assert wrong == [], f"{where}: パネル {wrong} が、この状態で描くべき図と違います(状態 {state})"
     return state
+
+
+#: What a screen reader must never be given to read: symbols with underscores.
+UNSPOKEN = re.compile(r"W_[QKVO]|d_k")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+#: A symbol as the modules write it (W_Q, d_k): shown as a letter with a <sub>, read as words.
+SYMBOL = re.compile(r"([A-Za-z])_([A-Za-z0-9]+)")
+
+
+#: The text an explorable shows outside its pictures (its buttons, labels, values, readout) that
+#: writes a symbol with an underscore, and how many symbols it writes with a <sub> instead.
+SHOWN_SYMBOLS = r"""ex => {
+  const underscored = [];
+  const walk = document.createTreeWalker(ex, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode())
+    if (!n.parentElement.closest('svg, .qkv-live') && /[A-Za-z]_[A-Za-z0-9]/.test(n.data))
+      underscored.push(n.data);
+  return [underscored, ex.querySelectorAll('sub').length];
+}"""
+
+
+def presets_of(module: str) -> list[dict]:
+    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
+    source = module_source(module)
+    if "export const PRESETS" not in source:
+        return []
+    (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
+    return result["ok"]
+
+
+def landed(page, explorable, want: dict, timeout: float = 5000) -> None:
+    """Wait until the explorable's state holds `want` (a preset glides there in 300 ms)."""
+    page.wait_for_function(
+        "([el, want]) => { const s = JSON.parse(el.dataset.qkvState);"
+        " return Object.entries(want).every(([t, v]) => s[t] === v); }",
+        arg=[explorable.element_handle(), want], timeout=timeout)
+
+
+def press_every_preset(page, explorable, module: str, where: str, quick: bool = False) -> int:
+    """Press every preset button of one explorable (`module`'s PRESETS, each shown: its symbols
+    with a <sub>, not an underscore) as a learner does, a fold opened first (its buttons hidden
+    until then), then 「最初に戻す」. Each puts the controls at its state, the numbers numpy's for
+    it, marks its button pressed, and the live region then says the result, symbols as words; the
+    reset puts back the state the explorable showed before. Returns how many were pressed.
+    `quick` (JupyterLab's test) leaves out what the book's test checks of the same module: each
+    panel as the module draws it for the state (`check_numbers`' Node run) and the live region
+    (a wait for its timer): the state, pressed, numpy's numbers and the buttons' places stay."""
+    first = json.loads(explorable.get_attribute("data-qkv-state"))
+    buttons = explorable.locator(".qkv-presets button")
+    assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
+    live, readout = explorable.locator(".qkv-live"), explorable.locator(".qkv-readout")
+    assert live.get_attribute("aria-live") == "polite", where
+    offered = presets_of(module)
+    by_label = {SYMBOL.sub(r"\1\2", p["label"]): p for p in offered}
+    shown_labels = buttons.evaluate_all("bs => bs.map(b => b.textContent)")[:-1]  # folded ones too
+    assert sorted(shown_labels) == sorted(by_label), f"{where}: ボタン {shown_labels}(PRESETS {sorted(by_label)})"
+    folds = explorable.locator(".qkv-presets details")
+    for f in range(folds.count()):
+        inside = folds.nth(f).locator("button")
+        assert inside.count() and not inside.first.is_visible(), f"{where}: たたんだボタンが見えています"
+        folds.nth(f).locator("summary").click()
+        inside.first.wait_for(state="visible")
+    # Where each button is: pressing one moves none (a pressed one that grew would wrap the row
+    # anew and move the picture under a dragging finger: chapter 04 at 390 px).
+    boxes = """bs => bs.map(b => { const r = b.getBoundingClientRect();
+      const o = b.closest('.qkv-presets').getBoundingClientRect();
+      return [r.x - o.x, r.y - o.y, r.width, r.height].map(Math.round); })"""
+    laid_out = buttons.evaluate_all(boxes)
+    for k in range(buttons.count() - 1):
+        button = buttons.nth(k)
+        preset = by_label[button.inner_text()]
+        want = preset["state"]
+        assert button.locator("sub").count() == len(SYMBOL.findall(preset["label"])), f"{where}: {preset['label']}"
+        # Its name is its visible text (WCAG 2.5.3); a symbol's reading in words is its description.
+        assert button.get_attribute("aria-label") is None, where
+        reading = button.get_attribute("aria-description") or button.inner_text()
+        assert not UNSPOKEN.search(reading), f"{where}: ボタンの読み {reading!r}"
+        before, shown_before = live.text_content(), readout.text_content()
+        button.click()
+        landed(page, explorable, want)  # a preset glides there (reduced motion: at once)
+        # pressed once it has landed (in Lab the kernel hears of it after the glide: let it settle)
+        page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'",
+                               arg=button.element_handle(), timeout=5000)
+        state = json.loads(explorable.get_attribute("data-qkv-state"))
+        assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
+        if not quick:
+            check_numbers(explorable, f"{where}「{button.inner_text()}」")
+        else:
+            state, numbers, _ = shown(explorable)
+            differences = same_numbers(numbers, numpy_numbers(state))
+            assert differences == [], f"{where}「{button.inner_text()}」: 図の数と numpy の数が違います {differences[:3]}"
+        assert buttons.evaluate_all(boxes) == laid_out, f"{where}: 「{button.inner_text()}」でボタンが動きました"
+        if quick:
+            continue
+        # The region speaks once the control settles (a timer): wait for it. A preset whose
+        # result reads as the one before (chapter 00's t = 0.47 and 0.54, or a first preset equal
+        # to the opening state) is said too, but need not change what was said before.
+        moved = readout.text_content() != shown_before
+        page.wait_for_function("([l, b, moved]) => l.textContent && (!moved || l.textContent !== b)",
+                               arg=[live.element_handle(), before, moved], timeout=5000)
+        said = live.text_content()
+        assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
+    buttons.last.click()
+    landed(page, explorable, first)
+    assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
+    return buttons.count()
 
 
 def move_every_control(page, explorable, where: str) -> list[str]:

@@ -86,11 +86,15 @@ export function picture(data) {
   return { panels, alt, readout: `一番の注目先: ${best}`, numbers: n };
 }
 
-// The states the chapter's text asks the reader to try (「試してほしいこと」).
+// The states the chapter's text asks the reader to try (「試してほしいこと」), then the t its answer
+// names, where a word's heaviest weight moves to another word: folded, since the text asks the
+// reader to find them first.
+const SWITCHES = [0.36, 0.42, 0.47, 0.54, 0.55, 0.57, 0.58];
 export const PRESETS = [
   { label: "t = 0", state: { mix: 0 } },
   { label: "t = 0.5", state: { mix: 0.5 } },
   { label: "t = 1", state: { mix: 1 } },
+  ...SWITCHES.map((t) => ({ label: `t = ${t}`, state: { mix: t }, fold: "答え:入れ替わる t" })),
 ];
 
 export default {

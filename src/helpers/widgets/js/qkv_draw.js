@@ -4,7 +4,7 @@
 // come from CSS variables (qkv.css), so the theme's dark mode and the book's Q/K/V palette apply.
 // The widget runtime (controls, binding to the model, redraws, dragging) is qkv_widget.js.
 
-import { spoken } from "./qkv_math.js";
+import { spoken, subscriptParts } from "./qkv_math.js";
 
 export const FONT = 14; // user units; every panel is PANEL wide, so ≥ 12 CSS px once stacked on a phone
 export const PANEL = 300;
@@ -50,21 +50,17 @@ export function mark(color) {
 // A symbol's subscript drawn as a subscript, not as an underscore: each "W_Q" or "d_k" of `s`
 // becomes W with a small Q set 4 units lower (as chapters 04 and 07 draw W_Q), the text after
 // it back on the line; the rest escaped as written.
-const SUBSCRIPT = /([A-Za-z])_([A-Za-z0-9]+)/g;
 function subscripts(s, size) {
-  const all = String(s);
-  let out = "";
-  let at = 0;
   let low = false; // after a subscript: the next text goes back up
-  for (const m of all.matchAll(SUBSCRIPT)) {
-    const before = all.slice(at, m.index) + m[1];
-    out += low ? `<tspan dy="-4">${esc(before)}</tspan>` : esc(before);
-    out += `<tspan dy="4" font-size="${Math.max(size - 2, FONT - 2)}">${esc(m[2])}</tspan>`;
-    at = m.index + m[0].length;
-    low = true;
-  }
-  const rest = all.slice(at);
-  return out + (low && rest ? `<tspan dy="-4">${esc(rest)}</tspan>` : esc(rest));
+  return subscriptParts(s)
+    .map(([before, sub]) => {
+      let out = low && before ? `<tspan dy="-4">${esc(before)}</tspan>` : esc(before);
+      if (sub)
+        out += `<tspan dy="4" font-size="${Math.max(size - 2, FONT - 2)}">${esc(sub)}</tspan>`;
+      low = Boolean(sub);
+      return out;
+    })
+    .join("");
 }
 
 export function text(

@@ -106,3 +106,21 @@ const SPOKEN = [
 export function spoken(s) {
   return SPOKEN.reduce((t, [pattern, words]) => t.replace(pattern, words), String(s));
 }
+
+// How the eye should see a symbol: each "W_Q" or "d_k" of `s` as a letter and its subscript,
+// never an underscore. `s` cut into [text, subscript] pairs, the text ending with the letter the
+// subscript belongs to, the last pair's subscript empty: "W_Q の角度" → [["W", "Q"], [" の角度", ""]].
+// The pictures draw the subscript as a lowered tspan (qkv_draw.js), the controls as <sub>
+// (qkv_widget.js); both need it, and neither imports the other.
+const SUBSCRIPT = /([A-Za-z])_([A-Za-z0-9]+)/g;
+export function subscriptParts(s) {
+  const all = String(s);
+  const parts = [];
+  let at = 0;
+  for (const m of all.matchAll(SUBSCRIPT)) {
+    parts.push([all.slice(at, m.index) + m[1], m[2]]);
+    at = m.index + m[0].length;
+  }
+  parts.push([all.slice(at), ""]);
+  return parts;
+}

@@ -3,7 +3,7 @@
 // `setter` is how a control or a drag sets a trait. The same code runs in JupyterLab (anywidget's
 // model) and in the book (book/_ext's model shim).
 
-import { spoken } from "./qkv_math.js";
+import { spoken, subscriptParts } from "./qkv_math.js";
 
 const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 const GLIDE_MS = 300; // a preset's way to its state (mount's `glide`)
@@ -111,6 +111,24 @@ function described(node, label) {
   return node;
 }
 
+// Visible text outside the pictures (a label, a button, the readout) with each symbol's subscript
+// as <sub>, as the pictures draw it: 「W<sub>Q</sub> の角度」, never 「W_Q の角度」. Its name is that
+// text (「WQ の角度」); how it is read in words stays its description (`described`). Written only
+// when it changed: setting even the same text lays the page out again.
+function write(node, s) {
+  const text = String(s);
+  if (node.qkvText === text) return;
+  node.qkvText = text;
+  node.replaceChildren(
+    ...subscriptParts(text).flatMap(([before, low]) => {
+      if (!low) return [before];
+      const sub = document.createElement("sub");
+      sub.textContent = low;
+      return [before, sub];
+    }),
+  );
+}
+
 function el(tag, cls, attrs = {}) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -129,7 +147,7 @@ function control(spec, model, onInput) {
   if (spec.kind === "checkbox") {
     const input = described(el("input", "", { type: "checkbox", id }), spec.label);
     const label = el("label", "", { for: id });
-    label.textContent = spec.label;
+    write(label, spec.label);
     box.append(input, label);
     input.addEventListener("change", () => onInput(spec.trait, input.checked));
     return { box, show: (v) => (input.checked = Boolean(v)) };
@@ -138,12 +156,12 @@ function control(spec, model, onInput) {
     const group = el("div", "qkv-choice", { role: "radiogroup", "aria-labelledby": `${id}-name` });
     described(group, spec.label);
     const name = el("span", "qkv-label", { id: `${id}-name` });
-    name.textContent = spec.label;
+    write(name, spec.label);
     group.append(name);
     const inputs = spec.options.map(({ label, value }, i) => {
       const input = el("input", "", { type: "radio", name: id, id: `${id}-${i}` });
       const tag = el("label", "", { for: `${id}-${i}` });
-      tag.textContent = label;
+      write(tag, label);
       input.addEventListener("change", () => input.checked && onInput(spec.trait, value));
       group.append(input, tag);
       return input;
@@ -174,7 +192,7 @@ function control(spec, model, onInput) {
       : [spec.min, spec.max, spec.step];
   box.classList.add("qkv-range");
   const label = el("label", "qkv-label", { for: id });
-  label.textContent = spec.label;
+  write(label, spec.label);
   const input = described(
     el("input", "", { type: "range", id, min: lo, max: hi, step }),
     spec.label,
@@ -199,7 +217,7 @@ function control(spec, model, onInput) {
     show: (v) => {
       input.value = String(toSlider(v));
       input.setAttribute("aria-valuetext", spoken(format(v)));
-      out.textContent = format(v);
+      write(out, format(v));
     },
   };
 }
@@ -219,8 +237,9 @@ function accepts(spec, value) {
 // `draw(traits)` returns { panels: [svg strings], alt, readout, announce, numbers }, `traits`
 // holding every trait named; `announce` (else `readout`) is what the live region says once a
 // control settles. `drag` (optional) moves controls by dragging in a panel (see `dragging`).
-// `presets`: [{ label, state }], the states the chapter's text asks the reader to try, each a
-// button (a state naming a choice the data lacks is left out), and a reset to the first state.
+// `presets`: [{ label, state, fold }], the states the chapter's text asks the reader to try, each a
+// button (a state naming a choice the data lacks is left out; with `fold`, inside a fold of that
+// name), and a reset to the first state.
 // `root.qkvApply(state)` sets the controls named in `state` that can take their value (the
 // book's URL) and returns the names it refused.
 export function mount({ model, el: root, controls, data = [], draw, drag = null, presets = [] }) {
@@ -253,13 +272,26 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   ];
   const buttons = choices.map(({ label, state }) => {
     const button = el("button", "qkv-preset", { type: "button", "aria-pressed": "false" });
-    button.textContent = label;
+    write(button, label);
     described(button, label); // its name is its visible text
     button.addEventListener("click", () => glide(state));
     return button;
   });
   const presetBar = el("div", "qkv-presets", { role: "group", "aria-label": "試してほしい状態" });
-  presetBar.append(...buttons);
+  // A preset with a `fold` (the states an answer names: the text asks the reader to find them
+  // first) is in a fold of that name, which the reader opens; the reset stays last.
+  const folds = new Map();
+  choices.forEach(({ fold }, i) => {
+    if (fold && !folds.has(fold)) {
+      const details = el("details", "qkv-preset-fold");
+      const summary = el("summary", "qkv-preset");
+      write(summary, fold);
+      details.append(summary);
+      presetBar.append(details);
+      folds.set(fold, details);
+    }
+    (fold ? folds.get(fold) : presetBar).append(buttons[i]);
+  });
   root.replaceChildren(presetBar, bar, picture, hint, readout, live);
   // Linked highlighting: hovering an item (a word, a book, a heatmap's row: qkv_draw's `item`)
   // lights it in every panel, dims the rest and says its exact values under the picture; a
@@ -281,7 +313,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
       litCell.classList.add("qkv-lit-cell");
       said = litCell.dataset.value; // "row → column value"
     }
-    hint.textContent = name === null ? "" : [said, ...values].join("、");
+    write(hint, name === null ? "" : [said, ...values].join("、"));
   };
   picture.addEventListener("pointerover", (event) => {
     const name = event.target.closest?.("[data-item]")?.dataset.item ?? null;
@@ -475,7 +507,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     });
     const alt = spoken(pic.alt);
     if (picture.getAttribute("aria-label") !== alt) picture.setAttribute("aria-label", alt);
-    if (readout.textContent !== (pic.readout ?? "")) readout.textContent = pic.readout ?? "";
+    write(readout, pic.readout ?? "");
     said = spoken(pic.announce ?? pic.readout ?? "");
     if (lit !== null) light(lit, litCell); // a redraw drew the items anew
     rove();
