@@ -476,7 +476,7 @@ def presets_of(module: str) -> list[dict]:
     """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
     from explorables import run_module
 
-    from helpers.widgets._base import module_source
+    from helpers.widgets.sources import module_source
 
     source = module_source(module)
     if "export const PRESETS" not in source:
