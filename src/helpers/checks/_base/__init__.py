@@ -24,7 +24,7 @@ from .answers import (
     shape_answer,
 )
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
-from .credit import exercise, score
+from .credit import VERDICT_MIME, exercise, score
 from .hidden import case_kinds, hidden_cases
 from .learner import as_float_array, as_number, call_learner, counting_products, three_arrays
 from .mistakes import (
@@ -43,7 +43,7 @@ from .verdicts import CheckFailed, fail, passed
 
 __all__ = [
     "CheckFailed", "passed", "fail",
-    "exercise", "score",
+    "exercise", "score", "VERDICT_MIME",
     "hidden_cases", "case_kinds",
     "call_learner", "counting_products", "as_float_array", "as_number", "three_arrays",
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
