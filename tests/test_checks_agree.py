@@ -62,7 +62,7 @@ FIRST_SOFTMAX = {
     "stable": lambda s: np.exp(s - s.max()) / np.exp(s - s.max()).sum(),
     "raw": lambda s: s, "no_exp": lambda s: s / s.sum(), "unnormalised": np.exp,
     "by_score_sum": lambda s: np.exp(s) / s.sum(), "by_max": lambda s: np.exp(s) / np.exp(s).max(),
-    "helpers_softmax": lambda s: helpers.softmax(s),
+    "helpers_softmax": lambda s: helpers.softmax(s), "one_hot": lambda s: np.eye(len(s))[np.argmax(s)],
 }
 
 COSINE = {

@@ -104,6 +104,8 @@ ATTEMPTS = [
      lambda a, b: float(a @ b / (np.linalg.norm(a) + np.linalg.norm(b)))),
     ("cosine", checks.check_cosine, "angle", False,
      lambda a, b: float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1, 1)))),
+    ("cosine", checks.check_cosine, "a * b instead of a @ b", False,
+     lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b))),
     ("cosine", checks.check_cosine, "array of one", False,
      lambda a, b: np.array([a @ b / (np.linalg.norm(a) * np.linalg.norm(b))])),
     # chapter 02: soft_lookup(q, K, V, temperature, on_shelf)
@@ -223,6 +225,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, -1e9, k=1 - 2 * (len(K) - len(Q))))),
     ("causal_attention", checks.check_causal_attention, "border at n_k − 1 (right for two queries only)", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=len(Q) - 1))),
+    ("causal_attention", checks.check_causal_attention, "square mask for squares, border at n_k − 1 otherwise", False,
+     lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, k=1 if len(Q) == len(K) else len(Q) - 1))),
     ("causal_attention", checks.check_causal_attention, "not scaled", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(_causal_weights(Q, K, scale=False))),
     ("causal_attention", checks.check_causal_attention, "renormalised after zeroing", False,
@@ -289,6 +293,8 @@ ATTEMPTS = [
      lambda Q, K: (lambda A: (A.sum(axis=0) - np.diag(A)) / (len(A) - 1))(SOFTMAX(Q @ K.T))),
     ("received", checks.check_received, "the whole table returned", False,
      lambda Q, K: SOFTMAX(Q @ K.T) * (1 - np.eye(len(Q)))),
+    ("received", checks.check_received, "row sums with the diagonal (all 1)", False,
+     lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=1)),
     ("received", checks.check_received, "column sums minus one", False,
      lambda Q, K: SOFTMAX(Q @ K.T).sum(axis=0) - 1),
     ("received", checks.check_received, "first row removed instead of the diagonal", False,
@@ -326,6 +332,8 @@ ATTEMPTS = [
      lambda X, W, k: X[:, :k + 1] @ W[:k + 1] + X[:, k:] @ W[k:]),
     ("matmul_in_two", checks.check_matmul_in_two, "rows cut instead of the shared axis", False,
      lambda X, W, k: np.vstack([X[:k] @ W, X[k:] @ W])),
+    ("matmul_in_two", checks.check_matmul_in_two, "slice one past the cut (a term left out)", False,
+     lambda X, W, k: X[:, :k] @ W[:k] + X[:, k + 1:] @ W[k + 1:]),
     ("matmul_in_two", checks.check_matmul_in_two, "halves averaged", False,
      lambda X, W, k: (X[:, :k] @ W[:k] + X[:, k:] @ W[k:]) / 2),
     # chapter 06: batch_attention(Q, K, V)
@@ -348,6 +356,8 @@ ATTEMPTS = [
      lambda Q, K, V: (lambda w: (w @ V, w))(SOFTMAX(Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[1]), axis=1))),
     ("batch_attention", checks.check_batch_attention, "first sentence for all", False,
      lambda Q, K, V: (lambda w: (w @ V, w))(np.broadcast_to(SOFTMAX(Q[0] @ K[0].T / np.sqrt(Q.shape[-1])), (len(Q),) + Q[0][:, :0].shape[:1] + (K.shape[1],)).copy())),
+    ("batch_attention", checks.check_batch_attention, "sentence 0 only, a 2-D result", False,
+     lambda Q, K, V: (lambda w: (w @ V[0], w))(SOFTMAX(Q[0] @ K[0].T / np.sqrt(Q.shape[-1])))),
     ("batch_attention", checks.check_batch_attention, "softmax over the whole sentence", False,
      lambda Q, K, V: (lambda S: (lambda w: (w @ V, w))(np.exp(S) / np.exp(S).sum(axis=(1, 2), keepdims=True)))(
          Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]))),
@@ -388,6 +398,10 @@ ATTEMPTS = [
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W) * (X_kv.T @ dS.T @ X_q @ W) / W.shape[1]),
     ("grad_W_shared", checks.check_grad_W_shared, "keys' path without the transpose", False,
      lambda X_q, X_kv, W, dS: (X_q.T @ dS @ X_kv @ W + X_kv.T @ dS @ X_q @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "X_q and X_kv swapped", False,
+     lambda X_q, X_kv, W, dS: (X_kv.T @ dS @ X_q @ W + X_q.T @ dS.T @ X_kv @ W) / np.sqrt(W.shape[1])),
+    ("grad_W_shared", checks.check_grad_W_shared, "query path doubled", False,
+     lambda X_q, X_kv, W, dS: 2 * X_q.T @ dS @ X_kv @ W / np.sqrt(W.shape[1])),
     # chapter 08: padded_attention(Q, K, V, n_real)
     ("padded_attention", checks.check_padded_attention, "mask of -1e9", True,
      lambda Q, K, V, n: (lambda w: (w @ V, w))(SOFTMAX(Q @ K.T / np.sqrt(Q.shape[1]) + np.where(np.arange(len(K)) < n, 0, -1e9)))),
@@ -466,12 +480,21 @@ TYPED = [
 #: mistake id its hint names, so the learner reads what went wrong instead of a number.
 NAMED = {
     ("first_softmax", "negated scores"): "negated",
+    ("first_softmax", "one-hot argmax"): "one_hot",
+    ("cosine", "a * b instead of a @ b"): "elementwise",
+    ("received", "row sums with the diagonal (all 1)"): "row_sums_with_self",
     ("cosine", "divided by the sum of the lengths"): "sum_of_lengths",
     ("soft_lookup", "weights of the books on the shelf returned"): "weights",
     ("party_weights", "row minimum subtracted"): "row_min",
     ("received", "column sums minus one"): "minus_one",
     ("undo_W", "q divided by W entry by entry"): "elementwise",
     ("causal_attention", "border at n_k − 1 (right for two queries only)"): "offset_n_k",
+    ("matmul_in_two", "overlap at k"): "term_twice",
+    ("matmul_in_two", "slice one past the cut (a term left out)"): "term_missing",
+    ("attention", "divided by √(number of keys)"): "by_sqrt_n",
+    ("batch_attention", "sentence 0 only, a 2-D result"): "first_sentence",
+    ("grad_W_shared", "X_q and X_kv swapped"): "roles_swapped",
+    ("grad_W_shared", "query path doubled"): "path_doubled",
 }
 
 _CODE_NAMES = r"\b(shape|axis|keepdims?|dtype|float\d*|int|None|return|reshape|ravel|transpose|split|hstack|vstack|" \

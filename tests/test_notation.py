@@ -42,14 +42,19 @@ def maths(md: Path) -> list[str]:
     return re.findall(r"\$\$?(.+?)\$\$?", text, flags=re.S)
 
 
-def names(md: Path) -> set[str]:
-    """The names the chapter's code cells bind or read."""
-    found = set()
+def code_nodes(md: Path) -> list[ast.AST]:
+    """Every node of the chapter's code cells (magics and shell lines left out)."""
+    nodes = []
     for cell in jupytext.read(md).cells:
         if cell.cell_type == "code":
             source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-            found |= {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    return found
+            nodes += ast.walk(ast.parse(source))
+    return nodes
+
+
+def names(md: Path) -> set[str]:
+    """The names the chapter's code cells bind or read."""
+    return {n.id for n in code_nodes(md) if isinstance(n, ast.Name)}
 
 
 def test_the_table_names_the_letters_a_learner_mixes_up():
@@ -74,3 +79,27 @@ def test_chapter_07_calls_its_targets_o_star():
     md = ROOT / "notebooks" / "07_how_w_learns.md"
     assert "O_star" in names(md) and "T" not in names(md)
     assert any("o_i^{\\ast}" in m for m in maths(md))
+
+
+def _score_tables(md: Path) -> list[tuple[str, str]]:
+    """(name, value) of each score table the chapter's code binds to S or S_<something>."""
+    return [(target.id, ast.unparse(node.value)) for node in code_nodes(md) if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name) and re.fullmatch(r"S(_\w+)?", target.id)]
+
+
+def test_s_is_the_table_the_softmax_reads_scaled_from_chapter_06_on():
+    """S is one thing: the score table that goes into the softmax. Chapters 01–05 do not divide
+    yet (S = QKᵀ); from chapter 06, where √d_k comes in, every S is QKᵀ / √d_k, never the raw product
+    (chapter 06's raw table is QK). The notation page and the glossary say so."""
+    later = [md for md in CHAPTERS if md.name[:2] >= "06"]
+    tables = {md.name[:2]: _score_tables(md) for md in later}
+    assert tables["07"] and tables["08"], "S が第 7・8 章で見つかりません(探し方が壊れています)"
+    raw = [(ch, name, value) for ch, found in tables.items() for name, value in found if "sqrt" not in value]
+    assert raw == [], f"第 6 章から後で、√d_k で割らない表が S と呼ばれています: {raw}"
+    early = [(md.name[:2], name, value) for md in CHAPTERS if md.name[:2] < "06"
+             for name, value in _score_tables(md) if "sqrt" in value]
+    assert early == [], f"第 5 章までの S は割らない QKᵀ のはずです: {early}"
+    notation = NOTATION.read_text(encoding="utf-8")
+    assert re.search(r"\| ソフトマックスに入れる得点表 \| \$S\$[^|]*QK\^\{\\top\} / \\sqrt\{d_k\}", notation)
+    glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "ソフトマックスに入れる表を $S$ と書き" in glossary

@@ -157,6 +157,36 @@ def test_counting_products_counts_what_the_learners_code_runs_however_the_arrays
         assert seen == [count], fn.__name__
 
 
+def test_counting_loop_turns_sees_the_learners_loops_and_none_in_whole_array_code():
+    import numpy as np
+
+    from helpers.checks._base import counting_loop_turns
+    A, B = np.ones((3, 2)), np.ones((2, 2))
+
+    def pair(a, b):
+        return a @ b
+
+    def double_loop(A, B):
+        return np.array([[pair(a, b) for b in B] for a in A])
+
+    def plain_for(A, B):
+        rows = []
+        for a in A:
+            rows.append(a @ B.T)
+        return np.array(rows)
+
+    def whole(A, B):
+        return A @ B.T / np.outer(np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1))
+
+    turns = {}
+    for fn in (double_loop, plain_for, whole):
+        with counting_loop_turns(fn) as seen:
+            fn(A, B)
+        turns[fn.__name__] = seen[0]
+    assert turns["whole"] == 0  # numpy's own loops are not the learner's
+    assert turns["plain_for"] >= 3 and turns["double_loop"] >= 3 * 2
+
+
 def test_forbid_names_a_whole_module_and_ignores_helpers_own_calls():
     import numpy as np
 

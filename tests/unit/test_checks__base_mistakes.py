@@ -53,6 +53,18 @@ def test_fail_unless_right_says_the_mistake_then_the_shape_then_the_first_differ
             assert failed.value.mistake == mistake
 
 
+def test_rounding_is_named_only_when_the_rounded_values_show_it():
+    want = np.array([0.862, 0.750, 0.550, 0.928, 1.481])
+    assert mistakes.rounded_to(np.round(want, 2), want) == 2
+    assert mistakes.rounded_to(np.array([0.0, 0.0, 0.0, 0.0, 1.0]), want) == 0  # int(...) of each
+    assert mistakes.rounded_to(np.ones(5), want) is None  # all ones: row sums, not a rounding
+    # the same constant is a rounding when the right values are themselves all alike
+    assert mistakes.rounded_to(np.ones(3), np.full(3, 1.2)) == 0
+    with pytest.raises(CheckFailed) as failed:
+        mistakes.fail_on_wrong_values(want, np.ones(5), "答え")
+    assert failed.value.mistake == "wrong_values" and "丸め" not in str(failed.value)
+
+
 def test_first_difference_counts_from_0_as_numpy_and_says_the_ordinal_beside():
     want = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     one = want.copy()

@@ -44,6 +44,7 @@ FIRST_MISTAKES = {
     "by_count": lambda s: np.exp(s) / len(s),
     "abs": lambda s: np.abs(s) / np.abs(s).sum(),
     "negated": lambda s: np.exp(-s) / np.exp(-s).sum(),
+    "one_hot": lambda s: np.eye(len(s))[np.argmax(s)],  # the top score takes it all
 }
 
 

@@ -54,7 +54,7 @@ def test_pudding_prediction_accepts(answer, capsys):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("プリン", "コサイン類似度で比べたとき"), ("プリン　", "コサイン類似度で比べたとき"),
+    ("プリン", "コサイン類似度で比べるなら"), ("プリン　", "コサイン類似度で比べるなら"),
     ("カレー", "70° 以上離れて"), ("照り焼き", "37° ほど上にずれて"), ("キムチ", "60° 以上離れて"), ("", "まだ答えが入っていません"), ("ラーメン", "選択肢にありません"),
     (None, "まだ答えが"), (np.array(["ケーキ"]), "文字列で"),
 ])
@@ -140,6 +140,28 @@ def test_check_cosine_table_names_each_mistake(mistake, fn):
         checks.check_cosine_table(fn)
     assert info.value.mistake == mistake
     assert checks.COSINE_TABLE_HINTS[mistake] in str(info.value)
+
+
+def test_a_loop_passes_with_a_note_on_what_the_exercise_practises(capsys):
+    """A double loop is a right table (a teacher's grade stays full), but the ✓ says the exercise
+    is about broadcasting; a whole-array answer gets no such note."""
+    checks.check_cosine_table(lambda A, B: np.array([[right(a, b) for b in B] for a in A]))
+    assert checks.COSINE_TABLE_LOOP_NOTE in capsys.readouterr().out
+    checks.check_cosine_table(cosine_table_right)
+    assert checks.COSINE_TABLE_LOOP_NOTE not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", [lambda a, b: a * b, lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b))])
+def test_elementwise_product_is_named_not_just_an_array(fn):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cosine(fn)
+    assert info.value.mistake == "elementwise" and "成分ごとの掛け算" in str(info.value)
+
+
+def test_the_pudding_hint_says_cosine_ties_a_word_of_the_same_direction():
+    with pytest.raises(CheckFailed) as info:
+        checks.check_pudding_prediction("プリン")
+    assert "同じ向きの語があれば、その語も 1 で同点" in str(info.value)  # not "cosine's answer" alone
 
 
 def test_check_cosine_table_refuses_the_helpers_function():

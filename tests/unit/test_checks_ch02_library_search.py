@@ -262,3 +262,9 @@ def test_temperature_hints_point_to_something_the_learner_can_run(small, large):
     with pytest.raises(CheckFailed) as info:
         check_temperature_prediction(small, large)
     assert "答え合わせの図" not in str(info.value) and "helpers.softmax(scores, temperature=" in str(info.value)
+
+
+def test_soft_lookup_hints_name_the_steps_as_the_problem_text_does():
+    """The text names three steps, 得点・重み・混ぜる, without numbers: a hint says which by name."""
+    for mistake, hint in checks.SOFT_LOOKUP_HINTS.items():
+        assert not re.search(r"手順 ?\d", hint), mistake

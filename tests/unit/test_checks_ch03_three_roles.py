@@ -268,6 +268,7 @@ def _masked_first(Q, K):
 @pytest.mark.parametrize("mistake, fn", [
     ("with_self", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=0)),
     ("row_sums", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=1) - np.diag(reference.softmax(Q @ K.T))),
+    ("row_sums_with_self", lambda Q, K: reference.softmax(Q @ K.T).sum(axis=1)),  # all 1: not "rounded"
     ("scores", lambda Q, K: (Q @ K.T).sum(axis=0) - np.diag(Q @ K.T)),
     ("masked_before", _masked_first),
     ("swapped", lambda Q, K: (lambda A: A.sum(axis=0) - np.diag(A))(reference.softmax(K @ Q.T))),

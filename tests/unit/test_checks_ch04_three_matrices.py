@@ -154,6 +154,7 @@ def test_check_undo_W_passes_right_answers(fn, capsys):
     ("forward", lambda q, W: q @ W),
     ("transpose", lambda q, W: q @ W.T),
     ("transposed_inverse", lambda q, W: (np.linalg.inv(W) @ q.T).T),
+    ("transposed_inverse", lambda q, W: q @ np.linalg.inv(W.T)),  # the same numbers, written as a row
     ("column", lambda q, W: np.linalg.inv(W) @ q.T),
     ("reciprocal", lambda q, W: q @ (1 / W)),
     ("elementwise", lambda q, W: q / W),
@@ -163,6 +164,13 @@ def test_check_undo_W_names_each_mistake(mistake, fn):
         checks.check_undo_W(fn)
     assert info.value.mistake == mistake
     assert checks.UNDO_HINTS[mistake] in str(info.value)
+
+
+def test_the_transposed_inverse_hint_fits_either_way_of_writing_it():
+    """q @ inv(W.T) and (inv(W) @ q.T).T give the same numbers: the hint names neither's code
+    (a reader who wrote the first was told of a column-vector convention they never used)."""
+    assert "縦ベクトル" not in checks.UNDO_HINTS["transposed_inverse"]
+    assert "左から" not in checks.UNDO_HINTS["transposed_inverse"]
 
 
 def test_three_faces_wrong_values_do_not_show_the_expected_face():

@@ -253,6 +253,9 @@ def test_check_matmul_in_two_passes_right_answers(fn, capsys):
     ("whole_product", lambda X, W, k: np.array(X) @ W),           # a copy the watcher cannot see
     ("whole_product", lambda X, W, k: np.einsum("ik,kj->ij", X, W)),
     ("rows_cut", lambda X, W, k: np.vstack([X[:k] @ W, X[k:] @ W])),
+    ("term_twice", lambda X, W, k: X[:, :k + 1] @ W[:k + 1] + X[:, k:] @ W[k:]),
+    ("term_twice", lambda X, W, k: X[:, :k] @ W[:k] + X[:, k - 1:] @ W[k - 1:]),
+    ("term_missing", lambda X, W, k: X[:, :k] @ W[:k] + X[:, k + 1:] @ W[k + 1:]),
 ])
 def test_check_matmul_in_two_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

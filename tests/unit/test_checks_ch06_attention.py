@@ -4,6 +4,8 @@ The right answer passes; each typical mistake gets its own hint.
 """
 
 
+import re
+
 import numpy as np
 import pytest
 import reference
@@ -302,8 +304,29 @@ def _scaled_by(divisor):
     lambda Q, K, V: np.sqrt(K.shape[0]), lambda Q, K, V: np.sqrt(V.shape[1]), lambda Q, K, V: np.sqrt(2),
 ])
 def test_a_wrong_scale_is_named_with_what_was_divided_by(divisor, hidden):
-    with pytest.raises(CheckFailed, match=r"割る数が違います.*で割っています。割るのは √d_k = √\d+ = "):
+    """The message says the number the scores were divided by and where to look, never the right
+    divisor's value (that would hand over the fix)."""
+    with pytest.raises(CheckFailed, match=r"割る数が違います.*得点を \d+\.\d{3} で割っています。") as info:
         checks.check_attention(_scaled_by(divisor), hidden=hidden)
+    assert info.value.mistake in ("by_sqrt_n", "wrong_divisor")
+    assert not re.search(r"√d_k = √\d|= (1\.732|2\.000|3\.000)(?!\d) です", str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+@pytest.mark.parametrize("rows", [lambda Q, K: Q.shape[0], lambda Q, K: K.shape[0]])
+def test_a_scale_by_the_number_of_words_gets_its_own_hint(rows, hidden):
+    """√n (Q's or K's rows) for √d_k: named as the number of words, also where √n is a whole
+    number that a divisor typed by hand could be (the square case's √4 = 2)."""
+    with pytest.raises(CheckFailed) as info:
+        checks.check_attention(_scaled_by(lambda Q, K, V: np.sqrt(rows(Q, K))), hidden=hidden)
+    assert info.value.mistake == "by_sqrt_n" and checks.ATTENTION_HINTS["by_sqrt_n"] in str(info.value)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_typed_two_is_not_called_the_number_of_words(hidden):
+    with pytest.raises(CheckFailed) as info:
+        checks.check_attention(_scaled_by(lambda Q, K, V: 2.0), hidden=hidden)
+    assert info.value.mistake == "wrong_divisor" and "語の数" not in str(info.value)
 
 
 def test_the_right_scale_passes(capsys):
@@ -393,6 +416,16 @@ def test_check_batch_attention_sees_one_sentence_used_for_all():
         checks.check_batch_attention(batch_first_sentence_everywhere)
     assert info.value.mistake == "later_sentences"
     assert "2 文め" in str(info.value)
+
+
+def test_check_batch_attention_names_a_2d_result_from_the_first_sentence():
+    """Sentence 0's Q, K, V only: a 2-D (n_q × n_k) table back, named as the first sentence alone."""
+    def first_only(Q, K, V):
+        return batch_right(Q[:1], K[:1], V[:1])[0][0], batch_right(Q[:1], K[:1], V[:1])[1][0]
+    for hidden in (False, True):
+        with pytest.raises(CheckFailed) as info:
+            checks.check_batch_attention(first_only, hidden=hidden)
+        assert info.value.mistake == "first_sentence" and "1 文め" in str(info.value)
 
 
 def test_check_batch_attention_refuses_the_helpers_function():

@@ -270,6 +270,9 @@ def _paths(X_q, X_kv, W, dS):
     ("sign", lambda X_q, X_kv, W, dS: -grad_W_shared_right(X_q, X_kv, W, dS)),
     ("multiplied", lambda X_q, X_kv, W, dS: (lambda a, b, *_: a * b / W.shape[1])(*_paths(X_q, X_kv, W, dS))),
     ("multiplied", lambda X_q, X_kv, W, dS: (lambda a, b, *_: a * b / np.sqrt(W.shape[1]))(*_paths(X_q, X_kv, W, dS))),
+    ("roles_swapped", lambda X_q, X_kv, W, dS: grad_W_shared_right(X_kv, X_q, W, dS)),
+    ("path_doubled", lambda X_q, X_kv, W, dS: 2 * _paths(X_q, X_kv, W, dS)[0] / np.sqrt(W.shape[1])),
+    ("path_doubled", lambda X_q, X_kv, W, dS: 2 * _paths(X_q, X_kv, W, dS)[1] / np.sqrt(W.shape[1])),
 ])
 def test_check_grad_W_shared_names_each_mistake(mistake, fn):
     with pytest.raises(CheckFailed) as info:

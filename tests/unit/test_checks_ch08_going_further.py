@@ -69,15 +69,22 @@ def test_each_causal_mistake_gets_its_hint(fn, hint, hidden):
     assert str(err.value) == f"✗ {CAUSAL_HINTS[hint]}"
 
 
-def test_the_hidden_test_catches_the_border_that_is_right_only_for_two_queries():
-    """The visible check's rectangular case has two queries, where k = n_k − 1 is the right border:
-    a mask right on squares and n_k − 1 otherwise passes it. The hidden test has four queries."""
+@pytest.mark.parametrize("hidden", [False, True])
+def test_both_checks_catch_the_border_that_is_right_only_for_two_queries(hidden):
+    """With two queries k = n_k − 1 is the right border: a mask right on squares and n_k − 1
+    otherwise passes a check whose rectangular cases all have two queries. The visible check (the
+    last 4 of 6 words, a case the chapter's prose names) and the hidden test both have four."""
     squares_apart = _causal(lambda n_q, n_k: upper(n_q, n_k) if n_q == n_k
                             else np.triu(np.full((n_q, n_k), -np.inf), k=n_k - 1))
-    checks.check_causal_attention(squares_apart)
     with pytest.raises(CheckFailed) as err:
-        checks.check_causal_attention(squares_apart, hidden=True)
+        checks.check_causal_attention(squares_apart, hidden=hidden)
     assert err.value.mistake == "offset_n_k"
+
+
+def test_the_visible_check_has_a_rectangular_case_with_three_or_more_queries():
+    from helpers.checks.ch08_going_further import _causal_cases
+    shapes = [(len(Q), len(K)) for Q, K, _ in _causal_cases(hidden=False)]
+    assert any(3 <= n_q < n_k for n_q, n_k in shapes), shapes
 
 
 def test_causal_output_mistakes():
@@ -311,6 +318,13 @@ def test_check_padded_attention_passes_right_answers(fn, capsys):
     checks.check_padded_attention(fn)
     assert "✓" in capsys.readouterr().out
     checks.check_padded_attention(fn, hidden=True)
+
+
+def test_the_no_mask_hint_points_to_where_exp_of_minus_inf_is_explained():
+    """Why −∞ gives weight 0 (e^{−∞} = 0) is said in the causal-mask section, not under the rows
+    that are wholly hidden."""
+    hint = checks.PADDING_HINTS["no_mask"]
+    assert "「先を見ない目隠し:因果マスク」" in hint and "全部が隠された行" not in hint
 
 
 @pytest.mark.parametrize("fn, mistake", [

@@ -18,6 +18,7 @@ from .ch00_introduction import (
 )
 from .ch01_one_vector import (
     COSINE_TABLE_HINTS,
+    COSINE_TABLE_LOOP_NOTE,
     check_cosine,
     check_cosine_table,
     check_pudding_prediction,
@@ -81,7 +82,7 @@ __all__ = [
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "SCORES_FROM_WEIGHTS_HINTS", "SCORES_SCALED_HINT", "check_scores_from_weights",
     "check_cosine", "check_pudding_prediction",
-    "COSINE_TABLE_HINTS", "check_cosine_table",
+    "COSINE_TABLE_HINTS", "COSINE_TABLE_LOOP_NOTE", "check_cosine_table",
     "SOFT_LOOKUP_HINTS", "check_soft_lookup", "check_temperature_prediction",
     "PARTY_HINTS", "party_weight_variants", "check_party_weights", "check_party_symmetry_prediction",
     "RECEIVED_HINTS", "check_received",

@@ -29,6 +29,9 @@ FIRST_SOFTMAX_HINTS = {
     "abs": "得点の絶対値(`np.abs`)を合計で割っています。重みは正になりますが、-2 のような低い得点が 2 と同じ"
            "重みをもらい、得点の大小の順番が崩れます。負の得点を、順番を保ったまま正の数にするのが、"
            "練習 1 の式の分子の役目です。",
+    "one_hot": "一番大きい得点の語に 1、ほかの語に 0 を配っています(一つだけ選ぶ形)。重みは、どの語にも"
+               "得点に応じた正の割合を配り、二番め以下の語も少しずつ混ざります。練習 1 の式の分子は、"
+               "得点が低い語でも 0 にならないことを確かめましょう。",
 }
 
 
@@ -54,7 +57,7 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
         with np.errstate(all="ignore"):
             wrong = {"raw": s, "no_exp": s / s.sum(), "unnormalised": e,
                      "by_score_sum": e / s.sum(), "negated": np.exp(-s) / np.exp(-s).sum(), "by_max": e / e.max(), "by_count": e / s.size,
-                     "abs": np.abs(s) / np.abs(s).sum()}
+                     "abs": np.abs(s) / np.abs(s).sum(), "one_hot": np.eye(s.size)[np.argmax(s)]}
         _base.fail_on_typical_mistake(got, wrong, FIRST_SOFTMAX_HINTS,
                                       said=f"scores={s} で {got} が返りました。")
         if got.shape != want.shape:

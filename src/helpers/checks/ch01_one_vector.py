@@ -30,10 +30,17 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01: `fn(a, b)` returns the cosine similarity of two 1-D vectors."""
     for a, b in _cosine_cases(hidden):
         shown = f"a={np.round(a, 3)}, b={np.round(b, 3)}"  # a hidden pair's numbers, to three decimals
-        got = _base.as_number(_base.call_learner(fn, a, b, what="cosine", call=f"cosine({np.round(a, 3)}, {np.round(b, 3)})",
-                                                  forbid=("cosine_similarity",)),
-                              "cosine")
-        want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        result = _base.call_learner(fn, a, b, what="cosine", call=f"cosine({np.round(a, 3)}, {np.round(b, 3)})",
+                                    forbid=("cosine_similarity",))
+        lengths = np.linalg.norm(a) * np.linalg.norm(b)
+        want = float(a @ b / lengths)
+        products = _base.as_float_array(result, "cosine", asked="数")
+        if _base.same(products, a * b) or _base.same(products, a * b / lengths):  # a * b where a @ b was meant
+            _base.fail(f"{shown} で、数ではなく配列 {np.round(products, 3)} が返りました。a * b は成分ごとの掛け算で、"
+                       "掛けたあとの数が並んだままです。内積は、成分ごとに掛けたものを足し合わせた一つの数でした"
+                       "(「似ている度合いを測る:内積」の節)。numpy で内積を取る書き方を見直しましょう。",
+                       mistake="elementwise")
+        got = _base.as_number(result, "cosine")
         if np.isclose(got, want, atol=1e-6):
             continue
         if np.isclose(got, a @ b):
@@ -70,8 +77,8 @@ def check_pudding_prediction(answer) -> None:
         correct,
         emb.words,
         {
-            "プリン": "自分自身を選ぶと思いましたか? それはコサイン類似度で比べたときの答えです。"
-                      "ここで比べるのは内積です。「似ている度合いを測る:内積」の節で、内積が何で大きく"
+            "プリン": "自分自身を選ぶと思いましたか? コサイン類似度で比べるなら、自分は上限の 1 で一番です"
+                      "(まったく同じ向きの語があれば、その語も 1 で同点です)。ここで比べるのは内積です。「似ている度合いを測る:内積」の節で、内積が何で大きく"
                       "なるかを見直しましょう。",
             correct: f"プリンの行で一番大きいのは「{correct}」です。同じ向きで長さが 2 倍なので、"
                      "内積も自分自身より大きくなります。",
@@ -107,6 +114,12 @@ COSINE_TABLE_HINTS = {
 }
 
 
+#: Chapter 01, 練習 3: said after the ✓ when the table was made one pair at a time in a Python loop.
+COSINE_TABLE_LOOP_NOTE = ("ただ、ループで一組ずつ計算しています。答えは正しいのですが、この練習のねらいは、ループを"
+                          "使わずに表を一度に作ることです。長さの並びを縦一列と横一列に置けば、一回の割り算で"
+                          "全部のマスが割れます。解答例と見比べてみましょう。")
+
+
 def _cosine_table_variants(A, B) -> dict[str, np.ndarray]:
     """The table of cosines (row i of A against row j of B, "right") and each mistake's."""
     dots = A @ B.T
@@ -137,17 +150,19 @@ def _cosine_table_cases(hidden: bool = False):
 def check_cosine_table(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 01, 練習 3: `fn(A, B)` returns the n × m table whose (i, j) entry is the cosine
     similarity of row i of A and row j of B."""
+    looped = False
     for A, B in _cosine_table_cases(hidden):
         call = "cosine_table(A, B)"
-        got = _base.as_float_array(
-            _base.call_learner(fn, A.copy(), B.copy(), what="cosine_table", call=call,
-                               forbid=("cosine_similarity",),
-                               on_error=f"A {A.shape}, B {B.shape} のとき、途中の形を print して確かめましょう。"),
-            "cosine_table")
+        with _base.counting_loop_turns(fn) as turns:  # a loop is right, but not what the exercise practises
+            result = _base.call_learner(fn, A.copy(), B.copy(), what="cosine_table", call=call,
+                                        forbid=("cosine_similarity",),
+                                        on_error=f"A {A.shape}, B {B.shape} のとき、途中の形を print して確かめましょう。")
+        got = _base.as_float_array(result, "cosine_table")
         variants = _cosine_table_variants(A, B)
+        looped = looped or turns[0] > 0
         _base.fail_unless_right(
             got, variants, COSINE_TABLE_HINTS, name="表", said=f"A {A.shape}, B {B.shape} のとき、",
             wrong_shape=f"A {A.shape}, B {B.shape} のとき、表の形は (A の行の数, B の行の数) = "
                         f"{variants['right'].shape} のはずが {got.shape} でした。")
-    _base.passed("どのマスも、二本の長さで割った内積になりました。表の形は (A の語の数, B の語の数) です。",
-                 quiet=hidden)
+    _base.passed("どのマスも、二本の長さで割った内積になりました。表の形は (A の語の数, B の語の数) です。"
+                 + (COSINE_TABLE_LOOP_NOTE if looped else ""), quiet=hidden)

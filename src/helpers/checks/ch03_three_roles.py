@@ -203,6 +203,8 @@ RECEIVED_HINTS = {
     "with_self": "自分から自分への重みも足しています。それは本文の「列の和」そのままです。表のどのマスが"
                  "「自分が自分を見る」分かを考えて、それを除きましょう。",
     "row_sums": "行の方向に足しています。受け取る注目は、探される人の列に集まります。",
+    "row_sums_with_self": "どの人の値も 1 になっています。行の和は、一人ひとりが配る持ち分の全部"
+                          "(ソフトマックスのあとは必ず 1)です。受け取る注目は、探される人の列に集まります。",
     "axis0_softmax": "ソフトマックスを列ごとにかけています。重みを配るのは探す人一人ひとりなので、"
                      "ソフトマックスは行ごとです。",
     "scores": "得点のまま足しています。先にソフトマックスで、一人ひとりの持ち分 1 を配る重みにしましょう。",
@@ -223,7 +225,7 @@ def _received_variants(Q, K) -> dict[str, np.ndarray]:
     A = softmax(S, axis=1)
     mask = np.where(np.eye(len(S), dtype=bool), -np.inf, 0.0)
     return {"right": A.sum(axis=0) - np.diag(A), "with_self": A.sum(axis=0),
-            "row_sums": A.sum(axis=1) - np.diag(A),
+            "row_sums": A.sum(axis=1) - np.diag(A), "row_sums_with_self": A.sum(axis=1),
             "axis0_softmax": softmax(S, axis=0).sum(axis=0) - np.diag(softmax(S, axis=0)),
             "scores": S.sum(axis=0) - np.diag(S),
             "masked_before": masked_softmax(S, mask).sum(axis=0),

@@ -300,6 +300,12 @@ IN_TWO_HINTS = {
                 "残りの項の部分も足しましょう。",
     "product": "二つの部分の積をマスごとに掛けています。内積は項の「和」なので、二つに分けた部分どうしも"
                "足し合わせます。",
+    "term_twice": "共通の軸の項のうち一つを、二度足しています(二つの部分が一項だけ重なっています)。"
+                  "前の部分がどの番号で終わり、後ろの部分がどの番号から始まるかを、スライスの書き方で"
+                  "数え直しましょう。",
+    "term_missing": "共通の軸の項のうち一つが、どちらの部分にも入っていません(二つの部分のあいだに一項の"
+                    "すき間があります)。前の部分がどの番号で終わり、後ろの部分がどの番号から始まるかを、"
+                    "スライスの書き方で数え直しましょう。",
     "rows_cut": "値は合っていますが、X を行(語)で二つに分けています。この練習で分けるのは共通の軸(X の列と W の"
                 "行)です。X は列で、W は行で分けましょう。",
     "whole_product": "値は合っていますが、X @ W を一度に計算しています。この練習は、共通の軸を p で二つに"
@@ -308,10 +314,16 @@ IN_TWO_HINTS = {
 
 
 def _in_two_variants(X, W, p: int) -> dict[str, np.ndarray]:
-    """X @ W from the shared axis cut at p ("right"), and each mistake's result."""
+    """X @ W from the shared axis cut at p ("right"), and each mistake's result (an off-by-one
+    slice such as X[:, :p + 1] with X[:, p:] adds the term at the cut twice, one with X[:, p + 1:]
+    leaves it out)."""
     first, second = X[:, :p] @ W[:p], X[:, p:] @ W[p:]
-    return {"right": first + second, "hstack": np.hstack([first, second]), "one_half": first,
-            "one_half:second": second, "product": first * second}
+    variants = {"right": first + second, "hstack": np.hstack([first, second]), "one_half": first,
+                "one_half:second": second, "product": first * second}
+    for t in {p - 1, p} & set(range(W.shape[0])):  # an off-by-one slice: the term at the cut counted twice or not at all
+        term = np.outer(X[:, t], W[t])
+        variants |= {f"term_twice:{t}": first + second + term, f"term_missing:{t}": first + second - term}
+    return variants
 
 
 def _in_two_cases(hidden: bool = False):

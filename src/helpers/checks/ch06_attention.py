@@ -14,6 +14,9 @@ from . import _base
 ATTENTION_HINTS = {
     "no_sqrt": "得点を √d_k で割り忘れています(d_k は Q と K の列の数)。「ステップ 2:行ごとのソフトマックス」のはじめを見直しましょう。",
     "by_d": "得点を d_k そのもので割っています。「なぜ √d_k で割るのか」の節を見直しましょう。",
+    "by_sqrt_n": "これは語の数(Q か K の行の数)の平方根です。d_k は語の数ではなく、問いと見出しの一本一本の"
+                 "長さでした。語の数が変わっても変わらないのは、Q の形のどちらの長さでしょう。",
+    "wrong_divisor": "この数がどこから来たのかを確かめ、√d_k の d_k が Q と K の形のどこの長さかを見直しましょう。",
     "axis0": "ソフトマックスを列の方向(axis=0)にかけています(各列の和が 1 です)。"
              "「ステップ 2:行ごとのソフトマックス」を見直しましょう。",
     "whole": "重みの表全体の和が 1 になっています(1 行ごとの和は 1 ではありません)。"
@@ -104,6 +107,7 @@ def _divided_by(w: np.ndarray, S: np.ndarray) -> float | None:
 @_base.exercise
 def check_attention(fn: Callable, *, hidden: bool = False) -> None:
     """Chapter 06: `fn(Q, K, V)` returns `(output, weights)` of softmax(Q Kᵀ / √d_k) V."""
+    typed = ""  # √(number of words) that is a whole number, as a divisor typed by hand would be
     for Q, K, V in _attention_cases(hidden):
         variants = attention_variants(Q, K, V)
         w = _base.wrong_attention_weights(fn, Q, K, V, "my_attention", variants, ATTENTION_HINTS,
@@ -116,15 +120,21 @@ def check_attention(fn: Callable, *, hidden: bool = False) -> None:
             _base.fail_on_wrong_values(want_w, w, "weights")
         d_k = Q.shape[1]
         if (c := _divided_by(w, Q @ K.T)) is not None and not np.isclose(c, np.sqrt(d_k)):
-            _base.fail(f"割る数が違います。Q {Q.shape}, K {K.shape}, V {V.shape} のとき、得点を {c:.3f} "
-                       f"で割っています。割るのは √d_k = √{d_k} = {np.sqrt(d_k):.3f} です(d_k は、この Q "
-                       "と K の列の数)。", mistake="wrong_divisor")
+            said = f"割る数が違います。Q {Q.shape}, K {K.shape}, V {V.shape} のとき、得点を {c:.3f} で割っています。"
+            if np.isclose(c, np.sqrt(Q.shape[0])) or np.isclose(c, np.sqrt(K.shape[0])):
+                if not np.isclose(c, round(c)) or typed:  # a whole number may be typed: the next case tells
+                    _base.fail(said + ATTENTION_HINTS["by_sqrt_n"], mistake="by_sqrt_n")
+                typed = said
+                continue
+            _base.fail(said + ATTENTION_HINTS["wrong_divisor"], mistake="wrong_divisor")
         if w.shape != want_w.shape:
             _base.fail(f"weights の形は (問いの数, 見出しの数) = {want_w.shape} のはずですが、"
                        f"{w.shape} でした。", mistake="wrong_shape")
         if not np.allclose(w.sum(axis=-1), 1.0):
             _base.fail(ATTENTION_HINTS["not_normalised"], mistake="not_normalised")
         _base.fail_on_wrong_values(want_w, w, "weights", said=f"Q {Q.shape}, K {K.shape}, V {V.shape} で、")
+    if typed:  # right on the cases after it: the whole number was typed, not a count of words
+        _base.fail(typed + ATTENTION_HINTS["wrong_divisor"], mistake="wrong_divisor")
     _base.passed("重みはどの行も和が 1、出力は 語の数 × d_v の形です。正方形でない場合(3 語が 5 語を見る)"
                  "でも合っています。", quiet=hidden)
 
@@ -175,6 +185,9 @@ BATCH_HINTS = {
     "by_n_q_axis1": "ステップ 2 のセルを 2 次元のときのまま使っていませんか。(文の数, 問いの数, d_k) の 3 次元の Q では、"
                     "形の番号 1 の長さは d_k ではなく問いの数で、axis=1 も一つの問いの行ではなく問いの軸です。"
                     "d_k がどの軸の長さか、和が 1 になるのはどの軸かを数え直しましょう。",
+    "first_sentence": "返ってきた重みは 2 次元の表一枚で、1 文め(文 0)の重みです。ほかの文の表がありません。"
+                      "返すのは、文の数だけの表を先頭の軸に重ねた 3 次元の配列です。@ やソフトマックスが 3 次元の"
+                      "配列のどの軸に働くかを考えると、文を一つずつ取り出さなくても書けます。",
     "no_sqrt": ATTENTION_HINTS["no_sqrt"],
     "by_d": ATTENTION_HINTS["by_d"],
     "no_softmax": ATTENTION_HINTS["no_softmax"],
@@ -212,6 +225,7 @@ def _batch_attention_variants(Q, K, V) -> dict[str, np.ndarray]:
         "by_d": softmax(S / Q.shape[-1], axis=-1),
         "no_softmax": S / root,
     }
+    variants["first_sentence"] = variants["right"][0]  # one sentence's 2-D table: Q[0], K[0], V[0] only
     if K.T.shape[0] == Q.shape[0] and K.T.shape[1] == Q.shape[2]:  # Q @ K.T runs, wrongly
         variants["full_T"] = softmax(Q @ K.T / root, axis=-1)
     return variants

@@ -175,6 +175,10 @@ GRAD_W_SHARED_HINTS = {
                   "二つの S の変化は、どう合わさるでしょう。",
     "inputs_swapped": "二つの道で、左から掛ける語の列が入れ替わっていませんか。それぞれの道の勾配は、その道の"
                       "顔を作った語の列を通って W に届きます。Q を作ったのはどちらの列でしょう。",
+    "roles_swapped": "問いと見出しが入れ替わっています(X_kv から問いを、X_q から見出しを作った勾配です)。"
+                     "dS の行は問い、列は見出しでした。S の式で、問いを作るのはどちらの語の列かを見直しましょう。",
+    "path_doubled": "一つの道の勾配を 2 倍にしていませんか。W が二回出てくるのは確かですが、二つの道は同じ量ではありません。"
+                    "もう一本の道が、どの語の列と dS のどちらの向きを通って W に届くかを、別に考えましょう。",
     "no_T": "見出しの道で、dS の形 (n_q, n_k) と Q の形 (n_q, d_k) を見比べましょう。見出し(K の行)に"
             "対応するのは dS のどちらの軸で、K と同じ形の勾配を作るにはどうすればよいでしょう。",
     "no_sqrt": "S の式で QKᵀ に付いている定数は、勾配ではどうなるでしょう。S の式を見直しましょう。",
@@ -198,10 +202,12 @@ def _grad_W_shared_variants(X_q, X_kv, W, dS) -> dict[str, np.ndarray]:
     variants = {"right": right, "query_only": by_query / root, "key_only": by_key / root,
                 "averaged": right / 2, "no_sqrt": right * root, "by_d": right * root / d_k,
                 "sign": -right, "step": W - right, "pair": np.stack([by_query, by_key]) / root,
-                "multiplied": by_query * by_key / d_k, "multiplied:once": by_query * by_key / root}
+                "multiplied": by_query * by_key / d_k, "multiplied:once": by_query * by_key / root,
+                "path_doubled": 2 * by_query / root, "path_doubled:key": 2 * by_key / root}
     if dS.shape[0] == dS.shape[1]:  # as many questions as keys: these run, wrongly
         variants |= {"inputs_swapped": (X_kv.T @ (dS @ K) + X_q.T @ (dS.T @ Q)) / root,
-                     "no_T": (by_query + X_kv.T @ (dS @ Q)) / root}
+                     "no_T": (by_query + X_kv.T @ (dS @ Q)) / root,
+                     "roles_swapped": (X_kv.T @ (dS @ Q) + X_q.T @ (dS.T @ K)) / root}  # X_q and X_kv exchanged
     return variants
 
 

@@ -130,14 +130,14 @@ def _causal_variants(Q, K, V) -> dict[str, np.ndarray]:
 def _causal_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """A square problem (a decoder reading its own words, the chapter's mask) and the last few
     words' queries against every word's keys (writing one word at a time with the keys kept),
-    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers. The
-    hidden test has four queries too: with two, the border k = n_k − 1 is the right one (with three,
-    mask_shifted's)."""
+    with d_v ≠ d_k: n, d_k and d_v differ in each, so √d_k, d_k and √n are different numbers. Both
+    have a case with four queries: with two, the border k = n_k − 1 is the right one (with three,
+    mask_shifted's), so an answer that takes it for every rectangular case passes the first two."""
     if hidden:
         return _base.hidden_cases("causal_attention", ((6, 3), (6, 3), (6, 2)),
                                   ((2, 4), (6, 4), (6, 5)), ((4, 2), (7, 2), (7, 3)))
     rng = np.random.default_rng(8)
-    sizes = ((4, 4, 3, 2), (2, 5, 4, 3))
+    sizes = ((4, 4, 3, 2), (2, 5, 4, 3), (4, 6, 3, 5))
     return [(rng.normal(size=(n_q, d_k)), rng.normal(size=(n_k, d_k)), rng.normal(size=(n_k, d_v)))
             for n_q, n_k, d_k, d_v in sizes]
 
@@ -322,7 +322,7 @@ def check_multi_head(fn: Callable, hidden: bool = False) -> None:
 #: Chapter 08, 練習 3: the hint for each typical mistake in `padded_attention(Q, K, V, n_real)`.
 PADDING_HINTS = {
     "no_mask": "空席の列にも重みが配られています。空席の見出しの列の重みがちょうど 0 になるのは、ソフトマックスの前の"
-               "得点がどんな値のときだったでしょう(「全部が隠された行」の節)。",
+               "得点がどんな値のときだったでしょう(「先を見ない目隠し:因果マスク」の節)。",
     "rows": "隠しているのが空席の行(問い)になっています。空席は「誰からも見られない」ようにするので、"
             "隠すのは見出しの列です。",
     "off_by_one": "隠す席が一つずれています。席の番号は 0 から数えるので、本物の語は 0 〜 n_real − 1 番め、"

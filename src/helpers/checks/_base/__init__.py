@@ -26,7 +26,7 @@ from .answers import (
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
 from .credit import VERDICT_MIME, exercise, score
 from .hidden import case_kinds, hidden_cases
-from .learner import as_float_array, as_number, call_learner, counting_products, three_arrays
+from .learner import as_float_array, as_number, call_learner, counting_loop_turns, counting_products, three_arrays
 from .mistakes import (
     KEEPDIMS_HINTS,
     fail_on_typical_mistake,
@@ -45,7 +45,7 @@ __all__ = [
     "CheckFailed", "passed", "fail",
     "exercise", "score", "VERDICT_MIME",
     "hidden_cases", "case_kinds",
-    "call_learner", "counting_products", "as_float_array", "as_number", "three_arrays",
+    "call_learner", "counting_products", "counting_loop_turns", "as_float_array", "as_number", "three_arrays",
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
     "same", "typical_mistake", "fail_on_typical_mistake", "first_difference", "rounded_to",
     "fail_on_wrong_values", "fail_unless_right", "KEEPDIMS_HINTS", "keepdims_slips",

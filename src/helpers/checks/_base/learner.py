@@ -255,15 +255,20 @@ def _product_offsets(code: types.CodeType) -> frozenset[int]:
                      or (ins.opname.startswith("LOAD_") and ins.argval in _PRODUCT_NAMES))
 
 
+@functools.lru_cache(maxsize=256)
+def _loop_offsets(code: types.CodeType) -> frozenset[int]:
+    """The bytecode offsets in `code` that take a loop's next turn (`for`, a comprehension)."""
+    return frozenset(ins.offset for ins in dis.get_instructions(code) if ins.opname == "FOR_ITER")
+
+
 @contextlib.contextmanager
-def counting_products(fn: Callable):
-    """While the learner's `fn` runs, count the matrix products its own code takes (in `fn`'s
-    module: its helpers too), however the arrays were made: `@`, np.matmul, np.dot, X.dot,
-    np.einsum … each time one runs (a loop counts every turn). Yields a one-item list, the count."""
+def _counting(fn: Callable, offsets: Callable[[types.CodeType], frozenset[int]]):
+    """While the learner's `fn` runs, count the opcodes at `offsets(code)` that its own code (in
+    `fn`'s module: its helpers too) runs. Yields a one-item list, the count."""
     module, count = getattr(fn, "__module__", None), [0]
 
     def per_opcode(frame, event, arg):
-        if event == "opcode" and frame.f_lasti in _product_offsets(frame.f_code):
+        if event == "opcode" and frame.f_lasti in offsets(frame.f_code):
             count[0] += 1
         return per_opcode
 
@@ -280,3 +285,16 @@ def counting_products(fn: Callable):
     finally:
         sys.settrace(before)
 
+
+def counting_products(fn: Callable):
+    """While the learner's `fn` runs, count the matrix products its own code takes (in `fn`'s
+    module: its helpers too), however the arrays were made: `@`, np.matmul, np.dot, X.dot,
+    np.einsum … each time one runs (a loop counts every turn). Yields a one-item list, the count."""
+    return _counting(fn, _product_offsets)
+
+
+def counting_loop_turns(fn: Callable):
+    """While the learner's `fn` runs, count the turns of the Python loops its own code takes
+    (`for`, comprehensions, generators; its helpers too): 0 for an answer written with whole
+    arrays. Yields a one-item list, the count."""
+    return _counting(fn, _loop_offsets)

@@ -116,14 +116,19 @@ def first_difference(want, got, name: str = "") -> str:
 
 
 def rounded_to(got, want) -> int | None:
-    """The number of decimals `got` is `want` rounded to (0 to 4), or None when it is not that."""
+    """The number of decimals `got` is `want` rounded to (0 to 4), or None when it is not that.
+
+    Not when the rounding would make every entry of a varied `want` the same number: such a
+    `got` (e.g. row sums that are all 1 against column sums between 0.5 and 1.5) says nothing
+    about rounding, and naming int(...) would send the learner the wrong way."""
     got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     if got.shape != want.shape or np.allclose(got, want, atol=1e-6, rtol=0):
         return None
+    varied = want.size > 1 and np.ptp(want) > 1e-9
     for decimals in range(0 if np.abs(want).max(initial=0) >= 1 else 1, 5):  # weights: not to 0 or 1
-        if np.allclose(got, np.round(want, decimals), atol=1e-9, rtol=0) or (
-                decimals == 0 and np.allclose(got, np.trunc(want), atol=1e-9, rtol=0)):
-            return decimals
+        for rounded in (np.round(want, decimals), np.trunc(want)) if decimals == 0 else (np.round(want, decimals),):
+            if np.allclose(got, rounded, atol=1e-9, rtol=0) and not (varied and np.ptp(rounded) == 0):
+                return decimals
     return None
 
 
