@@ -112,9 +112,11 @@ refresh: setup
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
-# The explorables' ES modules (and the book's shim that mounts them): ESLint and Prettier, pinned
-# in package-lock.json; `npx prettier --write` with the same files formats them.
-JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/explorables_shim.js
+# Every JavaScript file of the project (tests/test_source_rules.py checks that none is missing):
+# the explorables' ES modules, the book's shim that mounts them, its page script, its search
+# ranking and its MathJax runner, and ESLint's own config. ESLint and Prettier, pinned in
+# package-lock.json; `npx prettier --write` with the same files formats them.
+JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/*.js book/_ext/*.js book/_static/*.js eslint.config.mjs
 lint: setup
 	$(BIN)/ruff check src tests notebooks tools lab book/_ext
 	$(BIN)/lint-imports --no-cache

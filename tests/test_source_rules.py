@@ -276,3 +276,18 @@ def test_the_file_finder_sees_a_dangling_name():
     assert missing_files(comments, where, files) == [
         "1: book/chapter.yml", "2: qkv_maths.js", "3: js/qkv.scss.css", "3: ../validate.py",
         "5: tools/nothing_here.py", "6: scripts/learner_lab.py", "7: lab_settings/y.json"]
+
+
+# ------------------------------------------------------------------ JavaScript
+
+
+def test_make_lint_reads_every_javascript_file():
+    """ESLint and Prettier (make lint) go over every .js and .mjs file of the repository."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (patterns,) = re.findall(r"^JS_SOURCES = (.*)$", makefile, re.M)
+    linted = {path for pattern in patterns.split() for path in ROOT.glob(pattern)}
+    assert (ROOT / "book" / "_static" / "qkv-book.js") in linted
+    missing = sorted(str(p.relative_to(ROOT)) for p in set(project_files(".js", ".mjs")) - linted)
+    assert not missing, f"make lint の JS_SOURCES にない JavaScript: {missing}"
+    lint = makefile[makefile.index("\nlint:"):].split("\n\n")[0]
+    assert "eslint --max-warnings 0 $(JS_SOURCES)" in lint and "prettier --check" in lint
