@@ -26,7 +26,14 @@ from .answers import (
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
 from .credit import VERDICT_MIME, exercise, score
 from .hidden import case_kinds, hidden_cases
-from .learner import as_float_array, as_number, call_learner, counting_loop_turns, counting_products, three_arrays
+from .learner import (
+    as_float_array,
+    as_number,
+    call_learner,
+    counting_loop_turns,
+    counting_products,
+    three_arrays,
+)
 from .mistakes import (
     KEEPDIMS_HINTS,
     fail_on_typical_mistake,
