@@ -32,6 +32,7 @@ from .learner import (
     call_learner,
     counting_loop_turns,
     counting_products,
+    real_array,
     three_arrays,
 )
 from .mistakes import (
@@ -52,7 +53,7 @@ __all__ = [
     "CheckFailed", "passed", "fail",
     "exercise", "score", "VERDICT_MIME",
     "hidden_cases", "case_kinds",
-    "call_learner", "counting_products", "counting_loop_turns", "as_float_array", "as_number", "three_arrays",
+    "call_learner", "counting_products", "real_array", "counting_loop_turns", "as_float_array", "as_number", "three_arrays",
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
     "same", "typical_mistake", "fail_on_typical_mistake", "first_difference", "rounded_to",
     "fail_on_wrong_values", "fail_unless_right", "KEEPDIMS_HINTS", "keepdims_slips",
