@@ -128,7 +128,7 @@ def test_no_code_reaches_into_another_packages_private_parts():
     code use only public names of what they do not belong to (the tests may: a unit test
     drives its private module)."""
     found = []
-    for path in [p for r in CODE_ROOTS for p in project_files(".py") if p.is_relative_to(ROOT / r)]:
+    for path in [p for p in project_files(".py") if any(p.is_relative_to(ROOT / r) for r in CODE_ROOTS)]:
         name, is_package = module_name(path)
         found += [f"{path.relative_to(ROOT)}:{hit}"
                   for hit in private_reaches(path.read_text(encoding="utf-8"), name, is_package)]
@@ -216,11 +216,15 @@ def comments_of(path: Path) -> list[tuple[int, str]]:
     if path.suffix == ".py":
         found = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
                  if tok.type == tokenize.COMMENT]
-        for node in ast.walk(ast.parse(text)):
+        statements = [ast.parse(text)]  # statements only (no expression can hold a docstring)
+        while statements:
+            node = statements.pop()
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 doc = ast.get_docstring(node, clean=False)
                 if doc:
                     found.append((node.body[0].lineno, doc))
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                statements += [n for n in getattr(node, field, []) if isinstance(n, (ast.stmt, ast.excepthandler))]
         return found
     if path.suffix in (".js", ".mjs", ".css"):
         pattern = r"/\*.*?\*/" if path.suffix == ".css" else r"//[^\n]*|/\*.*?\*/"
