@@ -341,9 +341,8 @@ def test_learner_lab(browser, learner):
     lab_server.end_sessions(lab)
 
 
-#: Lab's document tabs, and the label of the one in front.
-TABS = ".lm-DockPanel-tabBar .lm-TabBar-tab"
-CURRENT_TAB = f"{TABS}.lm-mod-current .lm-TabBar-tabLabel"
+#: Lab's document tabs, and the label of the one in front (lab_server: other Lab tests use them too).
+TABS, CURRENT_TAB = lab_server.TABS, lab_server.CURRENT_TAB
 #: Where a link of a rendered Markdown cell points, as Lab rewrites it: .../files/<path>?…#<anchor>
 LAB_LINK = re.compile(r"/files/([^?#]+)[^#]*(?:#(.+))?$")
 
@@ -362,11 +361,6 @@ def scrolled_to(page, anchor: str, where: str, within: str = "") -> None:
             arg=[anchor, within], timeout=30_000)
     except Exception:
         pytest.fail(f"{where}: 開いたページの #{anchor} が見えるところにありません")
-
-
-def _front_document(page) -> str:
-    """A CSS selector for the document in Lab's front tab (the others stay open behind it)."""
-    return "#" + page.locator(f"{TABS}.lm-mod-current").get_attribute("data-id")
 
 
 def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
@@ -390,8 +384,8 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     for ipynb in CHAPTERS:
         if ipynb != CHAPTERS[0]:
-            _open_from_the_file_browser(page, ipynb.name)
-        chapter = _front_document(page)
+            lab_server.open_from_the_file_browser(page, ipynb.name)
+        chapter = lab_server.front_document(page)
         selector = f"{chapter} .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
         links = page.locator(selector)
         expected = len(_links(ipynb))
@@ -424,7 +418,7 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             except Exception:
                 pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(CURRENT_TAB).all_inner_texts()})")
             if anchor:
-                scrolled_to(page, anchor, f"{ipynb.name}: {href}", within=_front_document(page))
+                scrolled_to(page, anchor, f"{ipynb.name}: {href}", within=lab_server.front_document(page))
             followed += 1
             page.locator(TABS, has_text=ipynb.name).click()
         assert not lab_server.running_kernels(lab), f"{ipynb.name}: カーネルが起動しています"
@@ -432,14 +426,6 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     page.close()
     assert followed >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
     assert not failed, failed
-
-
-def _open_from_the_file_browser(page, name: str) -> None:
-    """Open the chapter `name` as a learner does: a double click on it in the file browser."""
-    page.locator(".jp-DirListing-item .jp-DirListing-itemText").get_by_text(name, exact=True).dblclick()
-    page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
-                           arg=[CURRENT_TAB, name], timeout=60_000)
-    page.wait_for_selector(f"{_front_document(page)} .jp-Notebook .jp-Cell", timeout=120_000)
 
 
 def test_teacher_lab_has_nbgrader(browser, tmp_path):
@@ -547,17 +533,15 @@ def test_explorables_in_a_real_lab(browser, learner, name):
     page.wait_for_function("([el, t, v]) => JSON.parse(el.dataset.qkvState)[t] === v",
                            arg=[last.element_handle(), trait, new_value], timeout=10_000)
     check_numbers(last, f"{name}: Python から {trait} = {new_value!r} にしたあと")
-    # saved, reopened with a new kernel: restored from the notebook, never "model not found"
+    # saved, closed and opened again from the file browser in the same Lab page, with a new kernel:
+    # restored from the notebook, never "model not found"
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
-    page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
-    lab_server.end_sessions(lab)
     # Saved again before Run All, the explorables are not live (the pre-save hook keeps their state):
     # tried on the first chapter only, the hook is the same for every chapter.
     rounds = ["保存して開き直したあと", "開き直して、実行せずにもう一度保存したあと"]
     rounds = rounds if name == LAB_EXPLORABLES[0] else rounds[:1]
     for when, save_again in zip(rounds, [True] * (len(rounds) - 1) + [False], strict=True):
-        page.goto(lab.url(f"lab/tree/{IN_COPY.format(name)}?reset"), timeout=120_000)
+        lab_server.reopen(lab, page, name)
         try:
             # as long as the first opening may take: Lab restores every widget while a loaded
             # machine lays the chapter out (at 16x CPU throttling chapter 06 took about 105 s)
@@ -570,8 +554,7 @@ def test_explorables_in_a_real_lab(browser, learner, name):
             lab_server.focus_notebook(page)
             with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
                 page.keyboard.press("Control+s")
-            page.goto("about:blank")
-            lab_server.end_sessions(lab)
+    page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
     page.close()
     lab_server.end_sessions(lab)  # the Lab is shared with this worker's other tests
     assert not errors, errors
@@ -599,10 +582,7 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
         page.goto(lab.url("lab/tree/overlap/every_explorable.ipynb?reset"), timeout=120_000)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector(f".lm-MenuBar-itemLabel >> text={lab_server.MENU_RUN}", timeout=60_000)
-        files = page.locator("#filebrowser")
-        if not files.is_visible():
-            page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
-        files.wait_for(state="visible")
+        files = lab_server.show_file_browser(page)
         assert files.bounding_box()["width"] >= 200
         lab_server.run_all(lab, page, "every_explorable.ipynb")
         explorables = page.locator(".jp-OutputArea-output .qkv-ex")
@@ -622,9 +602,7 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
         for width in (390, 320):
             page.set_viewport_size({"width": width, "height": 800})
             page.wait_for_function("w => innerWidth === w", arg=width)
-            if not files.is_visible():
-                page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
-            files.wait_for(state="visible")
+            lab_server.show_file_browser(page)
             page.wait_for_timeout(300)  # Lab lays its panels out again on resize (a message loop)
             notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
             widths = explorables.evaluate_all("es => es.map(e => e.getBoundingClientRect().width)")

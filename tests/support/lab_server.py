@@ -198,6 +198,50 @@ def focus_notebook(page, cell: int = 0, within: str = "") -> None:
     page.locator(f"{within} .jp-Notebook .jp-Cell .jp-InputPrompt".strip()).nth(cell).click()
 
 
+#: Lab's document tabs, and the label of the one in front.
+TABS = ".lm-DockPanel-tabBar .lm-TabBar-tab"
+CURRENT_TAB = f"{TABS}.lm-mod-current .lm-TabBar-tabLabel"
+
+
+def front_document(page) -> str:
+    """A CSS selector for the document in Lab's front tab (the others stay open behind it)."""
+    return "#" + page.locator(f"{TABS}.lm-mod-current").get_attribute("data-id")
+
+
+def show_file_browser(page):
+    """Lab's file browser, opened in the left side bar if it is closed (a narrow window closes
+    it); returns its locator."""
+    files = page.locator("#filebrowser")
+    if not files.is_visible():
+        page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
+    files.wait_for(state="visible")
+    return files
+
+
+def open_from_the_file_browser(page, name: str) -> None:
+    """Open `name` (in the folder the file browser shows) as a learner does: a double click on it
+    in the file browser; returns once its tab is in front with its cells laid out."""
+    show_file_browser(page)
+    page.locator(".jp-DirListing-item .jp-DirListing-itemText").get_by_text(name, exact=True).dblclick()
+    page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
+                           arg=[CURRENT_TAB, name], timeout=60_000)
+    page.wait_for_selector(f"{front_document(page)} .jp-Notebook .jp-Cell", timeout=120_000)
+
+
+def reopen(lab: Lab, page, name: str) -> None:
+    """Close every notebook of this Lab page, end every session (its kernel), then open `name`
+    again from the file browser: what a learner gets from closing a saved notebook and opening it
+    again, a new kernel and the widgets restored from the file, without loading Lab's page again
+    (a page load costs Lab's server and the browser several seconds of a core)."""
+    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+    while (open_now := page.locator(".jp-NotebookPanel").count()):
+        page.locator(f"{TABS}.lm-mod-current .lm-TabBar-tabCloseIcon").click()
+        page.wait_for_function("n => document.querySelectorAll('.jp-NotebookPanel').length < n",
+                               arg=open_now, timeout=30_000)
+    end_sessions(lab)
+    open_from_the_file_browser(page, name)
+
+
 def end_sessions(lab: Lab) -> None:
     """End every notebook session (and so its kernel), as closing the notebook and shutting its
     kernel down would: a notebook opened again then starts a new session with a new kernel (a

@@ -162,3 +162,26 @@ def test_every_accepted_word_is_read_by_the_same_rule_as_a_choice(module, name, 
     for word, choice in table.items():
         for typed in (word, f"「{word}」です。", full_width(word), f" {word} と思います", word.upper()):
             assert normalise_answer(typed, choices, table) == choice, (typed, choice)
+
+
+def test_a_prediction_says_what_its_check_accepts():
+    """`Prediction.accepted`: every form `normalise_answer` reads as the right choice, and no other."""
+    question = answers.Prediction(CHOICES, "壊れる", SYNONYMS)
+    accepted = question.accepted()
+    assert {"壊レル", "コワレル", "発散", "爆発", "爆発スル"} <= accepted  # the choice, its reading, synonyms
+    assert all(normalise_answer(form, CHOICES, SYNONYMS) == "壊れる" for form in accepted)
+    assert not {"変ワラナイ", "速クナル"} & accepted
+
+
+def test_asks_notes_the_questions_on_a_check_through_exercise():
+    from helpers.checks import _base, check_temperature_prediction
+
+    question = answers.Prediction(CHOICES, "壊れる")
+
+    @_base.exercise
+    @answers.asks(question)
+    def check(answer):
+        _base.check_choice(answer, question.correct, question.choices, {})
+
+    assert check.asks == (question,)
+    assert [q.correct for q in check_temperature_prediction.asks] == ["一冊", "平均"]

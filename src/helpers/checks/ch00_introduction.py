@@ -70,17 +70,20 @@ def check_first_softmax(fn: Callable, *, hidden: bool = False) -> None:
 #: Other ways to write "it cannot be multiplied" in the shape prediction.
 ERROR_SYNONYMS = {"error": "エラー", "えらー": "エラー", "エラーになる": "エラー", "掛けられない": "エラー",
                   "かけられない": "エラー"}
+#: The shape prediction: the page's choices, in its order.
+MATMUL_SHAPE = _base.Prediction(("(1, 2)", "(1, 3)", "(2, 3)", "(3, 1)", "エラー"), "(1, 3)", ERROR_SYNONYMS)
 
 
 @_base.exercise
+@_base.asks(MATMUL_SHAPE)
 def check_matmul_shape_prediction(answer) -> None:
     """Chapter 00 prediction: x is 1 × 2 and W is 2 × 3; what is the shape of x @ W?
 
     A tuple (1, 3) and the text "(1, 3)" or "1×3" are the same answer (`_base.shape_answer`)."""
     _base.check_shape_choice(
         answer,
-        "(1, 3)",
-        ("(1, 2)", "(1, 3)", "(2, 3)", "(3, 1)", "エラー"),  # the page's choices, in its order
+        MATMUL_SHAPE.correct,
+        MATMUL_SHAPE.choices,
         {
             "(1, 3)": "(1×2) · (2×3) → (1×3)。内側の 2 と 2 がそろって消え、外側の 1 と 3 が残ります。"
                       "1 本の横一列が、長さ 3 の横一列に変わりました。",
@@ -91,7 +94,7 @@ def check_matmul_shape_prediction(answer) -> None:
                       "それぞれ x と W のどこから来るでしょう。",
             "エラー": "x の列の数と W の行の数を数えて、比べてみましょう。",
         },
-        ERROR_SYNONYMS,
+        MATMUL_SHAPE.synonyms,
     )
 
 

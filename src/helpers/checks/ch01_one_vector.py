@@ -66,16 +66,25 @@ def check_cosine(fn: Callable, *, hidden: bool = False) -> None:
     _base.passed("向きが同じなら 1、直交なら 0、逆向きなら -1 になっています。", quiet=hidden)
 
 
+def _pudding_prediction() -> _base.Prediction:
+    """The five foods as choices; the right one is the largest dot product of プリン's row."""
+    emb = foods()
+    return _base.Prediction(emb.words, emb.words[int(np.argmax(emb["プリン"] @ emb.vectors.T))])
+
+
+#: The pudding prediction: whom プリン picks, computed from the foods.
+PUDDING = _pudding_prediction()
+
+
 @_base.exercise
+@_base.asks(PUDDING)
 def check_pudding_prediction(answer) -> None:
     """Chapter 01 prediction: with Q = K = X and the plain dot product, whom does プリン pick?"""
-    emb = foods()
-    scores = emb["プリン"] @ emb.vectors.T
-    correct = emb.words[int(np.argmax(scores))]
+    correct = PUDDING.correct
     _base.check_choice(
         answer,
         correct,
-        emb.words,
+        PUDDING.choices,
         {
             "プリン": "自分自身を選ぶと思いましたか? コサイン類似度で比べるなら、自分は上限の 1 で一番です"
                       "(まったく同じ向きの語があれば、その語も 1 で同点です)。ここで比べるのは内積です。「似ている度合いを測る:内積」の節で、内積が何で大きく"

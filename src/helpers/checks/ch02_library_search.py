@@ -147,7 +147,7 @@ def check_soft_lookup(fn: Callable, *, hidden: bool = False) -> None:
 
 
 #: Other words a learner may use for the temperature prediction's choices.
-TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", "集中": "一冊", "一冊に集中": "一冊",
+TEMPERATURE_SYNONYMS = {"1冊": "一冊", "一つ": "一冊", "1つ": "一冊", "集中": "一冊", "一冊に集中": "一冊", "一番": "一冊",
                         "平均になる": "平均", "均等": "平均", "0": "ゼロ", "零": "ゼロ",
                         "同じ": "変わらない", "変わらず": "変わらない"}
 
@@ -160,14 +160,20 @@ SAME_HINT = ("温度は得点を割る数です。T を変えると、割った�
              "見比べてみましょう。")
 
 
+#: The temperature prediction's two questions: the mixed answer at a tiny and at a huge temperature.
+_TEMPERATURE_CHOICES = ("一冊", "平均", "ゼロ", "変わらない")
+SMALL_T = _base.Prediction(_TEMPERATURE_CHOICES, "一冊", TEMPERATURE_SYNONYMS)
+LARGE_T = _base.Prediction(_TEMPERATURE_CHOICES, "平均", TEMPERATURE_SYNONYMS)
+
+
 #: The temperature prediction's choices as the stable ids of a wrong one (`small_mean` …).
 _CHOICE_IDS = {"一冊": "one_book", "平均": "mean", "ゼロ": "zero", "変わらない": "unchanged"}
 
 
 @_base.exercise
+@_base.asks(SMALL_T, LARGE_T)
 def check_temperature_prediction(small, large) -> None:
     """Chapter 02 prediction: the mixed answer when the temperature is tiny and when it is huge."""
-    choices = ("一冊", "平均", "ゼロ", "変わらない")
     hints = {
         ("small", "平均"): "温度をとても小さく(たとえば T = 0.01 に)すると、得点を T で割った値どうしの差は、"
                            "割る前と比べてどうなるでしょう。3 節の scores で helpers.softmax(scores, temperature=0.05) を "
@@ -180,9 +186,9 @@ def check_temperature_prediction(small, large) -> None:
         ("large", "ゼロ"): ZERO_HINT,
         ("large", "変わらない"): SAME_HINT,
     }
-    for which, answer, label in (("small", small, "small_T"), ("large", large, "large_T")):
-        choice = _base.read_choice(answer, choices, TEMPERATURE_SYNONYMS, label=label)
-        if (which, choice) in hints:
+    for which, answer, label, question in (("small", small, "small_T", SMALL_T), ("large", large, "large_T", LARGE_T)):
+        choice = _base.read_choice(answer, question.choices, question.synonyms, label=label)
+        if choice != question.correct:
             _base.fail(f"{label}:{hints[(which, choice)]}", mistake=f"{which}_{_CHOICE_IDS[choice]}")
     _base.passed("温度 → 0 で重みは一番の本に集中し(答え = その本の中身)、温度 → 大で全部の本に "
                  "1/n ずつ(答え = 中身の平均)になります。")

@@ -172,16 +172,26 @@ SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "
                      "場合による": "人による"}
 
 
-@_base.exercise
-def check_party_symmetry_prediction(answer) -> None:
-    """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
+def _symmetry_prediction() -> _base.Prediction:
+    """The page's three choices; the right one is whether the party's Q Qᵀ is symmetric."""
     Q = party().Q
     S = Q @ Q.T
-    correct = "対称になる" if np.allclose(S, S.T) else "対称にならない"
+    return _base.Prediction(("対称になる", "対称にならない", "人による"),
+                            "対称になる" if np.allclose(S, S.T) else "対称にならない", SYMMETRY_SYNONYMS)
+
+
+#: The symmetry prediction, its answer computed from the party.
+SYMMETRY = _symmetry_prediction()
+
+
+@_base.exercise
+@_base.asks(SYMMETRY)
+def check_party_symmetry_prediction(answer) -> None:
+    """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
     _base.check_choice(
         answer,
-        correct,
-        ("対称になる", "対称にならない", "人による"),
+        SYMMETRY.correct,
+        SYMMETRY.choices,
         {
             "対称になる": "K = Q なら S[i, j] = q_i · q_j = q_j · q_i = S[j, i] です。誰のどんな "
                           "Q でも成り立つので、表は必ず対称になります。探す顔と探される顔が同じ"
@@ -192,7 +202,7 @@ def check_party_symmetry_prediction(answer) -> None:
             "人による": "参加者の好みや人数を変えると、答えも変わるでしょうか。K = Q のときの S[0, 1] と "
                         "S[1, 0] を、それぞれ何と何の内積か書き出して見比べてみましょう。",
         },
-        SYMMETRY_SYNONYMS,
+        SYMMETRY.synonyms,
     )
 
 

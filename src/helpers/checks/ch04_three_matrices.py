@@ -169,7 +169,12 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
                "(上の数は甘さから、下の数は辛さから受け取る量)であることを見比べましょう。", mistake="wrong_values")
 
 
+#: The shape prediction of Q for five words: the page's choices, in its order.
+Q_SHAPE = _base.Prediction(("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"), "(5, 3)")
+
+
 @_base.exercise
+@_base.asks(Q_SHAPE)
 def check_q_shape_prediction(answer) -> None:
     """Chapter 04 prediction: the shape of Q for 5 words, d_model = 2, d_k = 3.
 
@@ -177,8 +182,8 @@ def check_q_shape_prediction(answer) -> None:
     """
     _base.check_shape_choice(
         answer,
-        "(5, 3)",
-        ("(5, 3)", "(3, 5)", "(5, 2)", "(2, 3)", "(1, 3)"),
+        Q_SHAPE.correct,
+        Q_SHAPE.choices,
         {
             "(5, 3)": "(5×2) · (2×3) → (5×3)。語の数が行に、d_k が列に残ります。",
             "(3, 5)": "X では 1 行が 1 語でした。Q でも 1 行が 1 語なら、行の数はいくつでしょう。",

@@ -272,13 +272,18 @@ ORDER_SYNONYMS = {"同じ": "変わらない", "変わらず": "変わらない"
                   "変化する": "変わる", "違う": "変わる", "時々変わる": "ときどき変わる"}
 
 
+#: The order prediction: the page's choices, in its order.
+ORDER = _base.Prediction(("変わる", "変わらない", "ときどき変わる"), "変わらない", ORDER_SYNONYMS)
+
+
 @_base.exercise
+@_base.asks(ORDER)
 def check_order_prediction(answer) -> None:
     """Chapter 05 prediction: does computing the cells of X @ W in another order change it?"""
     _base.check_choice(
         answer,
-        "変わらない",
-        ("変わる", "変わらない", "ときどき変わる"),
+        ORDER.correct,
+        ORDER.choices,
         {
             "変わらない": "どのマスも自分の行と列だけを読み、ほかのマスの答えを使いません。"
                           "だから順番を変えても、一斉に計算しても、同じ行列になります。",
@@ -287,7 +292,7 @@ def check_order_prediction(answer) -> None:
             "ときどき変わる": "逆順にしたとき、あるマス (i, j) の計算に使う数は変わるでしょうか? "
                               "上の一マスの計算で、マス (i, j) に何を使っているかを確かめましょう。",
         },
-        ORDER_SYNONYMS,
+        ORDER.synonyms,
     )
 
 

@@ -144,13 +144,18 @@ IDENTICAL_KEYS_SYNONYMS = {"均一": "均等", "一様": "均等", "平等": "�
                            "自分自身": "自分", "最初": "先頭", "1番目": "先頭", "問いによる": "問い次第"}
 
 
+#: The identical-keys prediction: the page's choices, in its order.
+IDENTICAL_KEYS = _base.Prediction(("均等", "自分", "先頭", "問い次第"), "均等", IDENTICAL_KEYS_SYNONYMS)
+
+
 @_base.exercise
+@_base.asks(IDENTICAL_KEYS)
 def check_identical_keys_prediction(answer) -> None:
     """Chapter 06 prediction: if every key is the same vector, what do the weights look like?"""
     _base.check_choice(
         answer,
-        "均等",
-        ("均等", "自分", "先頭", "問い次第"),
+        IDENTICAL_KEYS.correct,
+        IDENTICAL_KEYS.choices,
         {
             "均等": "見出しが全部同じなら、1 つの行の中の得点はすべて同じ値です。ソフトマックスは"
                     "同じ得点に同じ重みを配るので、どの行も 1/n ずつ。"
@@ -165,7 +170,7 @@ def check_identical_keys_prediction(answer) -> None:
                         "どうしはどうでしょう。ステップ 1 の得点表の 1 行を、この問題の見出しで"
                         "書き出してみましょう。",
         },
-        IDENTICAL_KEYS_SYNONYMS,
+        IDENTICAL_KEYS.synonyms,
     )
 
 

@@ -134,18 +134,22 @@ def check_gradient_step(fn: Callable, *, hidden: bool = False) -> None:
 
 #: Other words a learner may use for the learning-rate prediction's choices.
 LEARNING_RATE_SYNONYMS = {"発散": "壊れる", "発散する": "壊れる", "爆発": "壊れる", "爆発する": "壊れる",
-                          "壊れた": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
+                          "壊れた": "壊れる", "暴れる": "壊れる", "速い": "速くなる", "早くなる": "速くなる",
                           "同じ": "変わらない", "変わらず": "変わらない"}
 
 
+#: The learning-rate prediction: the page's choices, in its order.
+LEARNING_RATE = _base.Prediction(("速くなる", "変わらない", "壊れる"), "壊れる", LEARNING_RATE_SYNONYMS)
+
+
 @_base.exercise
+@_base.asks(LEARNING_RATE)
 def check_learning_rate_prediction(answer) -> None:
     """Chapter 07 prediction: what happens when the learning rate goes from 0.5 to 1.0?"""
-    choices = ("速くなる", "変わらない", "壊れる")
     _base.check_choice(
         answer,
-        "壊れる",
-        choices,
+        LEARNING_RATE.correct,
+        LEARNING_RATE.choices,
         {
             "速くなる": "一歩を大きくすれば速く下りられる、と考えましたか? 一歩の式で η を 2 倍にすると、"
                         "W の動きは何倍になるでしょう。「坂を下る:勾配降下法」の節の山下りのたとえで、"
@@ -155,7 +159,7 @@ def check_learning_rate_prediction(answer) -> None:
             "壊れる": "一歩が大きすぎると谷底を飛び越え、着地点の坂がもっと急になって、"
                       "次の一歩はさらに大きくなります。これが繰り返されると損失は爆発します。",
         },
-        LEARNING_RATE_SYNONYMS,
+        LEARNING_RATE.synonyms,
     )
 
 

@@ -10,12 +10,15 @@ where it is used, and this file only re-exports. The modules, in the order a che
 - `numpy_errors`: numpy's English shape errors said in Japanese (`crash_in_japanese`);
 - `mistakes`: a wrong result matched to its typical mistake (`same`, `fail_on_typical_mistake`);
 - `attention_mixups`: an attention function's (output, weights) and their mix-ups;
-- `answers`: a typed answer read by one rule (`normalise_answer`, `shape_answer`, `check_choice`).
+- `answers`: a typed answer read by one rule (`normalise_answer`, `shape_answer`, `check_choice`),
+  and what a prediction accepts (`Prediction`, `@asks`).
 """
 
 from .answers import (
     READINGS,
     TRAILING,
+    Prediction,
+    asks,
     canonical_text,
     check_choice,
     check_shape_choice,
@@ -59,5 +62,5 @@ __all__ = [
     "fail_on_wrong_values", "fail_unless_right", "KEEPDIMS_HINTS", "keepdims_slips",
     "attention_pair", "check_attention_output", "wrong_attention_weights",
     "canonical_text", "normalise_answer", "read_choice", "check_choice", "TRAILING", "READINGS",
-    "shape_answer", "check_shape_choice",
+    "shape_answer", "check_shape_choice", "Prediction", "asks",
 ]

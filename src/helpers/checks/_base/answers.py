@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,12 +29,13 @@ _HIRAGANA_AS_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 
 
 #: A choice written with kanji may be typed as its reading: いっさつ is 一冊 (and イッサツ too,
-#: since hiragana and katakana are one). Every kanji choice of every prediction is here.
+#: since hiragana and katakana are one). Every kanji choice of every prediction is here, and a
+#: kanji synonym's (一番 for 一冊).
 READINGS = {"一冊": "いっさつ", "平均": "へいきん", "均等": "きんとう", "変わる": "かわる",
             "変わらない": "かわらない", "ときどき変わる": "ときどきかわる", "壊れる": "こわれる",
             "速くなる": "はやくなる", "対称になる": "たいしょうになる", "人による": "ひとによる",
             "対称にならない": "たいしょうにならない", "自分": "じぶん", "先頭": "せんとう",
-            "問い次第": "といしだい", "照り焼き": "てりやき"}
+            "問い次第": "といしだい", "照り焼き": "てりやき", "一番": "いちばん"}
 
 #: A shape typed as text: (5, 3), [5, 3], 5×3, 5x3, 5*3, 5、3, 5行3列, with or without brackets
 #: (after NFKC).
@@ -98,13 +101,47 @@ def normalise_answer(answer, choices: Sequence[str],
     """
     if not isinstance(answer, str):
         return None
-    written = {**{c: c for c in choices}, **(synonyms or {})}
+    table = _answer_table(tuple(choices), tuple((synonyms or {}).items()))
+    return next((table[key] for key in _peelings(answer) if key in table), None)
+
+
+@functools.cache
+def _answer_table(choices: tuple[str, ...], synonyms: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Each accepted word in canonical form (peeled as an answer is) → the choice it means."""
+    written = {**{c: c for c in choices}, **dict(synonyms)}
     forms = [*written.items(), *((READINGS[w], c) for w, c in written.items() if w in READINGS)]
     table = {canonical_text(c): c for c in choices}
     for word, choice in forms:  # every accepted word by the same rule as the answer, peeled too
         for key in _peelings(word):
             table.setdefault(key, choice)
-    return next((table[key] for key in _peelings(answer) if key in table), None)
+    return table
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A prediction question as its check reads it: the page's choices in their order, the right
+    one, and other words a learner may use for a choice. Its check passes these to `check_choice`
+    (or `read_choice`), and `@asks` notes them on the check, so what the check accepts is said once."""
+
+    choices: tuple[str, ...]
+    correct: str
+    synonyms: Mapping[str, str] = field(default_factory=dict)
+
+    def accepted(self) -> set[str]:
+        """Every written form the check reads as the right choice, in `canonical_text`'s form."""
+        table = _answer_table(tuple(self.choices), tuple(self.synonyms.items()))
+        return {key for key, choice in table.items() if choice == self.correct}
+
+
+def asks(*questions: Prediction) -> Callable[[Callable], Callable]:
+    """Notes on a prediction check the questions it asks, in its arguments' order (`check.asks`),
+    so a test can look for their accepted answers in what a learner reads before the question."""
+
+    def note(check: Callable) -> Callable:
+        check.asks = questions
+        return check
+
+    return note
 
 
 def shape_answer(answer):
