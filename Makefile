@@ -20,6 +20,8 @@ BYTECODE := PYTHONDONTWRITEBYTECODE=
 PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
 # The benches run as scripts, outside pytest: the same folders as pytest's `pythonpath` (pyproject.toml).
 SUPPORT_PATH := PYTHONPATH=$(CURDIR)/tests/support:$(CURDIR)/tools:$(CURDIR)/lab
+# lab/learner_lab.py's `import chapters` (tools/); it leaves tools/ out of the Lab it starts.
+LAB_PATH := PYTHONPATH=$(CURDIR)/tools$${PYTHONPATH:+:$$PYTHONPATH}
 # All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
 # in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
 # with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
@@ -100,19 +102,21 @@ test-pdf: pdf
 # The learner's own copy of the chapters, work/ (ignored by git; lab/learner_lab.py):
 # made once, never overwritten, so `git pull` never meets the learner's answers.
 lab: setup
-	$(LEARNER_ENV) $(BIN)/python lab/learner_lab.py lab
+	$(LEARNER_ENV) $(LAB_PATH) $(BIN)/python lab/learner_lab.py lab
 
 # One chapter of work/ afresh from the repository (the learner's copy is kept beside it).
 refresh: setup
 	@test -n "$(CHAPTER)" || { echo "章を指定してください: make refresh CHAPTER=03"; exit 2; }
-	$(BIN)/python lab/learner_lab.py refresh $(CHAPTER)
+	$(LAB_PATH) $(BIN)/python lab/learner_lab.py refresh $(CHAPTER)
 
 lab-teacher: setup
 	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/
 
-# The explorables' ES modules (and the book's shim that mounts them): ESLint and Prettier, pinned
-# in package-lock.json; `npx prettier --write` with the same files formats them.
-JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/explorables_shim.js
+# Every JavaScript file of the project (tests/test_source_rules.py checks that none is missing):
+# the explorables' ES modules, the book's shim that mounts them, its page script, its search
+# ranking and its MathJax runner, and ESLint's own config. ESLint and Prettier, pinned in
+# package-lock.json; `npx prettier --write` with the same files formats them.
+JS_SOURCES = src/helpers/widgets/js/*.js book/_ext/qkv_book/*.js book/_ext/*.js book/_static/*.js eslint.config.mjs
 lint: setup
 	$(BIN)/ruff check src tests notebooks tools lab book/_ext
 	$(BIN)/lint-imports --no-cache

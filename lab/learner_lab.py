@@ -1,7 +1,7 @@
 """The learner's JupyterLab (`make lab`) on the learner's own copy of the chapters, in work/.
 
-    python lab/learner_lab.py lab              # make what is missing in work/, open Lab
-    python lab/learner_lab.py refresh 03       # chapter 03 afresh; the old copy kept
+    make lab                    # make what is missing in work/, open Lab
+    make refresh CHAPTER=03     # chapter 03 afresh; the old copy kept
 
 work/ (ignored by git) holds what the learner types and saves, so `git pull` of a fixed chapter
 never meets the learner's answers. It mirrors the repository's layout, so a chapter's links work
@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import chapters  # tools/chapters.py
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +31,9 @@ REFERENCE_PAGES = ("glossary.md", "notation.md", "concepts.md")
 #: What `make lab` passes to JupyterLab besides the folder it serves (tests/support/lab_server.py too).
 LAB_OPTIONS = ["--LabApp.default_url=/lab/tree/notebooks"]
 
-sys.path.insert(0, str(ROOT / "tools"))  # run as a script: the one list of chapters is there
-import chapters  # noqa: E402  (tools/chapters.py)
+#: Where the one list of chapters is (`import chapters` above): `make lab` and `make refresh` put
+#: it on PYTHONPATH, as pytest's `pythonpath` does for the tests.
+TOOLS = ROOT / "tools"
 
 
 def learner_notebook(path: Path):
@@ -125,14 +127,22 @@ def refresh(name: str, work: Path = WORK) -> tuple[Path, Path | None]:
     return target, kept
 
 
+def lab_environment(env) -> dict[str, str]:
+    """`env` for JupyterLab and the learner's kernels: PYTHONPATH without tools/ (what `make lab`
+    added for this script), the rest as it was."""
+    kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != TOOLS]
+    env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    return {**env, "PYTHONPATH": os.pathsep.join(kept)} if kept else env
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["lab"]:
         copied = prepare()
         print(f"あなたのノートブックは {WORK / 'notebooks'} にあります"
               f"(git の管理外です。{len(copied)} 章を新しく写しました)。", flush=True)
         os.chdir(WORK)
-        os.execv(sys.executable, [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={WORK}",
-                                  *LAB_OPTIONS, *argv[1:]])
+        os.execve(sys.executable, [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={WORK}",
+                                   *LAB_OPTIONS, *argv[1:]], lab_environment(os.environ))
     if argv[:1] == ["refresh"] and len(argv) == 2:
         new, old = refresh(argv[1])
         print(f"{new.relative_to(ROOT)} をリポジトリの版で作り直しました。"

@@ -16,7 +16,7 @@ from explorables import explorable_classes, random_controls, run_module, same_nu
 import helpers
 from helpers.geometry import question_vector, rotation_scale_matrix
 from helpers.heads import causal_mask
-from helpers.widgets._base import js_source, module_source
+from helpers.widgets.sources import js_source, module_source
 
 MATH = module_source("qkv_math") + "\n"
 CASES = 300  # per function; five functions: 1,500 cases

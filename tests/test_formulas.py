@@ -23,20 +23,34 @@ def _method(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Call) and getattr(node.func, "attr", "") == name
 
 
-def _stable_softmax(fn: ast.AST) -> bool:
-    """e / e.sum(…, keepdims=True) where e = exp(scores − scores.max(…, keepdims=True)), also
-    through intermediate names (z = …; e = np.exp(z))."""
-    bound = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
-             for t in n.targets if isinstance(t, ast.Name)}
+def _reaching(fn: ast.AST):
+    """`reaches(expr, test)`: whether a node of `expr` passes `test`, following the names `fn`
+    binds to what they were given (z = s + mask; … z …), `s += mask` as s + mask."""
+    bound: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    bound.setdefault(t.id, []).append(n.value)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            bound.setdefault(n.target.id, []).append(ast.BinOp(n.target, n.op, n.value))
 
     def reaches(expr: ast.AST, test, seen=()) -> bool:
         for n in ast.walk(expr):
             if test(n):
                 return True
             if isinstance(n, ast.Name) and n.id in bound and n.id not in seen:
-                if reaches(bound[n.id], test, (*seen, n.id)):
+                if any(reaches(value, test, (*seen, n.id)) for value in bound[n.id]):
                     return True
         return False
+
+    return reaches
+
+
+def _stable_softmax(fn: ast.AST) -> bool:
+    """e / e.sum(…, keepdims=True) where e = exp(scores − scores.max(…, keepdims=True)), also
+    through intermediate names (z = …; e = np.exp(z))."""
+    reaches = _reaching(fn)
 
     def row_max(n):
         return _method(n, "max") and _keepdims(n)
@@ -59,10 +73,15 @@ def _softmax_backward(fn: ast.AST) -> bool:
 
 
 def _masked_softmax(fn: ast.AST) -> bool:
-    """softmax(… + …): scores and a mask added inside a softmax call (chapter 08's mask)."""
+    """softmax(… + …): scores and a mask added for a softmax call (chapter 08's mask), inside
+    the call or through names (z = s + mask; softmax(z); s += mask; np.add(s, mask))."""
+    reaches = _reaching(fn)
+
+    def added(m):
+        return isinstance(m, ast.BinOp) and isinstance(m.op, ast.Add) or _method(m, "add")
+
     return any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == "softmax"
-               and any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Add)
-                       for a in n.args for m in ast.walk(a))
+               and any(reaches(a, added) for a in n.args)
                for n in ast.walk(fn))
 
 
@@ -118,3 +137,28 @@ def test_the_detectors_find_the_copies_the_review_found():
     assert _stable_softmax(softmax) and not _stable_softmax(split)
     assert _head_cut(split) and not _head_cut(softmax)
     assert _softmax_backward(backward) and not _softmax_backward(softmax)
+
+
+def test_the_masked_softmax_is_found_written_through_names():
+    """The sum of scores and mask made before the call, under any name, is the same formula."""
+    copies = ast.parse(
+        "def through_a_name(s, mask):\n"
+        "    z = s + mask\n"
+        "    return softmax(z, axis=-1)\n"
+        "def through_two(Q, K, mask):\n"
+        "    s = Q @ K.T\n"
+        "    z = s + mask\n"
+        "    w = z\n"
+        "    return helpers.softmax(w)\n"
+        "def added_in_place(s, mask):\n"
+        "    s += mask\n"
+        "    return softmax(s)\n"
+        "def with_numpy(s, mask):\n"
+        "    return softmax(np.add(s, mask))\n").body
+    plain = ast.parse(
+        "def unmasked(Q, K):\n"
+        "    z = Q @ K.T / 2\n"
+        "    n = len(z) + 1\n"
+        "    return softmax(z), n\n").body[0]
+    assert all(_masked_softmax(fn) for fn in copies), [fn.name for fn in copies if not _masked_softmax(fn)]
+    assert not _masked_softmax(plain)

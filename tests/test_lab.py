@@ -145,6 +145,21 @@ def test_refresh_keeps_the_learners_copy_beside_the_new_one(tmp_path):
     assert nbformat.read(new, as_version=4) == learner_lab.learner_notebook(NOTEBOOKS / CHAPTER)
 
 
+def test_the_learners_lab_runs_with_the_path_make_gives_it_and_keeps_tools_out_of_its_kernels():
+    """`make lab` and `make refresh` put tools/ on PYTHONPATH for lab/learner_lab.py's `import
+    chapters` (no sys.path.insert); the Lab it starts gets the learner's PYTHONPATH without it."""
+    for target in ("lab", "refresh CHAPTER=03"):
+        dry = subprocess.run(["make", "-n", *target.split()], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout
+        (line,) = [row for row in dry.splitlines() if "lab/learner_lab.py" in row]
+        assert f"PYTHONPATH={learner_lab.TOOLS}" in line, line
+    tools, mine = str(learner_lab.TOOLS), "/home/learner/lib"
+    env = {"PYTHONPATH": os.pathsep.join([tools, mine]), "HOME": "/home/learner"}
+    assert learner_lab.lab_environment(env) == {"PYTHONPATH": mine, "HOME": "/home/learner"}
+    assert learner_lab.lab_environment({"PYTHONPATH": tools}) == {}
+    assert env["PYTHONPATH"].startswith(tools)  # the caller's mapping is left as it was
+
+
 def test_git_ignores_the_learners_copy():
     """A learner's answers are never in `git status`, so `git pull` of a fixed chapter meets none."""
     if not (ROOT / ".git").exists():

@@ -1,4 +1,4 @@
-"""JupyterLab's loader of an explorable's module (`helpers.widgets._base.lab_esm`) in a real
+"""JupyterLab's loader of an explorable's module (`helpers.widgets.sources.lab_esm`) in a real
 browser, without a Lab: a stand-in for anywidget's `host.getModel` and model (the real Lab is
 tests/test_lab.py's `test_explorables_in_a_real_lab`).
 
@@ -15,7 +15,8 @@ import lab_server
 import pytest
 
 from helpers.widgets import explorables
-from helpers.widgets._base import SharedModules, lab_esm
+from helpers.widgets._base import SharedModules
+from helpers.widgets.sources import lab_esm
 
 #: Renders explorables with their Lab modules as anywidget does (each module imported from a Blob
 #: URL of its text, `render({ model, el, host })`), `host.getModel` answering only once `arrive()`

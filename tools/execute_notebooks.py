@@ -52,7 +52,7 @@ def first_pictures_for_widgets(nb) -> None:
     (tools/explorable_pictures.py); the widget itself and its state are not kept."""
     from explorable_pictures import first_pictures
 
-    from helpers.widgets._base import module_source, stylesheet
+    from helpers.widgets.sources import module_source, stylesheet
 
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:

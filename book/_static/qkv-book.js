@@ -37,7 +37,9 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     for (const button of document.querySelectorAll("button.copybtn")) {
       button.setAttribute("data-tooltip", messages.ja.copy);
       button.setAttribute("aria-label", messages.ja.copy_to_clipboard);
-      button.querySelectorAll("svg title").forEach((t) => (t.textContent = messages.ja.copy_to_clipboard));
+      button
+        .querySelectorAll("svg title")
+        .forEach((t) => (t.textContent = messages.ja.copy_to_clipboard));
     }
   });
 }
@@ -69,7 +71,11 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     const overflow = el.scrollWidth - el.clientWidth > 1;
     const left = el.scrollLeft > 1;
     const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
-    return { el, overflow, more: left && right ? "both" : left ? "left" : right ? "right" : "none" };
+    return {
+      el,
+      overflow,
+      more: left && right ? "both" : left ? "left" : right ? "right" : "none",
+    };
   }
 
   function mark({ el, overflow, more }) {
@@ -82,8 +88,13 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
       return;
     }
     el.setAttribute("data-qkv-more", more);
-    const what = el.matches("mjx-container") ? "数式" : el.matches(CODE) ? "コード"
-      : el.matches(TABLE) ? "表" : "図";
+    const what = el.matches("mjx-container")
+      ? "数式"
+      : el.matches(CODE)
+        ? "コード"
+        : el.matches(TABLE)
+          ? "表"
+          : "図";
     // The theme gives a code block that did not scroll at the wide start tabindex -1 (and fixes it
     // only after its own debounce on resize): a box that scrolls now is a tab stop now.
     if (el.getAttribute("tabindex") !== "0") {
@@ -109,16 +120,21 @@ if (typeof messages !== "undefined" && typeof locale !== "undefined" && !message
     Array.from(document.querySelectorAll(SCROLLERS), measure).forEach(mark);
   }
 
-  document.addEventListener("scroll", (event) => {
-    if (event.target instanceof Element && event.target.matches(SCROLLERS)) update(event.target);
-  }, true);
+  document.addEventListener(
+    "scroll",
+    (event) => {
+      if (event.target instanceof Element && event.target.matches(SCROLLERS)) update(event.target);
+    },
+    true,
+  );
   window.addEventListener("resize", updateAll);
   window.addEventListener("load", updateAll);
   document.addEventListener("DOMContentLoaded", () => {
-    updateAll();  // the maths are already SVG in the page (book/_ext/qkv_book/maths.py)
+    updateAll(); // the maths are already SVG in the page (book/_ext/qkv_book/maths.py)
     // Images load after DOMContentLoaded; their width decides whether they overflow.
     document.querySelectorAll(".bd-article .qkv-scroll img").forEach((img) => {
-      if (!img.complete) img.addEventListener("load", () => update(img.parentElement), { once: true });
+      if (!img.complete)
+        img.addEventListener("load", () => update(img.parentElement), { once: true });
     });
   });
 })();

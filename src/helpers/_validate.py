@@ -190,11 +190,13 @@ def mask_fits(value: np.ndarray | None, n_q: int, n_k: int, of: str) -> None:
 
 def require_same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str,
                         dim: str = "次元") -> None:
-    """The rows of `a` and of `b` must have the same length `dim` (to take their dot products)."""
+    """The rows of `a` and of `b` must have the same length `dim` (to take their dot products):
+    the one message for Q and K, and for W_Q and W_K (dim="列数 d_k")."""
     if a.shape[-1] != b.shape[-1]:
+        spaced = dim + " " if dim[-1].isascii() else dim  # 「列数 d_k が」, 「次元が」
         raise HelpersError(
-            f"{name_a} と {name_b} の{dim}が違います: {name_a} は shape {a.shape}({dim} {a.shape[-1]})、"
-            f"{name_b} は shape {b.shape}({dim} {b.shape[-1]})です。内積を取るには同じ{dim}が必要です。"
+            f"{name_a} と {name_b} の{spaced}が違います: {name_a} は shape {a.shape}({dim} {a.shape[-1]})、"
+            f"{name_b} は shape {b.shape}({dim} {b.shape[-1]})です。内積を取るには同じ{spaced}が必要です。"
         )
 
 
@@ -287,7 +289,7 @@ def text(value, name: str, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        allowed = "文字列か None" if optional else "文字列"
+        allowed = "文字列か None " if optional else "文字列"
         raise HelpersTypeError(f"{name} は{allowed}で指定してください。{said(value)}({type(value).__name__})が来ました。")
     return value
 

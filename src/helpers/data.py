@@ -17,6 +17,7 @@ from ._validate import (
     number,
     public,
     record,
+    require_same_length,
     said,
     text,
 )
@@ -206,11 +207,7 @@ def _faces_fit(a: dict) -> None:
                 f"{label} の行数は d_model = {X.shape[1]}(好みの軸の数)でなければなりませんが、"
                 f"{label} は shape {W.shape}({W.shape[0]} 行)です。"
             )
-    if a["W_Q"].shape[1] != a["W_K"].shape[1]:
-        raise HelpersError(
-            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {a['W_Q'].shape}、W_K は shape "
-            f"{a['W_K'].shape})。探している相手像 q と名札 k は、内積を取るので同じ d_k 次元にします。"
-        )
+    require_same_length(a["W_Q"], a["W_K"], "W_Q", "W_K", dim="列数 d_k")
 
 
 _A_GUEST = _one_of("names", "name", "「{0}」という参加者はいません。参加者: {1}")

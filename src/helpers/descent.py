@@ -42,6 +42,7 @@ from ._validate import (
     mask,
     number,
     public,
+    require_same_length,
     said,
     trusted,
 )
@@ -104,11 +105,7 @@ def _faces_fit(a: dict) -> None:
                 f"X @ {name} の形が合いません。X は shape {X.shape}(列 {X.shape[-1]})、{name} は "
                 f"shape {M.shape}(行 {M.shape[-2]})です。{name} の行数は X の列数 d_model と同じにします。"
             )
-    if faces["W_Q"].shape[-1] != faces["W_K"].shape[-1]:
-        raise HelpersError(
-            f"W_Q と W_K の列数 d_k が違います(W_Q は shape {faces['W_Q'].shape}、W_K は shape "
-            f"{faces['W_K'].shape})。問いと見出しは内積を取るので、同じ d_k にします。"
-        )
+    require_same_length(faces["W_Q"], faces["W_K"], "W_Q", "W_K", dim="列数 d_k")
     try:
         batch = np.broadcast_shapes(*(M.shape[:-2] for M in (X, *faces.values())))
     except ValueError as err:

@@ -32,6 +32,7 @@ from ._validate import (
     integer,
     number,
     public,
+    require_same_length,
     said,
 )
 from .data import SWAP, Embedding, foods
@@ -226,10 +227,7 @@ def _weights(params, d_model: int | None = None) -> dict[str, np.ndarray]:
             f"三つの W の行数は、どれも埋め込みの次元 d_model = {d_model} でなければなりません"
             f"(x @ W の形を合わせるため)。{shapes} です。"
         )
-    if params["W_Q"].shape[1] != params["W_K"].shape[1]:
-        raise HelpersError(
-            f"W_Q と W_K の列数 d_k は同じでなければなりません(q と k の内積を取るため)。{shapes} です。"
-        )
+    require_same_length(params["W_Q"], params["W_K"], "W_Q", "W_K", dim="列数 d_k")
     return params
 
 

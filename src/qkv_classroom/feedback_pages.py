@@ -18,7 +18,7 @@ from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool
 
-from helpers.checks._base.credit import VERDICT_MIME
+from helpers.checks import VERDICT_MIME
 
 from .cells import HIDDEN_TEST_MARKERS, marked_regions
 from .course_folder import ClassroomError, Log, run_step, short_reason

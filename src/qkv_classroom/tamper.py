@@ -14,7 +14,7 @@ name bound from it), binding one of those names to something else, `setattr`/`de
 grade cells' partial-credit record (`helpers.checks.score`, `_records`, `_base`): calling `score`
 or filling its record from an answer cell. Ordinary answers never need any of these.
 
-The checks' verdict records (`helpers.checks._base.credit.VERDICT_MIME`, read by the class
+The checks' verdict records (`helpers.checks.VERDICT_MIME`, read by the class
 report) are trusted only where a check makes them: in a grade cell (whose source nbgrader has put
 back to the teacher's), at most as many per check as the cell calls it, and adding up to the score
 the cell output. A record anywhere else is never read; one too many in a grade cell (a learner's
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from nbgrader.utils import is_grade, is_solution
 
-from helpers.checks._base.credit import VERDICT_MIME
+from helpers.checks import VERDICT_MIME
 
 #: Module names the test cells rely on; binding a name to one of them makes the name protected.
 PROTECTED_MODULES = ("helpers", "numpy", "IPython", "builtins", "sys", "importlib", "math")

@@ -16,7 +16,8 @@ import numpy as np
 import traitlets
 
 from helpers.widgets import explorables
-from helpers.widgets._base import Choice, Explorable, Flag, Number, module_source
+from helpers.widgets._base import Choice, Explorable, Flag, Number
+from helpers.widgets.sources import module_source
 
 
 def run_module(source: str, function: str, cases: list[list]) -> list[dict]:

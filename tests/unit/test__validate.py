@@ -1,6 +1,8 @@
 """helpers._validate: every public helper's inputs pass through these, so their messages
 are what a learner reads."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,34 @@ def test_require_same_length_names_both_shapes():
     require_same_length(np.ones((2, 3)), np.ones((4, 3)), "Q", "K")
     with pytest.raises(ValueError, match=r"Q と K の次元.*\(2, 3\).*\(4, 2\)"):
         require_same_length(np.ones((2, 3)), np.ones((4, 2)), "Q", "K")
+
+
+def test_the_width_of_questions_and_keys_is_checked_once_for_every_caller():
+    """Q/K in attention, W_Q/W_K in a party (data), a forward pass (descent) and learning's
+    params: one check, one message, a space between a symbol and the particle after it."""
+    import helpers
+
+    message = ("W_Q と W_K の列数 d_k が違います: W_Q は shape (2, 3)(列数 d_k 3)、W_K は shape (2, 2)"
+               "(列数 d_k 2)です。内積を取るには同じ列数 d_k が必要です。")
+    W_Q, W_K, W_V, X = np.ones((2, 3)), np.ones((2, 2)), np.eye(2), np.ones((3, 2))
+    task = helpers.learning.palate_task()
+    party = helpers.data.party()  # its guests' d_model is 2, as X's
+    for call in (lambda: require_same_length(W_Q, W_K, "W_Q", "W_K", dim="列数 d_k"),
+                 lambda: helpers.learning.forward(X, W_Q, W_K, W_V),
+                 lambda: helpers.learning.loss_and_gradients(task, {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}),
+                 lambda: dataclasses.replace(party, W_Q=W_Q, W_K=W_K)):
+        with pytest.raises(HelpersError) as err:
+            call()
+        assert str(err.value) == message
+    with pytest.raises(HelpersError, match="の列数 d_k が違います"):
+        helpers.attention_scores(np.ones((2, 3)), np.ones((2, 2)))
+
+
+def test_an_optional_text_says_none_with_a_space():
+    with pytest.raises(HelpersTypeError, match="文字列か None で指定してください。"):
+        text(3, "title", optional=True)
+    with pytest.raises(HelpersTypeError, match="title は文字列で指定してください。"):
+        text(3, "title")
 
 
 def test_matmul_operands_checks_the_inner_size():

@@ -6,8 +6,10 @@ import pytest
 
 from helpers.checks._base import (
     CheckFailed,
+    as_float_array,
     as_number,
     call_learner,
+    real_array,
     three_arrays,
 )
 
@@ -52,6 +54,15 @@ def test_as_number_wants_exactly_one_number():
     with pytest.raises(AssertionError, match="f は数を返して") as info:  # one number asked: not "an array"
         as_number("二", "f")
     assert "配列" not in str(info.value)
+
+
+def test_real_array_takes_real_numbers_only(recwarn):
+    assert real_array([[1, 2], [3, 4]]).dtype == float and real_array(np.float32(2)) == 2.0
+    for odd in ([[1, 2], [3]], "12", [["1", "2"]], [1, "a"], [1j, 2], np.array([1 + 0j]), 1j, [object()]):
+        assert real_array(odd) is None, odd
+    with pytest.raises(CheckFailed, match="f は数の配列を返して.*ndarray") as info:
+        as_float_array(np.array([1 + 2j]), "f")
+    assert info.value.mistake == "not_numbers" and not recwarn.list  # numpy's ComplexWarning never shown
 
 
 def test_a_string_from_score_cell_is_told_a_number_is_asked():

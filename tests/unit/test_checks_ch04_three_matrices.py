@@ -66,6 +66,25 @@ def test_each_question_matrix_mistake_gets_its_hint(W, hint):
         checks.check_question_matrix(W)
 
 
+@pytest.mark.parametrize("W", [QUESTION_MATRIX + 1j, (QUESTION_MATRIX + 0j).tolist(), QUESTION_MATRIX.astype(complex)])
+def test_complex_numbers_are_told_as_any_other_non_numbers(W, recwarn):
+    """numpy would cast a complex W_mine with a warning, dropping the imaginary part (even a
+    zero one): the check names it as any other value that is not real numbers, with no warning."""
+    with pytest.raises(CheckFailed, match="実数でないもの") as err:
+        checks.check_question_matrix(W)
+    assert err.value.mistake == "not_numbers" and not recwarn.list
+
+
+def test_hidden_must_be_true_or_false():
+    """`hidden=` is the grade cells' switch: "yes" or 1 would run the hidden cases silently."""
+    from helpers._validate import HelpersTypeError
+
+    for wrong in ("yes", 1, None):
+        with pytest.raises(HelpersTypeError, match="hidden.*True か False"):
+            checks.check_question_matrix(QUESTION_MATRIX, hidden=wrong)
+    checks.check_question_matrix(QUESTION_MATRIX, hidden=np.True_)  # numpy's bool is a bool
+
+
 def test_transposed_hint_does_not_give_the_answer_away():
     with pytest.raises(CheckFailed) as err:
         checks.check_question_matrix(QUESTION_MATRIX.T)

@@ -2,7 +2,6 @@
 
 import json
 import re
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -12,23 +11,18 @@ from explorables import assert_refused
 
 import helpers
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
-from helpers.plotting import COLORS
 from helpers.widgets import Explorable, explorables
 from helpers.widgets._base import (
-    SHARED_MODULES,
     Choice,
     Flag,
     Number,
     SharedModules,
     at_most,
     data_trait,
-    js_source,
-    lab_esm,
-    module_source,
     on_the_plane,
     planar_embedding,
-    stylesheet,
 )
+from helpers.widgets.sources import SHARED_MODULES, js_source, lab_esm, module_source, stylesheet
 
 
 class Toy(Explorable):
@@ -59,13 +53,6 @@ def test_the_list_of_explorables_is_every_chapter_module_and_its_class():
         assert issubclass(cls, Explorable) and cls.module == module, (module, cls)
 
 
-def test_every_chapter_module_is_one_module_with_the_shared_code_inlined():
-    for module, cls in explorables().items():
-        source = module_source(module)
-        assert not re.search(r"^import\s", source, re.M), f"{module}: import が残っています"
-        assert "export default" in source and "function softmax" in source
-        assert source.count("function mount(") == 1 and source.count("function softmax(") == 1
-        assert cls.__module__.endswith("." + module), (cls.__module__, module)
 
 
 def test_in_lab_each_explorable_carries_its_own_module_and_refers_to_the_one_shared_model():
@@ -96,57 +83,14 @@ def test_in_lab_each_explorable_carries_its_own_module_and_refers_to_the_one_sha
     assert type(made[0]).example()._qkv_shared not in (None, shared)
 
 
-def test_drawing_and_the_widget_runtime_are_separate_modules():
-    """qkv_draw.js draws strings (no DOM, no model: Node runs it); qkv_widget.js binds the model
-    and the page and draws nothing itself."""
-    from helpers.widgets._base import imported_modules, js_source
-
-    draw, widget = js_source("qkv_draw"), js_source("qkv_widget")
-    for word in (r"\bdocument\.", r"\bmodel\.", "addEventListener", r"\bNode\."):
-        assert not re.search(word, draw), word
-    assert "export function mount(" in widget and not re.search(r"[`\"]<(svg|rect|text|line)\b", widget)
-    assert "qkv_draw" not in imported_modules("qkv_widget") and "qkv_widget" not in imported_modules("qkv_draw")
 
 
-def test_no_chapter_module_writes_a_shared_function_again():
-    """A chapter's module defines no function a shared module exports (no `vecmat` twin) and
-    no tick helper of its own (qkv_draw's tickStep/tickValues are the one)."""
-    from helpers.widgets._base import js_source
-
-    shared = {name for dep in SHARED_MODULES
-              for name in re.findall(r"^export function (\w+)", js_source(dep), re.M)}
-    assert {"vecmat", "tickStep", "tickValues", "heatmap", "plane", "mount"} <= shared
-    chapters = [p.stem for p in resources.files("helpers.widgets").joinpath("js").iterdir()
-                if re.fullmatch(r"ch\d\d_\w+\.js", p.name)]
-    assert len(chapters) >= 8, chapters
-    for module in chapters:
-        own = set(re.findall(r"^(?:export )?function (\w+)", js_source(module), re.M))
-        assert not own & shared, (module, own & shared)
-        assert not [f for f in own if "tick" in f.lower()], (module, own)
 
 
-def test_a_module_importing_an_unknown_file_is_refused(monkeypatch):
-    from helpers.widgets import _base
-
-    monkeypatch.setattr(_base, "js_source", lambda name: 'import { x } from "./elsewhere.js";\n')
-    module_source.cache_clear()
-    try:
-        with pytest.raises(HelpersError, match="elsewhere"):
-            module_source("ch99_nothing")
-    finally:
-        module_source.cache_clear()
 
 
-def test_the_stylesheet_carries_the_books_palette():
-    css = stylesheet()
-    for face, colour in COLORS.items():
-        assert f"--qkv-{face.lower()}: {colour};" in css
-    assert "@container" in css and "@media print" in css
 
 
-def test_the_shared_modules_are_shipped():
-    for name in SHARED_MODULES:
-        assert "export function" in helpers.widgets._base.js_source(name)
 
 
 @pytest.mark.parametrize("name, value, error, words", [

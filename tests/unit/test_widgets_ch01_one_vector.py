@@ -12,7 +12,7 @@ from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import Embedding, foods
 from helpers.plotting import WORD_COLORS
 from helpers.widgets import SimilarityExplorer, similarity_explorer
-from helpers.widgets._base import module_source
+from helpers.widgets.sources import module_source
 
 OTHERS = ["プリン", "カレー", "キムチ", "照り焼き"]
 

@@ -138,7 +138,7 @@ def test_the_plane_holds_every_key_the_factory_accepts(far):
 
     from explorables import run_module
 
-    from helpers.widgets._base import module_source
+    from helpers.widgets.sources import module_source
 
     cat = Catalog(("近い本", "遠い本", "逆の本"), ("近", "遠", "逆"),
                   np.array([[1.0, 0.5], [far, -far], [-far / 2, far]]), np.eye(3), value_axes=("a", "b", "c"))

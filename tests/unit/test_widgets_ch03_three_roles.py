@@ -10,7 +10,7 @@ from explorables import run_module
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import Party, party, party_attention
 from helpers.widgets import PartyExplorer, explorables, party_explorer
-from helpers.widgets._base import module_source
+from helpers.widgets.sources import module_source
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import helpers
 from helpers._validate import HelpersError, HelpersTypeError
 from helpers.data import Embedding, foods
 from helpers.widgets import ThreeFacesExplorer, three_faces_explorer
-from helpers.widgets._base import module_source
+from helpers.widgets.sources import module_source
 
 TIE = "(同点)"
 

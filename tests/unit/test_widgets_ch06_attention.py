@@ -10,7 +10,8 @@ from explorables import assert_refused, run_module
 from helpers import scaling
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.widgets import ScalingExplorer, scaling_explorer
-from helpers.widgets._base import Choice, Flag, module_source
+from helpers.widgets._base import Choice, Flag
+from helpers.widgets.sources import module_source
 
 DK = list(scaling.DK_CHOICES)
 

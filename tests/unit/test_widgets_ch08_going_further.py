@@ -9,7 +9,7 @@ from explorables import assert_refused, run_module
 from helpers._validate import HelpersError, HelpersKeyError, HelpersTypeError
 from helpers.data import phrase
 from helpers.widgets import HeadsExplorer, heads_explorer
-from helpers.widgets._base import module_source
+from helpers.widgets.sources import module_source
 
 P = phrase()
 W_Q = np.stack([np.array([[1.0, 0.0], [0.0, 1.0], [1.0, -1.0]]), np.eye(3)[:, :2]])

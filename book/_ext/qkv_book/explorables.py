@@ -37,18 +37,18 @@ def _register(modules: dict[str, str]) -> str:
 
 def shared_script_text() -> str:
     """The shared modules' text as written (their imports kept), then the model shim."""
-    from helpers.widgets import _base
+    from helpers.widgets import sources
 
-    shared = {name: _base.js_source(name) for name in _base.SHARED_MODULES}
+    shared = {name: sources.js_source(name) for name in sources.SHARED_MODULES}
     return _register(shared) + SHIM.read_text(encoding="utf-8")
 
 
 def module_script_text(name: str) -> str:
     """Chapter module `name`'s text as written (it imports the shared modules)."""
-    from helpers.widgets import _base
+    from helpers.widgets import sources
 
-    _base.imported_modules(name)  # refuses a module that imports anything unshipped
-    return _register({name: _base.js_source(name)})
+    sources.imported_modules(name)  # refuses a module that imports anything unshipped
+    return _register({name: sources.js_source(name)})
 
 
 def chapter_modules() -> list[str]:
@@ -59,14 +59,14 @@ def chapter_modules() -> list[str]:
 
 
 def write_assets(app: Sphinx) -> None:
-    from helpers.widgets import _base
+    from helpers.widgets import sources
 
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
     (static / SHARED_SCRIPT).write_text(shared_script_text(), encoding="utf-8")
     for name in chapter_modules():
         (static / module_script(name)).write_text(module_script_text(name), encoding="utf-8")
-    (static / STYLESHEET).write_text(_base.stylesheet(), encoding="utf-8")
+    (static / STYLESHEET).write_text(sources.stylesheet(), encoding="utf-8")
 
 
 def load_on_pages_with_explorables(app: Sphinx, pagename: str, templatename: str, context: dict,

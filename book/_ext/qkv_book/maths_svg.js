@@ -26,7 +26,9 @@ process.stdin.on("end", async () => {
   const cache = MathJax.startup.output.fontCache;
   const out = pages.map((formulas) => {
     cache.clearCache();
-    const svg = formulas.map(({ tex, display }) => adaptor.outerHTML(MathJax.tex2svg(tex, { display })));
+    const svg = formulas.map(({ tex, display }) =>
+      adaptor.outerHTML(MathJax.tex2svg(tex, { display })),
+    );
     return { svg, glyphs: adaptor.outerHTML(cache.getCache()) };
   });
   process.stdout.write(JSON.stringify(out));

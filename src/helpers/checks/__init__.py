@@ -3,10 +3,11 @@
 This module only re-exports: each chapter's checks live in its `chNN_<notebook>` module, and
 `_base` holds what they share (the ✓/✗ lines, calling the learner's function, matching a wrong
 answer to its typical mistake, partial credit). Notebooks call `helpers.checks.check_*`; the
-classroom's grade cells end with `helpers.checks.score(points)` (see `_base`).
+classroom's grade cells end with `helpers.checks.score(points)` (see `_base`). The teacher's tools
+read the checks' verdict records, outputs of the mimetype `VERDICT_MIME`.
 """
 
-from ._base import CheckFailed, check_choice, fail, normalise_answer, passed, score
+from ._base import VERDICT_MIME, CheckFailed, check_choice, fail, normalise_answer, passed, score
 from .ch00_introduction import (
     FIRST_SOFTMAX_HINTS,
     SCORES_FROM_WEIGHTS_HINTS,
@@ -77,7 +78,7 @@ from .ch08_going_further import (
 )
 
 __all__ = [
-    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score",
+    "CheckFailed", "passed", "fail", "check_choice", "normalise_answer", "score", "VERDICT_MIME",
     "FIRST_SOFTMAX_HINTS", "check_first_softmax", "check_matmul_shape_prediction",
     "SCORES_FROM_WEIGHTS_HINTS", "SCORES_SCALED_HINT", "check_scores_from_weights",
     "check_cosine", "check_pudding_prediction",

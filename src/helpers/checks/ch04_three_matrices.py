@@ -121,13 +121,12 @@ def check_question_matrix(W, *, hidden: bool = False) -> None:
     if W is None:
         _base.fail("まだ W_mine が入っていません。`W_mine = np.array([[…, …, …], […, …, …]])` の形で、"
                    "数を書いてから実行しましょう。", mistake="no_answer")
-    try:
-        arr = np.asarray(W, dtype=float)
-    except (TypeError, ValueError):
+    arr = _base.real_array(W)
+    if arr is None:
         if any(v is Ellipsis for v in np.asarray(W, dtype=object).ravel()):
             _base.fail("W_mine にまだ ... が残っています。... のところを数に書き換えて、"
                        "np.array([[1 行め], [2 行め]]) にしましょう。", mistake="ellipsis")
-        _base.fail(f"W_mine は数を並べた配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に数でないものがあります)。",
+        _base.fail(f"W_mine は数を並べた配列にしてください(行の長さがそろっていないか、{type(W).__name__} の中に実数でないもの(文字や複素数など)があります)。",
                    mistake="not_numbers")
     if arr.shape == QUESTION_MATRIX.T.shape:
         _base.fail(f"W_mine の形が {arr.shape} です。q = x W_mine の W_mine は (x の成分の数, q の成分の数) の形でした。"

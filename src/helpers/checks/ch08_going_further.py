@@ -347,14 +347,11 @@ def _padding_variants(Q, K, V, n_real: int) -> dict[str, np.ndarray]:
     def hide_columns(first: int) -> np.ndarray:
         return np.broadcast_to(np.where(np.arange(n_k) < first, 0.0, -np.inf), (n_q, n_k))
 
-    Z = S + np.where(np.arange(n_q) < n_real, 0.0, -np.inf)[:, None]   # the padded rows hidden
-    with np.errstate(invalid="ignore"):                                  # a hidden row: 0 / 0
-        rows = np.exp(Z - Z.max(axis=1, keepdims=True))
-        rows = rows / rows.sum(axis=1, keepdims=True)
     variants = {
         "right": masked_softmax(S, hide_columns(n_real)),
         "no_mask": masked_softmax(S),
-        "rows": rows,
+        # the padded rows hidden instead: a real row is unchanged, a hidden one all -inf, 0 / 0
+        "rows": np.where((np.arange(n_q) < n_real)[:, None], masked_softmax(S), np.nan),
         "off_by_one": masked_softmax(S, hide_columns(n_real + 1)),
         "causal": masked_softmax(S, causal_mask(n_q)) if n_q == n_k else masked_softmax(S),
         "zeroed_after": masked_softmax(S) * (np.arange(n_k) < n_real),

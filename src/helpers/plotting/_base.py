@@ -153,6 +153,35 @@ def colors_of(values, name: str, count: int) -> list:
     return list(values)
 
 
+#: Axis limits and colour ranges stay within ± this: near 1e308 matplotlib's ticks overflow
+#: when the figure is drawn.
+MAX_LIMIT = 1e300
+
+
+def drawable_range(lo: float, hi: float, what: str) -> None:
+    """Refuse a range (axis limits, colours) too wide for matplotlib to put ticks on."""
+    if not max(abs(lo), abs(hi)) <= MAX_LIMIT:
+        raise HelpersError(
+            f"{what}が ({lo:g}, {hi:g}) になり、大きすぎて図に描けません(絶対値 {MAX_LIMIT:g} まで)。"
+            "もっと小さな値にしてください。"
+        )
+
+
+def axis_limits(values, name: str, optional: bool = False) -> tuple[float, float] | None:
+    """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn (None
+    too when `optional`)."""
+    if values is None and optional:
+        return None
+    lo, hi = _validate.pair(values, name)
+    drawable_range(lo, hi, name)
+    return lo, hi
+
+
+def one_color(value, name: str):
+    """One matplotlib colour (a name such as "tab:blue", "#0072B2", or an RGB tuple)."""
+    return colors_of([value], name, 1)[0]
+
+
 def _colour_mapped(image, name: str):
     if not isinstance(image, ScalarMappable):
         raise HelpersTypeError(

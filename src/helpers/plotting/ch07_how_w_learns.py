@@ -31,11 +31,12 @@ from ._base import (
     OPTIONAL_TEXT,
     axes_or_new,
     heatmap_axes_of,
+    one_color,
     text,
     texts,
     with_heatmap,
 )
-from .common import _color, plot_heatmap
+from .common import plot_heatmap
 from .matrices import plot_plane_transform
 
 __all__ = ["W_ROW_LABELS", "plot_learning_curve", "outline_cells", "plot_weight_matrix",
@@ -54,7 +55,7 @@ def _drawable_on_its_scale(a: dict) -> None:
         raise HelpersError("log=True(対数目盛り)では、正の値しか描けません。log=False にしてください。")
 
 
-@public(_drawable_on_its_scale, values=arg(as_array), log=arg(flag), color=arg(_color), title=OPTIONAL_TEXT,
+@public(_drawable_on_its_scale, values=arg(as_array), log=arg(flag), color=arg(one_color), title=OPTIONAL_TEXT,
         ylabel=arg(text), label=OPTIONAL_TEXT, xlabel=arg(text), ax=AX, draws=True)
 def plot_learning_curve(
     values,
@@ -106,7 +107,7 @@ def _frame_style(linestyle, name: str) -> str:
     return linestyle
 
 
-@public(_a_column_per_row, ax=arg(with_heatmap), color=arg(_color),
+@public(_a_column_per_row, ax=arg(with_heatmap), color=arg(one_color),
         lw=arg(number, "lw(枠の線の太さ)", positive=True), animated=arg(flag),
         linestyle=arg(_frame_style), draws=True)
 def outline_cells(ax, cols: Sequence[int], color: str = COLORS["K"], lw: float = 2.5,

@@ -25,8 +25,11 @@ from ._base import (
     ROW_TITLE,
     WORD_COLORS,
     axes_or_new,
+    axis_limits,
     colors_of,
+    drawable_range,
     heatmap_axes,
+    one_color,
     text,
     text_colors,
     texts,
@@ -35,41 +38,12 @@ from ._base import (
 __all__ = ["plot_vectors", "finish_plane", "plot_heatmap", "plot_bars"]
 
 
-#: Axis limits and colour ranges stay within ± this: near 1e308 matplotlib's ticks overflow
-#: when the figure is drawn.
-_MAX_LIMIT = 1e300
-
-
-def _drawable(lo: float, hi: float, what: str) -> None:
-    """Refuse a range (axis limits, colours) too wide for matplotlib to put ticks on."""
-    if not max(abs(lo), abs(hi)) <= _MAX_LIMIT:
-        raise HelpersError(
-            f"{what}が ({lo:g}, {hi:g}) になり、大きすぎて図に描けません(絶対値 {_MAX_LIMIT:g} まで)。"
-            "もっと小さな値にしてください。"
-        )
-
-
-def _limits(values, name: str, optional: bool = False) -> tuple[float, float] | None:
-    """Axis limits (lo, hi) given by the learner: two numbers, lo < hi, that can be drawn (None
-    too when `optional`)."""
-    if values is None and optional:
-        return None
-    lo, hi = _validate.pair(values, name)
-    _drawable(lo, hi, name)
-    return lo, hi
-
-
-def _color(value, name: str):
-    """One matplotlib colour (a name such as "tab:blue", "#0072B2", or an RGB tuple)."""
-    return colors_of([value], name, 1)[0]
-
-
 def _n_colours(colors, name: str, n: int) -> list:
     """`colors` for n things: None → the word colours, one colour → all, else a list of n."""
     if colors is None:
         return [WORD_COLORS[i % len(WORD_COLORS)] for i in range(n)]
     if isinstance(colors, str):
-        return [_color(colors, name)] * n
+        return [one_color(colors, name)] * n
     return colors_of(colors, name, n)
 
 
@@ -83,12 +57,12 @@ def _an_arrow_per_label(a: dict) -> None:
     a["colors"] = _n_colours(a["colors"], "colors", len(labels))
     if a["limits"] is None:
         lo, hi = min(0.0, float(v.min()) * 1.25), max(1.0, float(np.abs(v).max()) * 1.25)
-        _drawable(lo, hi, "vectors から決まる図の範囲")
+        drawable_range(lo, hi, "vectors から決まる図の範囲")
         a["limits"] = (lo, hi)
 
 
 @public(_an_arrow_per_label, vectors=arg(as_matrix), labels=arg(texts), ax=AX, title=OPTIONAL_TEXT,
-        axis_labels=AXIS_LABELS, limits=arg(_limits, optional=True), draws=True)
+        axis_labels=AXIS_LABELS, limits=arg(axis_limits, optional=True), draws=True)
 def plot_vectors(
     vectors,
     labels: Sequence[str],
@@ -112,7 +86,7 @@ def plot_vectors(
     return finish_plane(ax, limits, axis_labels, title)
 
 
-@public(ax=AX, limits=arg(_limits), axis_labels=AXIS_LABELS, title=OPTIONAL_TEXT, draws=True)
+@public(ax=AX, limits=arg(axis_limits), axis_labels=AXIS_LABELS, title=OPTIONAL_TEXT, draws=True)
 def finish_plane(ax, limits: tuple[float, float], axis_labels: Sequence[str], title: str | None):
     """Square plane with equal scales, the two axes through the origin, labels and title."""
     ax = axes_or_new(ax)
@@ -143,7 +117,7 @@ def _a_label_per_row_and_column(a: dict) -> None:
             f"vmin は vmax 以下にしてください(指定しない方は matrix の最小・最大になります)。"
             f"vmin = {lo:g}、vmax = {hi:g} です。"
         )
-    _drawable(lo, hi, "色の範囲 (vmin, vmax)")
+    drawable_range(lo, hi, "色の範囲 (vmin, vmax)")
 
 
 def _colormap(cmap, name: str):
@@ -218,8 +192,8 @@ def _a_label_per_bar(a: dict) -> None:
     a["values"] = vals
 
 
-@public(_a_label_per_bar, values=arg(as_array), labels=arg(texts), ax=AX, color=arg(_color),
-        title=OPTIONAL_TEXT, ylabel=OPTIONAL_TEXT, ylim=arg(_limits, optional=True), draws=True)
+@public(_a_label_per_bar, values=arg(as_array), labels=arg(texts), ax=AX, color=arg(one_color),
+        title=OPTIONAL_TEXT, ylabel=OPTIONAL_TEXT, ylim=arg(axis_limits, optional=True), draws=True)
 def plot_bars(
     values,
     labels: Sequence[str],

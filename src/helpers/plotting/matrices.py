@@ -35,10 +35,13 @@ from ._base import (
     OPTIONAL_TEXT,
     TEXT_SIZE,
     axes_or_new,
+    axis_limits,
+    drawable_range,
+    one_color,
     text,
     texts,
 )
-from .common import _color, _drawable, _limits, finish_plane
+from .common import finish_plane
 
 __all__ = ["plot_matmul_shapes", "plot_plane_transform", "plot_tiles"]
 
@@ -142,7 +145,7 @@ def _frame_boxes(ax, x_min: float, x_max: float, height: int, title: str | None)
 
 @public(left=arg(_shape_pair), right=arg(_shape_pair), names=arg(_three, meaning="(左, 右, 結果) の 3 つの文字列"),
         dims=arg(_side_symbols),
-        color=arg(_color), left_color=arg(_color), title=OPTIONAL_TEXT, ax=AX, draws=True)
+        color=arg(one_color), left_color=arg(one_color), title=OPTIONAL_TEXT, ax=AX, draws=True)
 def plot_matmul_shapes(
     ax=None,
     left: tuple[int, int] = (1, 2),
@@ -232,14 +235,14 @@ def _a_grid_that_can_be_drawn(a: dict) -> None:
             reach.append(float(np.abs(np.vstack([pts, pts @ W])).max()))
     if a["limits"] is None:
         a["limits"] = (-1.1 * max(reach), 1.1 * max(reach))
-        _drawable(*a["limits"], f"{name} と extent{'、points' if pts is not None else ''} から決まる図の範囲")
+        drawable_range(*a["limits"], f"{name} と extent{'、points' if pts is not None else ''} から決まる図の範囲")
 
 
-@public(_a_grid_that_can_be_drawn, name=arg(text), ax=AX, color=arg(_color),
+@public(_a_grid_that_can_be_drawn, name=arg(text), ax=AX, color=arg(one_color),
         extent=arg(number, positive=True), step=arg(number, positive=True),
         points=arg(as_matrix, optional=True), labels=arg(texts, optional=True),
         show_original=arg(flag), key=arg(flag), title=OPTIONAL_TEXT, axis_labels=AXIS_LABELS,
-        label_size=TEXT_SIZE, limits=arg(_limits, optional=True), draws=True)
+        label_size=TEXT_SIZE, limits=arg(axis_limits, optional=True), draws=True)
 def plot_plane_transform(
     W,
     ax=None,

@@ -4,8 +4,8 @@ the browser (`js/chNN_<notebook>.js`).
 This module only re-exports, each chapter's module on first use (PEP 562): a chapter's kernel
 loads its own explorable, not all eight (they cost ~3 MiB together). `explorables()` lists them all
 from its one table, for the tests, the book and the bench. `_base` holds what every
-explorable shares (`Explorable`, the trait types, the modules' loader). Only notebooks import
-widgets; nothing else in `helpers` does.
+explorable shares (`Explorable`, the trait types); `sources`, the ES modules' text for JupyterLab,
+Node and the book's extension. Only notebooks import widgets; nothing else in `helpers` does.
 """
 
 import importlib

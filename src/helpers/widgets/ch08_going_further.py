@@ -13,10 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import traitlets
 
-from .._validate import HelpersError, arg, as_array, as_matrix, public
+from .._validate import HelpersError, arg, as_array, as_matrix, public, texts
 from ..data import phrase
 from ..heads import causal_mask, multi_head_attention
-from ..plotting._base import texts
 from ._base import MAX_ITEMS, Choice, Explorable, Flag, at_most, data_trait
 
 __all__ = ["heads_explorer", "HeadsExplorer"]

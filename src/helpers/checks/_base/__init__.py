@@ -27,7 +27,7 @@ from .answers import (
     shape_answer,
 )
 from .attention_mixups import attention_pair, check_attention_output, wrong_attention_weights
-from .credit import exercise, score
+from .credit import VERDICT_MIME, exercise, score
 from .hidden import case_kinds, hidden_cases
 from .learner import (
     as_float_array,
@@ -35,6 +35,7 @@ from .learner import (
     call_learner,
     counting_loop_turns,
     counting_products,
+    real_array,
     three_arrays,
 )
 from .mistakes import (
@@ -53,9 +54,9 @@ from .verdicts import CheckFailed, fail, passed
 
 __all__ = [
     "CheckFailed", "passed", "fail",
-    "exercise", "score",
+    "exercise", "score", "VERDICT_MIME",
     "hidden_cases", "case_kinds",
-    "call_learner", "counting_products", "counting_loop_turns", "as_float_array", "as_number", "three_arrays",
+    "call_learner", "counting_products", "real_array", "counting_loop_turns", "as_float_array", "as_number", "three_arrays",
     "matmul_sizes", "broadcast_shapes", "crash_in_japanese",
     "same", "typical_mistake", "fail_on_typical_mistake", "first_difference", "rounded_to",
     "fail_on_wrong_values", "fail_unless_right", "KEEPDIMS_HINTS", "keepdims_slips",

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable
 
 from ..._mode import autograding
+from ..._validate import flag
 from .verdicts import CheckFailed
 
 #: The mimetype of a verdict record (nothing renders it: the student never sees it).
@@ -75,6 +76,8 @@ def exercise(check: Callable) -> Callable:
     @functools.wraps(check)
     def run(*args, **kwargs):
         global _running
+        if "hidden" in kwargs:  # "yes" or 1 would run the hidden cases as True does: refused
+            kwargs["hidden"] = flag(kwargs["hidden"], "hidden(隠しテストの入力で調べるか)")
         if _running or threading.current_thread() is not threading.main_thread():
             return check(*args, **kwargs)  # from the learner's code: inside a check, or a thread
         _running = True

@@ -210,16 +210,28 @@ def call_learner(fn: Callable, *args, what: str, call: str | None = None,
     return result
 
 
+def real_array(value) -> np.ndarray | None:
+    """`value` as a float array, or None when it is not real numbers: ragged, objects, text
+    (which numpy would read as numbers), or complex (which numpy would cast with only a
+    warning, dropping the imaginary part)."""
+    try:
+        if np.asarray(value).dtype.kind in "cUS":
+            return None
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
 def as_float_array(value, what: str, asked: str = "数の配列") -> np.ndarray:
     """The learner's result as a float array, or a hint that it is not numbers (`asked`: what
     the task asks for, "数" where it is one number)."""
     if isinstance(value, (str, bytes)):
         fail(f"{what} は{asked}を返してください(文字列 {value!r} が返ってきました)。", mistake="not_numbers")
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    arr = real_array(value)
+    if arr is None:
         fail(f"{what} は{asked}を返してください({type(value).__name__} が返ってきました)。",
              mistake="not_numbers")
+    return arr
 
 
 def as_number(value, what: str) -> float:
