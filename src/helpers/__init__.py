@@ -43,7 +43,7 @@ __all__ = ["setup", "static_mode", "STATIC_ENV_VAR", "__version__", *attention._
            *SUBMODULES]
 
 #: The one version number: the wheel's (pyproject.toml reads it), the book's front page, CHANGELOG.md.
-__version__ = "0.2.2"
+__version__ = "0.2.3"
 
 #: What a reader runs to upgrade the package (a chapter's first cell says how to install it).
 INSTALL = "%pip install -U ファイル名"  # the book's wheel is handed out as a file (README)
