@@ -30,8 +30,8 @@ every chapter).
 - A code exercise's answer is shown there when every key value of its solution (each assigned or
   returned value that holds a call or an operation, names aside, as the transfer test reads
   code) is an expression of the code reached first (a code cell shown, or code in the prose and
-  pages reached), in one cell or spread over several. DRILLS: the one exercise that asks, by
-  design, to put the cell before it in one function. STATED: a code exercise whose question is
+  pages reached), in one cell or spread over several. DRILLS: the exercises that ask, by
+  design, to put the steps shown before them in one function. STATED: a code exercise whose question is
   answered in words, looked for like a prediction's restatement.
 - A code exercise's stub gives no line of its solution in a hint.
 - A transfer exercise (TRANSFER: a new shape or setting, not the chapter's cell again) is no
@@ -90,9 +90,10 @@ STATED = {
 TRANSFER = {"ex00_scores_back", "ex01_cosine_table", "ex02_soft_lookup", "ex03_received", "ex04_faces", "ex04_undo",
             "ex05_cell", "ex05_in_two", "ex06_batch_attention", "ex07_gradient_step", "ex07_grad_w_shared", "ex08_causal",
             "ex08_multi_head", "ex08_padding"}
-#: A drill by design: chapter 05's `fused_qkv` puts the cell before it in one function (an anchor
-#: of the classroom tests and the class hub's); the chapter has transfer exercises besides.
-DRILLS = {"ex05_fused"}
+#: Drills by design: chapter 05's `fused_qkv` puts the cell before it in one function (an anchor
+#: of the classroom tests and the class hub's); chapter 06's `my_attention` puts its steps 1-3 in
+#: one function, also for n_q ≠ n_k (its 練習 1 says so). Both chapters have transfer exercises besides.
+DRILLS = {"ex05_fused", "ex06_attention"}
 GLOSSARY_LINK = re.compile(r"glossary\.md#(term-[\w-]+)")
 #: A link to the glossary page itself (every chapter's opening has one): all its entries are reached.
 GLOSSARY_PAGE = re.compile(r"glossary\.md\)")
@@ -536,15 +537,18 @@ def values_in(code: list[str]) -> set[str]:
     return found
 
 
-def key_values(solution: str) -> set[str]:
+def key_values(solution: str, split: bool = False) -> set[str]:
     """A solution's key values: each assigned or returned value of its body that computes something
     (holds a call or an operation), names aside. A returned tuple is one value, as the transfer
-    test reads `return a, b`: split, `x @ W.T` of chapter 04's `three_faces` would be any `Q @ K.T`."""
+    test reads `return a, b`: split, `x @ W.T` of chapter 04's `three_faces` would be any `Q @ K.T`.
+    `split`: each element of a returned tuple is a value (how a drill's steps are all seen)."""
     [fn] = [n for n in ast.parse(solution).body if isinstance(n, ast.FunctionDef)]
     tree = _Anonymous().visit(ast.parse("\n".join(ast.unparse(s) for s in fn.body)))
-    return {ast.dump(n.value) for n in ast.walk(tree)
-            if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign)) and n.value is not None
-            and any(isinstance(m, (ast.Call, ast.BinOp)) for m in ast.walk(n.value))}
+    values = [n.value for n in ast.walk(tree)
+              if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign)) and n.value is not None]
+    if split:
+        values = [e for v in values for e in (v.elts if isinstance(v, ast.Tuple) else [v])]
+    return {ast.dump(v) for v in values if any(isinstance(m, (ast.Call, ast.BinOp)) for m in ast.walk(v))}
 
 
 @pytest.mark.parametrize("slug, gid, stub, solution", [e for e in code_exercises() if e[1] not in DRILLS],
@@ -563,7 +567,7 @@ def test_the_code_answer_detector_sees_the_drill():
     assert {gid for _, gid, _, _ in drills} == DRILLS
     for slug, gid, _, solution in drills:
         [index] = [i for s, g, i in solution_cells() if g == gid]
-        keys = key_values(solution)
+        keys = key_values(solution, split=True)
         assert keys and keys <= values_in(code_reached(slug, index)), gid
     # and a copy spread over two cells, names changed, is seen too
     seen = values_in(["a = np.hstack([p, q, r])", "print(np.split(X @ a, [k, 2 * k], axis=1))"])
