@@ -144,15 +144,16 @@ def test_check_party_weights_other_failures(fn, words):
 
 
 def test_symmetry_prediction_right(capsys):
-    checks.check_party_symmetry_prediction("対称になる")
-    assert capsys.readouterr().out.startswith("✓ 正解です。")
+    checks.check_party_symmetry_prediction("対称にならない")
+    out = capsys.readouterr().out
+    assert out.startswith("✓ 正解です。") and "行の合計" in out  # the reason comes with the ✓
 
 
 @pytest.mark.parametrize(
     "answer, words",
     [
-        ("対称にならない", "誰の q と誰の q"),
-        ("人による", "見比べてみましょう"),
+        ("対称になる", "何で割るのでしょう"),
+        ("人による", "何と何が等しくなければ"),
         ("", "まだ答えが入っていません"),
         (None, "まだ答えが入っていません"),
         ("たぶん", "選択肢にありません"),
@@ -207,15 +208,16 @@ def test_each_party_mistake_gets_its_hint(fn, hint):
         checks.check_party_weights(fn)
 
 
-@pytest.mark.parametrize("answer", ["対称になる", "対称になる。", " 対称になる　", "対称", "左右対称"])
+@pytest.mark.parametrize("answer", ["対称にならない", "対称にならない。", " 対称にならない　", "非対称", "対称ではない",
+                                    "対称になりません"])
 def test_symmetry_prediction_accepts(answer, capsys):
     checks.check_party_symmetry_prediction(answer)
     assert "✓" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("answer, hint", [
-    ("対称にならない", "誰の q と誰の q"), ("非対称", "誰の q と誰の q"),
-    ("人による", "見比べてみましょう"), ("わからない", "選択肢にありません"), ("", "まだ答えが"),
+    ("対称になる", "何で割るのでしょう"), ("対称", "何で割るのでしょう"), ("左右対称", "何で割るのでしょう"),
+    ("人による", "何と何が等しくなければ"), ("わからない", "選択肢にありません"), ("", "まだ答えが"),
 ])
 def test_symmetry_prediction_rejects_with_hint(answer, hint):
     with pytest.raises(CheckFailed, match=hint):
@@ -229,11 +231,12 @@ def test_hidden_test_is_silent_on_the_right_answer_and_names_a_mistake(capsys):
         checks.check_party_weights(max_without_keepdims, hidden=True)
 
 
-@pytest.mark.parametrize("answer", ["対称にならない", "人による"])
+@pytest.mark.parametrize("answer", ["対称になる", "人による"])
 def test_symmetry_hints_do_not_state_the_rule(answer):
     with pytest.raises(CheckFailed) as info:
         checks.check_party_symmetry_prediction(answer)
-    for rule in ("どちらも q_i · q_j", "入れ替えても同じ", "結論は同じ"):
+    for rule in ("どちらも q_i · q_j", "入れ替えても同じ", "結論は同じ", "対称にならない", "合計が違", "分母が違",
+                 "そろっていない"):
         assert rule not in str(info.value)
 
 

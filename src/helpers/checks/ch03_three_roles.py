@@ -169,15 +169,16 @@ def check_party_weights(fn: Callable, *, hidden: bool = False) -> None:
 #: Other words a learner may use for the symmetry prediction's choices.
 SYMMETRY_SYNONYMS = {"対称": "対称になる", "なる": "対称になる", "左右対称": "対称になる",
                      "非対称": "対称にならない", "ならない": "対称にならない", "非対称になる": "対称にならない",
-                     "場合による": "人による"}
+                     "対称ではない": "対称にならない", "場合による": "人による"}
 
 
 def _symmetry_prediction() -> _base.Prediction:
-    """The page's three choices; the right one is whether the party's Q Qᵀ is symmetric."""
+    """The page's three choices; the right one is whether the party's weights softmax(Q Qᵀ), row
+    by row, are symmetric (the scores Q Qᵀ are; each row of weights is divided by its own sum)."""
     Q = party().Q
-    S = Q @ Q.T
+    A = softmax(Q @ Q.T, axis=1)
     return _base.Prediction(("対称になる", "対称にならない", "人による"),
-                            "対称になる" if np.allclose(S, S.T) else "対称にならない", SYMMETRY_SYNONYMS)
+                            "対称になる" if np.allclose(A, A.T) else "対称にならない", SYMMETRY_SYNONYMS)
 
 
 #: The symmetry prediction, its answer computed from the party.
@@ -187,25 +188,25 @@ SYMMETRY = _symmetry_prediction()
 @_base.exercise
 @_base.asks(SYMMETRY)
 def check_party_symmetry_prediction(answer) -> None:
-    """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), is S symmetric?"""
+    """Chapter 03 prediction: if everyone's name tag were their own Q (K = Q), the scores are
+    symmetric; is the weight table A = softmax(S), taken row by row, symmetric too?"""
     _base.check_choice(
         answer,
         SYMMETRY.correct,
         SYMMETRY.choices,
         {
-            "対称になる": "K = Q なら S[i, j] = q_i · q_j = q_j · q_i = S[j, i] です。誰のどんな "
-                          "Q でも成り立つので、表は必ず対称になります。探す顔と探される顔が同じ"
-                          "ベクトルだと、第 1 章の Q = K = X と同じ行き止まりに戻ります。",
-            "対称にならない": "Q そのものは X と違うので、非対称になりそうに見えます。S[i, j] は q_i と k_j "
-                              "の内積でした。K = Q のとき、S[i, j] と S[j, i] はそれぞれ、誰の q と誰の q "
-                              "の内積になるでしょう。",
-            "人による": "参加者の好みや人数を変えると、答えも変わるでしょうか。K = Q のときの S[0, 1] と "
-                        "S[1, 0] を、それぞれ何と何の内積か書き出して見比べてみましょう。",
+            "対称になる": "得点の表が対称なのは、そのとおりです。では、ソフトマックスは各行を何で割るのでしょう。"
+                          "A[i, j] と A[j, i] を、それぞれ「分子 ÷ 分母」の形に書き出して、分子どうしと"
+                          "分母どうしを見比べてみましょう。",
+            "人による": "この五人の表 A の話です。A[i, j] と A[j, i] は、それぞれ誰の行の数でしょう。"
+                        "二つを「分子 ÷ 分母」の形に書いて、等しくなるには何と何が等しくなければならないかを"
+                        "考えてみましょう。",
+            "対称にならない": "重みは行ごとに、その行の exp(得点) の合計で割ります。A[i, j] と A[j, i] は"
+                              "分子が同じ exp(S[i, j]) でも、分母は i さんの行と j さんの行の合計です。"
+                              "行の合計がそろっていないので、表は対称になりません。",
         },
         SYMMETRY.synonyms,
     )
-
-
 
 
 #: Chapter 03, 練習 3: the hint for each typical mistake in `received_from_others(Q, K)`.
