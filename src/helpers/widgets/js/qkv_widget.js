@@ -8,9 +8,12 @@ import { spoken } from "./qkv_math.js";
 const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 const GLIDE_MS = 300; // a preset's way to its state (mount's `glide`)
 
-// With reduced motion asked for (or no way to ask), nothing glides.
+// With reduced motion asked for (or no way to ask), nothing glides. The answer is kept, not
+// asked again on every redraw.
 const REDUCED = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-const still = () => REDUCED?.matches ?? true;
+let reduced = REDUCED?.matches ?? true;
+REDUCED?.addEventListener?.("change", (event) => (reduced = event.matches));
+const still = () => reduced;
 // How far a glide begun at `start` is at `now` (0 … 1: a frame's time stamp may be a little
 // before the glide began), eased in and out.
 function eased(start, now) {
@@ -61,7 +64,9 @@ function patch(live, fresh, glides = null) {
       return;
     }
     if (have.nodeType !== Node.ELEMENT_NODE || have.isEqualNode(next)) return;
-    for (const { name, value: now } of next.attributes) {
+    const names = next.getAttributeNames(); // names, not Attr nodes: none made per redraw
+    for (const name of names) {
+      const now = next.getAttribute(name);
       const shown = have.getAttribute(name);
       if (shown === now) continue;
       if (glides && shown !== null && MOVING.has(name) && !now.includes("#")) {
@@ -80,8 +85,9 @@ function patch(live, fresh, glides = null) {
       }
       have.setAttribute(name, now);
     }
-    for (const { name } of [...have.attributes])
-      if (!next.hasAttribute(name)) have.removeAttribute(name);
+    if (have.attributes.length !== names.length)
+      for (const name of have.getAttributeNames())
+        if (!next.hasAttribute(name)) have.removeAttribute(name);
     patch(have, next, glides);
   });
 }
