@@ -43,7 +43,7 @@ const slot = (node) =>
 // the titles and labels keep their shaped text. With `glides` (a list), a moving attribute whose
 // numbers alone changed keeps the value it shows and is listed instead, as [node, attribute,
 // final text, its text between the numbers, the numbers shown, the final numbers] (mount's
-// `glideTo`): nothing is written twice and nothing is copied.
+// `glideTo`): nothing is written twice and nothing is copied. A kept node keeps its tabindex.
 function patch(live, fresh, glides = null) {
   const want = [...fresh.childNodes];
   const was = new Map();
@@ -68,7 +68,7 @@ function patch(live, fresh, glides = null) {
     for (const name of names) {
       const now = next.getAttribute(name);
       const shown = have.getAttribute(name);
-      if (shown === now) continue;
+      if (shown === now || name === "tabindex") continue; // the tab stop is mount's (`rove`)
       if (glides && shown !== null && MOVING.has(name) && !now.includes("#")) {
         const parts = now.split(NUMBER);
         if (shown.split(NUMBER).join("#") === parts.join("#")) {
