@@ -772,6 +772,44 @@ def test_a_checkbox_glides_the_picture_to_its_state_unless_less_motion_is_asked(
             assert reds == sorted(reds), fills  # one way, towards the new colour
 
 
+#: Ticks the explorable's checkbox and takes the picture's DOM changes of the click itself (before
+#: any frame): each attribute written ([node's tag, attribute, times written to that node]), the
+#: nodes removed, and whether every heatmap cell drawn before is still on the page.
+WRITES_OF_A_TICK = """ex => {
+  const panels = ex.querySelector('.qkv-panels');
+  const cells = [...panels.querySelectorAll('[data-cell]')];
+  const seen = new MutationObserver(() => {});
+  seen.observe(panels, {attributes: true, childList: true, subtree: true});
+  ex.querySelector('.qkv-controls input[type=checkbox]').click();
+  const records = seen.takeRecords();
+  seen.disconnect();
+  const times = new Map();
+  for (const r of records.filter((r) => r.type === 'attributes')) {
+    const byName = times.get(r.target) ?? new Map();
+    byName.set(r.attributeName, (byName.get(r.attributeName) ?? 0) + 1);
+    times.set(r.target, byName);
+  }
+  const writes = [...times].flatMap(([node, byName]) => [...byName].map(([name, n]) => [node.nodeName, name, n]));
+  return {writes, removed: records.reduce((n, r) => n + r.removedNodes.length, 0),
+          kept: cells.every((c) => c.isConnected)};
+}"""
+
+
+def test_a_glides_key_press_writes_each_attribute_once_and_keeps_the_pictures_nodes(book, browser):
+    """Chapter 08's 「因果マスク」, as the key press that turns it sees it: the click writes no
+    attribute twice (never the final value and then the start one), leaves every cell's colour to
+    the animation frames (no fill written in it), and adds the hatching without replacing any node
+    of the picture drawn before (each cell is paired by its row and column, not by its place)."""
+    with first_explorable(browser, "notebooks/08_going_further", "no-preference") as (_, explorable):
+        explorable.scroll_into_view_if_needed()
+        seen = explorable.evaluate(WRITES_OF_A_TICK)
+        assert json.loads(explorable.get_attribute("data-qkv-state"))["masked"] is True
+        assert seen["writes"], seen  # the numbers in the cells did change at once
+        assert [w for w in seen["writes"] if w[2] > 1] == [], seen["writes"]
+        assert [w for w in seen["writes"] if w[1] == "fill"] == [], seen["writes"]
+        assert seen["removed"] == 0 and seen["kept"], seen
+
+
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_a_skip_link_reaches_each_explorables_controls_in_a_few_presses(pages, doc):
     """From the top of the page: Tab reaches 「図 N の操作へスキップ」 after the theme's own skip link

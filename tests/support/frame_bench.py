@@ -1,7 +1,12 @@
 """Key press → the next painted frame that shows the new picture, for every explorable, in a real
 JupyterLab and in the built book: one harness for both (`make bench` runs it).
 
-    python tests/support/frame_bench.py [--lab-only | --book-only]
+    python tests/support/frame_bench.py [--lab-only | --book-only] [--before DIR]
+
+`--before DIR` measures another checkout beside this one, chapter by chapter in the same run (a
+shared machine's load then weighs on both alike): in JupyterLab each chapter a second time with
+DIR/src first on the kernel's path (the explorables' modules come from the kernel), in the book
+DIR/book/_build/html (skipped if DIR has no built book). Its rows say `before`.
 
 In the page, a capture listener notes when the key goes down on the explorable's first control (a
 slider: → and ←; radio buttons: → and ←; a checkbox: Space); the time ends when the picture's
@@ -122,26 +127,44 @@ def _measure_page(page, count: int, reference: bool = False) -> list[list[float]
     return results
 
 
+def _before(argv: list[str]) -> Path | None:
+    """The checkout `--before DIR` names, or None."""
+    return Path(argv[argv.index("--before") + 1]).resolve() if "--before" in argv else None
+
+
+def _pairs(chapters: list[str], before: bool) -> list[tuple[str, bool]]:
+    """(chapter, measured on the other checkout) in the order to measure them: each chapter's two
+    back to back, which one first alternating, so that a change in the machine's load falls on both."""
+    if not before:
+        return [(c, False) for c in chapters]
+    return [p for i, c in enumerate(chapters) for p in ([(c, False), (c, True)][:: 1 if i % 2 else -1])]
+
+
 def _chapters_with_explorables() -> list[str]:
     """Each chapter with an explorable, from helpers.widgets' one list (`chNN_<notebook>`)."""
     return [f"{module.removeprefix('ch')}.ipynb" for module in widgets.explorables()]
 
 
-def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
-    """{chapter: [times per explorable]} in JupyterLab, and the kernel reference's times."""
+def measure_lab(before: Path | None = None) -> tuple[dict[tuple[str, bool], list[list[float]]], list[float]]:
+    """{(chapter, before): [times per explorable]} in JupyterLab, and the kernel reference's times."""
     chapters = _chapters_with_explorables()
-    out: dict[str, list[list[float]]] = {}
+    out: dict[tuple[str, bool], list[list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", copy)
         reference = nbformat.read(copy / "02_library_search.ipynb", 4)
         reference.cells.append(nbformat.v4.new_code_cell(REFERENCE_CODE))
         nbformat.write(reference, copy / REFERENCE)
+        for name in chapters if before else []:  # the same chapter, its helpers from `before`
+            other = nbformat.read(copy / name, 4)
+            other.cells.insert(0, nbformat.v4.new_code_cell(f"import sys\nsys.path.insert(0, {str(before / 'src')!r})"))
+            nbformat.write(other, copy / _before_name(name))
         # Lab as `make lab` starts it: its default windowing (cells out of view are not rendered),
         # not the tests' every-cell-in-the-page (no news prompt: lab_settings/overrides.json).
         learner = {k: v for k, v in lab_server.SETTINGS.items() if "notebook-extension" not in k}
         with lab_server.running(copy, settings=learner) as lab, lab_server.browser() as browser:
-            for name in [*chapters, REFERENCE]:
+            for chapter, other in [*_pairs(chapters, before is not None), (REFERENCE, False)]:
+                name = _before_name(chapter) if other else chapter
                 page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=2)
                 # ?reset: a fresh workspace, so the notebooks opened before are not restored beside it.
                 page.goto(lab.url(f"lab/tree/{name}?reset"), timeout=120_000)
@@ -160,23 +183,27 @@ def measure_lab() -> tuple[dict[str, list[list[float]]], list[float]]:
                     kernel = _measure_page(page, 1, reference=True)[0]
                 else:
                     page.wait_for_timeout(2000)
-                    out[name] = _measure_page(page, page.locator(".jp-OutputArea-output .qkv-ex").count())
+                    out[chapter, other] = _measure_page(page, page.locator(".jp-OutputArea-output .qkv-ex").count())
                 page.close()
     return out, kernel
 
 
-def measure_book() -> dict[str, list[list[float]]]:
-    """{chapter page: [times per explorable]} in the built book, opened from disk."""
+def measure_book(before: Path | None = None) -> dict[tuple[str, bool], list[list[float]]]:
+    """{(chapter page, before): [times per explorable]} in the built book, opened from disk."""
     out = {}
     with lab_server.browser() as browser:
-        for name in _chapters_with_explorables():
-            html = HTML / "notebooks" / name.replace(".ipynb", ".html")
+        for name, other in _pairs(_chapters_with_explorables(), before is not None):
+            html = (before / HTML.relative_to(ROOT) if other else HTML) / "notebooks" / name.replace(".ipynb", ".html")
             page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=2)
             page.goto(html.as_uri())
             page.wait_for_selector(".qkv-ex", timeout=60_000)
-            out[name] = _measure_page(page, page.locator(".qkv-ex").count())
+            out[name, other] = _measure_page(page, page.locator(".qkv-ex").count())
             page.close()
     return out
+
+
+def _before_name(chapter: str) -> str:
+    return chapter.replace(".ipynb", ".before.ipynb")
 
 
 def percentile(values, q):
@@ -184,38 +211,50 @@ def percentile(values, q):
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
-def report(where: str, results: dict[str, list[list[float]]]) -> list[float]:
-    """Print a row per explorable; return every time measured."""
-    every = []
-    for chapter, explorables in results.items():
+def report(where: str, results: dict[tuple[str, bool], list[list[float]]]) -> dict[bool, list[float]]:
+    """Print a row per explorable (the other checkout's, `before`, under each chapter's own); return
+    every time measured, by checkout (True: the other one)."""
+    every: dict[bool, list[float]] = {False: [], True: []}
+    for (chapter, before), explorables in sorted(results.items()):
+        label = f"{where}<" if before else where
         for index, times in enumerate(explorables):
             if not times:
-                print(f"  {where:<5} {chapter:<28} {index:>2}   0  (図が変わりませんでした)")
+                print(f"  {label:<5} {chapter:<28} {index:>2}   0  (図が変わりませんでした)")
                 continue
-            every += times
-            print(f"  {where:<5} {chapter:<28} {index:>2} {len(times):>3} "
+            every[before] += times
+            print(f"  {label:<5} {chapter:<28} {index:>2} {len(times):>3} "
                   f"{statistics.median(times):7.1f} {percentile(times, 0.9):7.1f}")
     return every
 
 
+def _figures(where: str, every: dict[bool, list[float]]) -> dict[str, float]:
+    figures = {}
+    for before, times in every.items():
+        if times:
+            name = f"{where}_before" if before else where
+            figures |= {f"{name}_frame_p50_ms": statistics.median(times),
+                        f"{name}_frame_p90_ms": percentile(times, 0.9)}
+    return figures
+
+
 def main(argv: list[str]) -> dict[str, float]:
     """Measure, print the table, and return the figures for the bench: line."""
-    print(f"  {'where':<5} {'chapter':<28} {'#':>2} {'n':>3} {'p50_ms':>7} {'p90_ms':>7}")
+    before = _before(argv)
+    print(f"  {'where':<5} {'chapter':<28} {'#':>2} {'n':>3} {'p50_ms':>7} {'p90_ms':>7}"
+          + ("   (lab<, book<: --before)" if before else ""))
     figures = {}
     if "--book-only" not in argv:
-        lab, kernel = measure_lab()
-        every = report("lab", lab)
+        lab, kernel = measure_lab(before)
+        figures |= _figures("lab", report("lab", lab))
         print(f"  {'lab':<5} {'kernel reference (matplotlib)':<28} {'':>2} {len(kernel):>3} "
               f"{statistics.median(kernel):7.1f} {percentile(kernel, 0.9):7.1f}")
-        figures |= {"lab_frame_p50_ms": statistics.median(every), "lab_frame_p90_ms": percentile(every, 0.9),
-                    "kernel_ref_p50_ms": statistics.median(kernel)}
+        figures["kernel_ref_p50_ms"] = statistics.median(kernel)
     if "--lab-only" not in argv:
         if not (HTML / "index.html").exists():
             print("  本がまだ書き出されていません(make book)。本での計測は飛ばします。")
         else:
-            every = report("book", measure_book())
-            figures |= {"book_frame_p50_ms": statistics.median(every),
-                        "book_frame_p90_ms": percentile(every, 0.9)}
+            other = before if before and (before / HTML.relative_to(ROOT) / "index.html").exists() else None
+            figures |= _figures("book", report("book", measure_book(other)))
     return figures
 
 

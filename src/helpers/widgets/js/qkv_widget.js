@@ -8,33 +8,12 @@ import { spoken, subscriptParts } from "./qkv_math.js";
 const SYNC_AFTER_MS = 200; // a held arrow key repeats every ~33 ms: it syncs once, when let go
 const GLIDE_MS = 300; // a preset's way to its state (mount's `glide`)
 
-// Bring the children of `live` to those of `fresh` with the fewest DOM changes: a node of the
-// same kind keeps its place and gets the new attributes and text; another kind is replaced. A
-// step of a slider moves a few arrows and numbers, so the browser lays out and paints those
-// alone, and the titles and labels keep their shaped text.
-function patch(live, fresh) {
-  const want = fresh.childNodes;
-  while (live.childNodes.length > want.length) live.lastChild.remove();
-  for (let i = 0; i < want.length; i++) {
-    const have = live.childNodes[i];
-    const next = want[i];
-    if (!have) live.append(next.cloneNode(true));
-    else if (have.nodeName !== next.nodeName) have.replaceWith(next.cloneNode(true));
-    else if (have.nodeType === Node.TEXT_NODE) {
-      if (have.data !== next.data) have.data = next.data;
-    } else if (have.nodeType === Node.ELEMENT_NODE) {
-      for (const { name, value } of next.attributes)
-        if (have.getAttribute(name) !== value) have.setAttribute(name, value);
-      for (const { name } of [...have.attributes])
-        if (!next.hasAttribute(name)) have.removeAttribute(name);
-      patch(have, next);
-    }
-  }
-}
-
-// With reduced motion asked for (or no way to ask), nothing glides.
+// With reduced motion asked for (or no way to ask), nothing glides. The answer is kept, not
+// asked again on every redraw.
 const REDUCED = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-const still = () => REDUCED?.matches ?? true;
+let reduced = REDUCED?.matches ?? true;
+REDUCED?.addEventListener?.("change", (event) => (reduced = event.matches));
+const still = () => reduced;
 // How far a glide begun at `start` is at `now` (0 … 1: a frame's time stamp may be a little
 // before the glide began), eased in and out.
 function eased(start, now) {
@@ -43,49 +22,74 @@ function eased(start, now) {
 }
 
 // The presentation attributes a picture glides along (positions, sizes, colours) when a choice or
-// a checkbox changes it (mount's `morph`); texts, names and values change at once.
+// a checkbox changes it (mount's `glideTo`); texts, names and values change at once.
 const MOVING = new Set(["x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height"]);
 for (const name of ["points", "d", "fill", "transform", "style", "stroke-width", "opacity"])
   MOVING.add(name);
 const NUMBER = /-?\d*\.?\d+(?:e[-+]?\d+)?/gi;
 
-// The tweens from `from` (a copy of a panel before `patch`) to `to` (the panel after it): each
-// element of `to` is paired with the one of `from` of the same kind and item (data-item,
-// data-cell) in the same place among those (a part drawn only now, like a masked cell's hatching,
-// shifts no other), and gives [node, attribute, final text, its text between the numbers, the
-// numbers before, the numbers after] for each moving attribute whose numbers alone changed.
+// What pairs a node of a picture before a redraw with one after it: its kind and its item
+// (data-item, data-cell); among siblings with the same, the first with the first, and so on.
 const slot = (node) =>
-  `${node.nodeName} ${node.getAttribute("data-item") ?? node.getAttribute("data-cell") ?? ""}`;
-function tweens(from, to, out = []) {
+  node.nodeType === Node.ELEMENT_NODE
+    ? `${node.nodeName} ${node.getAttribute("data-item") ?? node.getAttribute("data-cell") ?? ""}`
+    : node.nodeName;
+
+// Bring the children of `live` to those of `fresh` (a parse of the new picture, used up) with the
+// fewest DOM changes: each child of `fresh` is paired with the child of `live` in its `slot`,
+// which keeps its place and gets the new attributes and text (a part drawn only now, like a
+// masked cell's hatching, is added and shifts no other); an unpaired old child is removed. A step
+// of a slider moves a few arrows and numbers, so the browser lays out and paints those alone, and
+// the titles and labels keep their shaped text. With `glides` (a list), a moving attribute whose
+// numbers alone changed keeps the value it shows and is listed instead, as [node, attribute,
+// final text, its text between the numbers, the numbers shown, the final numbers] (mount's
+// `glideTo`): nothing is written twice and nothing is copied. A kept node keeps its tabindex.
+function patch(live, fresh, glides = null) {
+  const want = [...fresh.childNodes];
   const was = new Map();
-  for (const a of from.children) {
-    const key = slot(a);
-    if (was.has(key)) was.get(key).push(a);
-    else was.set(key, [a]);
+  for (const node of live.childNodes) {
+    const key = slot(node);
+    if (was.has(key)) was.get(key).push(node);
+    else was.set(key, [node]);
   }
-  const used = new Map();
-  for (const b of to.children) {
-    const key = slot(b);
-    used.set(key, (used.get(key) ?? -1) + 1);
-    const a = was.get(key)?.[used.get(key)];
-    if (!a) continue;
-    for (const { name, value: now } of b.attributes) {
-      if (!MOVING.has(name)) continue;
-      const before = a.getAttribute(name);
-      if (before === null || before === now || now.includes("#")) continue;
-      if (before.replace(NUMBER, "#") !== now.replace(NUMBER, "#")) continue;
-      out.push([
-        b,
-        name,
-        now,
-        now.split(NUMBER),
-        before.match(NUMBER).map(Number),
-        now.match(NUMBER).map(Number),
-      ]);
+  const pairs = want.map((next) => was.get(slot(next))?.shift());
+  for (const unpaired of was.values()) for (const node of unpaired) node.remove();
+  want.forEach((next, i) => {
+    const have = pairs[i];
+    const here = live.childNodes[i] ?? null;
+    if (!have) return live.insertBefore(next, here);
+    if (have !== here) live.insertBefore(have, here);
+    if (have.nodeType === Node.TEXT_NODE) {
+      if (have.data !== next.data) have.data = next.data;
+      return;
     }
-    tweens(a, b, out);
-  }
-  return out;
+    if (have.nodeType !== Node.ELEMENT_NODE || have.isEqualNode(next)) return;
+    const names = next.getAttributeNames(); // names, not Attr nodes: none made per redraw
+    for (const name of names) {
+      const now = next.getAttribute(name);
+      const shown = have.getAttribute(name);
+      if (shown === now || name === "tabindex") continue; // the tab stop is mount's (`rove`)
+      if (glides && shown !== null && MOVING.has(name) && !now.includes("#")) {
+        const parts = now.split(NUMBER);
+        if (shown.split(NUMBER).join("#") === parts.join("#")) {
+          glides.push([
+            have,
+            name,
+            now,
+            parts,
+            shown.match(NUMBER).map(Number),
+            now.match(NUMBER).map(Number),
+          ]);
+          continue;
+        }
+      }
+      have.setAttribute(name, now);
+    }
+    if (have.attributes.length !== names.length)
+      for (const name of have.getAttributeNames())
+        if (!next.hasAttribute(name)) have.removeAttribute(name);
+    patch(have, next, glides);
+  });
 }
 
 // `set(trait, value)` for a control or a drag: the picture follows at once (model.set is local),
@@ -420,6 +424,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     // the number of panels changes, so a control keeps its focus while it is moved.
     hosts = [];
     drawn = [];
+    glides.length = 0; // the old panels' glides end with them
     picture.replaceChildren();
     for (let k = 0; k < count; k++) {
       const cell = el("div", "qkv-cell");
@@ -439,42 +444,49 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   // A choice or a checkbox has no values between its own: when one alone changed the picture (by
   // hand, from a preset or from Python), the picture glides from what it showed to what it shows
   // now (GLIDE_MS, eased as a preset's glide): each shape's position, size and colour moves there,
-  // its texts and values are the new ones at once. Any other redraw lands it first. While it
-  // glides, the root says so (data-qkv-gliding): the picture is the state's once it is gone.
-  let moving = [];
+  // its texts and values are the new ones at once. The key press writes only what changes at once
+  // (patch lists the rest), and the animation frames move the rest. Another redraw of a panel
+  // takes its glide over from where it is. While it glides, the root says so (data-qkv-gliding):
+  // the picture is the state's once it is gone.
+  const glides = []; // by panel: { start, shown, moving } while it glides
   let morphing = 0;
-  const land = () => {
-    cancelAnimationFrame(morphing);
-    for (const [node, name, end] of moving) node.setAttribute(name, end);
-    if (moving.length) delete root.dataset.qkvGliding;
-    moving = [];
-  };
-  const morph = (found) => {
-    moving = found;
-    root.dataset.qkvGliding = "true";
-    const start = performance.now();
-    let shownAt = -1;
-    const frame = (now) => {
-      const e = eased(start, now);
-      if (e === 1) return land();
-      // a step the eye can see (not the frame right after the change): else nothing to repaint
-      if (shownAt < 0 || e - shownAt >= 0.01) {
-        shownAt = e;
-        for (const [node, name, , parts, x, y] of moving) {
+  const morph = (now) => {
+    let on = false;
+    glides.forEach((glide, k) => {
+      if (!glide) return;
+      const e = eased(glide.start, now);
+      const done = e === 1;
+      // a step the eye can see: else nothing to repaint
+      if (done || e - glide.shown >= 0.01) {
+        glide.shown = e;
+        for (const [node, name, end, parts, x, y] of glide.moving) {
           const at = (i) => +(x[i] + (y[i] - x[i]) * e).toFixed(3);
           node.setAttribute(
             name,
-            parts.reduce((t, part, i) => t + part + (i < x.length ? at(i) : ""), ""),
+            done ? end : parts.reduce((t, part, i) => t + part + (i < x.length ? at(i) : ""), ""),
           );
         }
       }
-      morphing = requestAnimationFrame(frame);
-    };
-    frame(start);
+      if (done) glides[k] = null;
+      else on = true;
+    });
+    morphing = on ? requestAnimationFrame(morph) : 0;
+    if (!on) delete root.dataset.qkvGliding;
+  };
+  const glideTo = (k, moving) => {
+    glides[k] = moving?.length ? { start: performance.now(), shown: 0, moving } : null;
+    const on = glides.some(Boolean);
+    if (on && !morphing) {
+      root.dataset.qkvGliding = "true";
+      morphing = requestAnimationFrame(morph);
+    } else if (!on && morphing) {
+      cancelAnimationFrame(morphing);
+      morphing = 0;
+      delete root.dataset.qkvGliding;
+    }
   };
   const DISCRETE = ["choice", "checkbox"];
   function redraw() {
-    land();
     const values = Object.fromEntries(names.map((t) => [t, model.get(t)]));
     const changed = bound.map((_, i) => i in shown && shown[i] !== values[traits[i]]);
     const turned =
@@ -487,15 +499,14 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     });
     const pic = draw(values);
     if (hosts.length !== pic.panels.length) layout(pic.panels.length);
-    const found = [];
     pic.panels.forEach((panel, k) => {
       if (drawn[k] === panel) return; // unchanged: nothing to parse, lay out or paint
       drawn[k] = panel;
       if (hosts[k].firstChild) {
         scratch.innerHTML = panel;
-        const before = turned ? hosts[k].cloneNode(true) : null;
-        patch(hosts[k], scratch.content);
-        if (before) tweens(before, hosts[k], found);
+        const moving = turned ? [] : null;
+        patch(hosts[k], scratch.content, moving);
+        glideTo(k, moving);
       } else hosts[k].innerHTML = panel;
       // The host's size comes from the panel's viewBox, not from its content (qkv.css: contain),
       // so a redraw lays out and paints this panel alone, not the page around it.
@@ -520,7 +531,6 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     // (which can be large) is written only when it changes.
     root.dataset.qkvState = JSON.stringify(Object.fromEntries(traits.map((t) => [t, values[t]])));
     root.dataset.qkvNumbers = JSON.stringify(pic.numbers ?? {});
-    if (found.length) morph(found);
   }
   const writeData = () =>
     (root.dataset.qkvData = JSON.stringify(Object.fromEntries(data.map((t) => [t, model.get(t)]))));
