@@ -34,6 +34,7 @@ import pytest
 from build_pdf import EVERY_IMAGE_LOADED
 from explorables import (
     CONTROL_OVERLAPS,
+    OPEN_FOLDS,
     SHOWN_SYMBOLS,
     SYMBOL,
     UNSPOKEN,
@@ -596,10 +597,16 @@ def test_hovering_a_book_lights_it_in_every_panel_with_its_exact_values(pages):
     assert explorable.locator(".qkv-panels .qkv-lit").count() == 0 and not explorable.locator(".qkv-hint").inner_text()
 
 
-#: What the explorable lights now: [item name, panel index] of each lit node, and the hint.
-LIT = """ex => [[...ex.querySelectorAll('.qkv-panels .qkv-lit')].map(n => [n.dataset.item,
+#: The hint under an explorable's picture as the modules write it: each symbol it shows as a letter
+#: and a <sub> (「W<sub>Q</sub>」) written back with its underscore (「W_Q」), so it compares with the
+#: items' data-value; a subscript the page failed to draw stays an underscore-less text and differs.
+HINT = """ex => [...ex.querySelector('.qkv-hint').childNodes]
+  .map(n => n.nodeName === 'SUB' ? '_' + n.textContent : n.textContent).join('')"""
+
+#: What the explorable lights now: [item name, panel index] of each lit node, and the hint (HINT).
+LIT = f"""ex => [[...ex.querySelectorAll('.qkv-panels .qkv-lit')].map(n => [n.dataset.item,
   [...ex.querySelectorAll('.qkv-panels svg')].indexOf(n.ownerSVGElement)]).sort(),
-  ex.querySelector('.qkv-hint').textContent]"""
+  ({HINT})(ex)]"""
 
 #: Every node of item `name`, as [name, panel index], and the hint hovering it would show.
 ITEM = """([ex, name]) => { const nodes = [...ex.querySelectorAll('.qkv-panels [data-item]')]
@@ -620,46 +627,55 @@ def test_keyboard_focus_lights_an_item_in_every_panel_as_hover_does(pages, doc):
     item shows; leaving the picture lights nothing. Chapter 01's word labels are items too."""
     page = page_of(pages, doc).page
     tried = 0
-    for i, explorable in enumerate(explorables_on(page)):
-        where = f"{doc} の図 {i}"
-        names = explorable.evaluate("ex => [...new Set([...ex.querySelectorAll('.qkv-panels [data-item]')]"
-                                    ".map(n => n.dataset.item))]")
-        if not names:
-            continue
-        tried += 1
-        in_tab_order = explorable.locator(".qkv-panels [data-item][tabindex='0']")
-        assert in_tab_order.count() == 1, f"{where}: Tab で入れる項目が {in_tab_order.count()} 個"
-        explorable.locator(".qkv-presets button").last.focus()
-        for _ in range(explorable.locator(".qkv-controls input:not([type=radio]), .qkv-choice").count() + 1):
-            page.keyboard.press("Tab")
-            if focused_item(page):
-                break
-        assert focused_item(page) == names[0], f"{where}: Tab で図の項目に入れません"
-        page.keyboard.press("Home")
-        seen = []
-        for k in range(len(names)):
-            name = focused_item(page)
-            seen.append(name)
+    try:
+        for i, explorable in enumerate(explorables_on(page)):
+            where = f"{doc} の図 {i}"
+            names = explorable.evaluate("ex => [...new Set([...ex.querySelectorAll('.qkv-panels [data-item]')]"
+                                        ".map(n => n.dataset.item))]")
+            if not names:
+                continue
+            tried += 1
+            # the hint shows symbols with <sub> (read as letters): a screen reader hears the focused
+            # item's name instead, which says the same in words (test_a_screen_reader_hears_...)
+            assert explorable.locator(".qkv-hint").get_attribute("aria-hidden") == "true", where
+            in_tab_order = explorable.locator(".qkv-panels [data-item][tabindex='0']")
+            assert in_tab_order.count() == 1, f"{where}: Tab で入れる項目が {in_tab_order.count()} 個"
+            explorable.locator(".qkv-presets button").last.focus()
+            for _ in range(explorable.locator(".qkv-controls input:not([type=radio]), .qkv-choice").count() + 1):
+                page.keyboard.press("Tab")
+                if focused_item(page):
+                    break
+            assert focused_item(page) == names[0], f"{where}: Tab で図の項目に入れません"
+            page.keyboard.press("Home")
+            seen = []
+            for k in range(len(names)):
+                name = focused_item(page)
+                seen.append(name)
+                lit, hint = page.evaluate(LIT, explorable.element_handle())
+                nodes, said = page.evaluate(ITEM, [explorable.element_handle(), name])
+                assert lit == nodes and hint == said, f"{where}「{name}」: 光ったのは {lit}、{hint!r}"
+                assert re.search(r"\d", hint), f"{where}「{name}」: 値が出ません {hint!r}"
+                if k == 0:  # the same item under the pointer: the same light and the same values
+                    page.evaluate("document.activeElement.blur()")
+                    page.mouse.move(0, 0)  # the real pointer hovers nothing, even once scrolled
+                    node = explorable.locator(f'.qkv-panels [data-item="{name}"]').last
+                    node.scroll_into_view_if_needed()
+                    node.dispatch_event("pointerover")
+                    assert page.evaluate(LIT, explorable.element_handle()) == [lit, hint], f"{where}: ホバーと違います"
+                    explorable.locator(".qkv-panels").dispatch_event("pointerleave")
+                    explorable.locator(f'.qkv-panels [data-item="{name}"][tabindex="0"]').focus()
+                page.keyboard.press("ArrowRight")
+            assert seen == names, f"{where}: 矢印キーで回った項目 {seen}(全部で {names})"
+            page.keyboard.press("End")
+            assert focused_item(page) == names[-1], where
+            page.evaluate("document.activeElement.blur()")
             lit, hint = page.evaluate(LIT, explorable.element_handle())
-            nodes, said = page.evaluate(ITEM, [explorable.element_handle(), name])
-            assert lit == nodes and hint == said, f"{where}「{name}」: 光ったのは {lit}、{hint!r}"
-            assert re.search(r"\d", hint), f"{where}「{name}」: 値が出ません {hint!r}"
-            if k == 0:  # the same item under the pointer: the same light and the same values
-                page.evaluate("document.activeElement.blur()")
-                page.mouse.move(0, 0)  # the real pointer hovers nothing, even once scrolled
-                node = explorable.locator(f'.qkv-panels [data-item="{name}"]').last
-                node.scroll_into_view_if_needed()
-                node.dispatch_event("pointerover")
-                assert page.evaluate(LIT, explorable.element_handle()) == [lit, hint], f"{where}: ホバーと違います"
-                explorable.locator(".qkv-panels").dispatch_event("pointerleave")
-                explorable.locator(f'.qkv-panels [data-item="{name}"][tabindex="0"]').focus()
-            page.keyboard.press("ArrowRight")
-        assert seen == names, f"{where}: 矢印キーで回った項目 {seen}(全部で {names})"
-        page.keyboard.press("End")
-        assert focused_item(page) == names[-1], where
-        page.evaluate("document.activeElement.blur()")
-        lit, hint = page.evaluate(LIT, explorable.element_handle())
-        assert lit == [] and hint == "", f"{where}: フォーカスが離れても {lit} {hint!r}"
+            assert lit == [] and hint == "", f"{where}: フォーカスが離れても {lit} {hint!r}"
+    finally:  # leave every picture even when an assertion fails: nothing stays dimmed for the next test
+        page.evaluate("document.activeElement?.blur()")
+        page.mouse.move(0, 0)
+        page.evaluate("() => document.querySelectorAll('.qkv-panels').forEach("
+                      "p => p.dispatchEvent(new PointerEvent('pointerleave')))")
     if not tried:
         pytest.skip(f"{doc} の図には項目がありません")
 
@@ -939,27 +955,29 @@ def test_hovering_a_heatmap_cell_lights_its_row_in_every_panel_with_its_exact_va
     row = rows.nth(i).get_attribute("data-item")
     cell = rows.nth(i).locator("[data-cell]").nth(1)
     column = cell.get_attribute("data-cell")
-    cell.scroll_into_view_if_needed()
-    cell.hover()
-    lit = explorable.locator(".qkv-panels .qkv-lit")
-    assert lit.count() >= 1 and all(n.get_attribute("data-item") == row for n in lit.all()), doc
-    where = "ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')].indexOf(n.ownerSVGElement))"
-    having = explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all(where)
-    assert sorted(lit.evaluate_all(where)) == sorted(having), doc
-    if doc.endswith("08_going_further"):
-        assert len(set(having)) == 2, having  # the weights and the heads' output
-    assert "qkv-lit-cell" in cell.get_attribute("class")
-    assert explorable.locator(".qkv-panels .qkv-lit-cell").count() == 1
-    hint = explorable.locator(".qkv-hint").inner_text()
-    said = re.match(rf"{re.escape(row)} → {re.escape(column)} (-?[\d.]+(?:e-?\d+)?)、", hint)
-    assert said, hint
-    assert float(said.group(1)) == pytest.approx(numbers["weights"][i][1], rel=1e-5, abs=1e-12)
-    for value in explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all("ns => ns.map(n => n.dataset.value)"):
-        assert value in hint, (value, hint)
-    weights = panels.nth(first).locator(f'[data-item="{row}"]').get_attribute("data-value")
-    shown = [float(v.rsplit(" ", 1)[1]) for v in weights.rsplit(": ", 1)[1].split(", ")]
-    assert shown == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12), (weights, numbers["weights"][i])
-    page.mouse.move(0, 0)
+    try:  # leave the picture even when an assertion fails: nothing stays dimmed for the next test
+        cell.scroll_into_view_if_needed()
+        cell.hover()
+        lit = explorable.locator(".qkv-panels .qkv-lit")
+        assert lit.count() >= 1 and all(n.get_attribute("data-item") == row for n in lit.all()), doc
+        where = "ns => ns.map(n => [...n.closest('.qkv-panels').querySelectorAll('svg')].indexOf(n.ownerSVGElement))"
+        having = explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all(where)
+        assert sorted(lit.evaluate_all(where)) == sorted(having), doc
+        if doc.endswith("08_going_further"):
+            assert len(set(having)) == 2, having  # the weights and the heads' output
+        assert "qkv-lit-cell" in cell.get_attribute("class")
+        assert explorable.locator(".qkv-panels .qkv-lit-cell").count() == 1
+        hint = explorable.evaluate(HINT)  # 「W<sub>Q</sub>」 as 「W_Q」, as the row's data-value writes it
+        said = re.match(rf"{re.escape(row)} → {re.escape(column)} (-?[\d.]+(?:e-?\d+)?)、", hint)
+        assert said, hint
+        assert float(said.group(1)) == pytest.approx(numbers["weights"][i][1], rel=1e-5, abs=1e-12)
+        for value in explorable.locator(f'.qkv-panels [data-item="{row}"]').evaluate_all("ns => ns.map(n => n.dataset.value)"):
+            assert value in hint, (value, hint)
+        weights = panels.nth(first).locator(f'[data-item="{row}"]').get_attribute("data-value")
+        shown = [float(v.rsplit(" ", 1)[1]) for v in weights.rsplit(": ", 1)[1].split(", ")]
+        assert shown == pytest.approx(numbers["weights"][i], rel=1e-5, abs=1e-12), (weights, numbers["weights"][i])
+    finally:
+        page.mouse.move(0, 0)
     assert explorable.locator(".qkv-panels .qkv-lit, .qkv-panels .qkv-lit-cell").count() == 0
     assert not explorable.locator(".qkv-hint").inner_text()
 
@@ -1217,16 +1235,27 @@ def test_every_mark_of_every_explorable_stands_out_at_3_to_1_in_light_and_dark(p
 
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc):
+    """At every width, with the folds of preset buttons closed (as the page opens) and opened
+    (chapter 00's 「答え:入れ替わる t」: its buttons flow in the row, pushing the sliders down), no
+    label, slider, value or button overlaps another or sticks out of its explorable."""
     page = page_of(pages, doc).page
     if not explorables_on(page):
         pytest.skip(f"{doc} には図がありません")
     try:
-        for width in (320, 390, 600, 768, 1024, 1280, 1920):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_timeout(100)
-            bad = page.evaluate(CONTROL_OVERLAPS)
-            assert not bad, f"{doc} を幅 {width}px で: 重なり・はみ出し {bad[:6]}"
+        for opened in (False, True):
+            folds = page.evaluate(OPEN_FOLDS, opened)
+            for width in (320, 390, 600, 768, 1024, 1280, 1920):
+                page.set_viewport_size({"width": width, "height": 900})
+                page.wait_for_timeout(100)
+                bad = page.evaluate(CONTROL_OVERLAPS)
+                how = f"(たたんだボタン {folds} 組を{'開いて' if opened else '閉じて'})"
+                assert not bad, f"{doc} を幅 {width}px で{how}: 重なり・はみ出し {bad[:6]}"
+                if opened and folds:  # an opened fold's buttons are measured, not skipped as hidden
+                    shown = page.evaluate("() => [...document.querySelectorAll('.qkv-preset-fold > button')]"
+                                          ".every(b => b.checkVisibility())")
+                    assert shown, f"{doc} を幅 {width}px で: 開いたのに見えないボタン"
     finally:
+        page.evaluate(OPEN_FOLDS, False)
         page.set_viewport_size({"width": 1280, "height": 900})
 
 

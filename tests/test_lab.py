@@ -27,6 +27,7 @@ import nbformat
 import pytest
 from explorables import (
     CONTROL_OVERLAPS,
+    OPEN_FOLDS,
     SHOWN_SYMBOLS,
     check_numbers,
     class_for,
@@ -612,7 +613,9 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
             assert not underscored, f"{name}: 図の外の文字に下線の添字 {underscored}"
             assert press_every_preset(page, explorables.nth(i), name, f"Lab の {name}", quick=True) >= 2, name
         # A phone-wide window with the file browser still open (the notebook some 60 px wide): each
-        # explorable keeps a phone's width (the notebook scrolls sideways to it), nothing overlaps.
+        # explorable keeps a phone's width (the notebook scrolls sideways to it), nothing overlaps,
+        # every fold of preset buttons opened (its buttons flow in the row, pushing the sliders down).
+        assert page.evaluate(OPEN_FOLDS, True) >= 1  # chapter 00's 「答え:入れ替わる t」
         for width in (390, 320):
             page.set_viewport_size({"width": width, "height": 800})
             page.wait_for_function("w => innerWidth === w", arg=width)

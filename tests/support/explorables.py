@@ -311,6 +311,10 @@ def move_every_control(page, explorable, where: str) -> list[str]:
     return moved
 
 
+#: Opens (true) or closes (false) every fold of preset buttons on the page (chapter 00's
+#: 「答え:入れ替わる t」), as a reader's click on its name does; returns how many there are.
+OPEN_FOLDS = "o => { const fs = document.querySelectorAll('.qkv-preset-fold'); fs.forEach(f => f.open = o); return fs.length; }"
+
 #: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
 #: parts that stick out of the explorable, as shown now.
 CONTROL_OVERLAPS = r"""() => {
@@ -319,6 +323,8 @@ CONTROL_OVERLAPS = r"""() => {
     const edge = ex.getBoundingClientRect();
     const shown = ".qkv-control label, .qkv-control input:not(.qkv-choice input), .qkv-control output, .qkv-preset";
     const parts = [...ex.querySelectorAll(shown)]  // a choice's radios are hidden: its labels show
+      // a closed fold's buttons are not drawn, yet Chromium still measures them where they would be
+      .filter((n) => n.checkVisibility())
       .map((n) => [n, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
     for (const [n, r] of parts)
       if (r.left < edge.left - 0.5 || r.right > edge.right + 0.5) bad.push(`${n.tagName} ${n.textContent} はみ出し`);

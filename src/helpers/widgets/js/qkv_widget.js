@@ -252,7 +252,9 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
   // A group, not an image: panels may carry their own controls. Its name states the numbers.
   const picture = el("div", "qkv-panels", { role: "group" });
   const readout = el("p", "qkv-readout");
-  const hint = el("p", "qkv-hint"); // for the eye: a screen reader hears the live region
+  // For the eye (symbols with <sub>: 「WQ」 would be read as letters): a screen reader hears the
+  // same in words from the focused item's name (qkv_draw's `item`), and the live region.
+  const hint = el("p", "qkv-hint", { "aria-hidden": "true" });
   const live = el("p", "qkv-live", { "aria-live": "polite", role: "status" });
   const traits = controls.map((c) => c.trait);
   let said = "";
