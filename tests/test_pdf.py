@@ -242,6 +242,16 @@ def test_answers_sit_at_the_end_of_their_chapter():
         answers = body.rindex("解答と答え合わせ")
         assert "解答例" in body[answers:], f"{chapter.slug}: 章末に解答例がありません"
         assert body.find("【答え1】") < answers, f"{chapter.slug}: 本文に解答の場所の案内がありません"
+        # Only the review questions' answers are called so; an aside keeps its own summary's name.
+        md = (ROOT / "notebooks" / f"{chapter.slug}.md").read_text(encoding="utf-8")
+        review = md.count('<details class="qkv-review-answers">')
+        tail = re.sub(r"\s", "", body[answers:])  # a PDF's text breaks lines anywhere
+        called = tail.count("確認問題の答え(本文へ戻る)")
+        assert called == review, f"{chapter.slug}: 「確認問題の答え」が {called} 個、確認問題の答えは {review} 個"
+        for summary in re.findall(r'<details class="qkv-aside">\s*<summary>(.*?)</summary>', md):
+            name = re.sub(r"\s", "", summary)
+            if not re.search(r"[$`*\\<]", name):  # maths and markup are drawn, not this text
+                assert f"「{name}」(本文へ戻る)" in tail, f"{chapter.slug}: 寄り道「{summary}」の名前がありません"
 
 
 def test_links_stay_inside_the_pdf():

@@ -110,8 +110,9 @@ PREPARE = r"""([targets, answersTitle]) => {
     root.append(p);
   }
   // Answers move to the end of their chapter, numbered, each with a link back and forth.
+  // (An explorable's folded presets are controls, hidden on paper with the rest: not an answer.)
   const folded = [...article.querySelectorAll('details.hide, details:not(.hide)')]
-    .filter(d => !d.parentElement.closest('details'));
+    .filter(d => !d.parentElement.closest('details') && !d.closest('.qkv-explorable'));
   if (folded.length && document.querySelector('.cell')) {
     const section = document.createElement('section');
     section.className = 'qkv-print-answers';
@@ -132,7 +133,11 @@ PREPARE = r"""([targets, answersTitle]) => {
       n += 1;
       const unit = d.closest('.cell') || d;
       const solution = (d.querySelector(':scope > summary[data-print-note]') || {dataset: {}}).dataset.printNote;
-      const what = !d.classList.contains('hide') ? '確認問題の答え'
+      // An aside (<details class="qkv-aside">) is named by its own summary: it is a why or the
+      // reading of an answer check, not a review question's answer.
+      const aside = d.classList.contains('qkv-aside') && d.querySelector(':scope > summary');
+      const what = aside ? `「${aside.textContent.trim()}」`
+        : !d.classList.contains('hide') ? '確認問題の答え'
         : solution && solution.startsWith('解答例') ? '解答例' : '答え合わせ';
       const note = document.createElement('p');
       note.className = 'qkv-print-answer-note';
