@@ -15,11 +15,16 @@ Before a page is printed, `PREPARE` (below) rearranges it for paper:
 
 - each explorable keeps its first picture, as the page draws it, and states its control values
   in one line under it (the controls themselves are not printed);
-- the folded solutions, the answer checks and the review questions' model answers move to the
-  end of their chapter, under 「解答と答え合わせ」, numbered; where each was, the text says
-  where to find it, with a link (the printed book's habit of answers after the questions);
+- the maths get their text laid over them, so a PDF reader finds and copies them;
 - every element that a link of the book points at gets a named destination (an invisible link
   to itself: Chromium writes a destination only for targets that its own page links to).
+
+What a page prints of its folded text is the page's own rule, not this file's: the book's
+`beforeprint` handler (book/_static/qkv-book.js) moves the folded whys, answer checks, solutions
+and review answers, opened, to 「解答と答え合わせ」 at the end of their chapter, numbered 【答え N】
+and linked both ways (the printed book's habit of answers after the questions), and puts them
+back on `afterprint`. `page.pdf()` fires both events, so the PDF and a reader's own Ctrl+P of a
+page print the same folded text in the same places (tests/test_pdf.py, tests/test_book_print.py).
 """
 
 from __future__ import annotations
@@ -48,8 +53,6 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-#: Title of the section each chapter's answers move to (tests/test_pdf.py looks for it).
-ANSWERS_TITLE = "解答と答え合わせ"
 #: The contents link to a heading by its place in its page's PDF: #qkv-pdf-<page>-<top>.
 PAGE_ANCHOR = "qkv-pdf-"
 
@@ -82,8 +85,7 @@ WAIT_FOR_PAGE = (
 
 #: Rearranges a loaded page for paper (see the module's docstring). Argument: the ids other pages
 #: link to on this page. Returns nothing; the page is printed as it is left.
-PREPARE = r"""([targets, answersTitle]) => {
-  const article = document.querySelector('.bd-article') || document.body;
+PREPARE = r"""(targets) => {
   // The theme prints each page's own small contents under its title: the PDF has one contents
   // for the whole book, and the page's 「目次」 heading would stand in it once per page.
   document.querySelectorAll('#jb-print-toc').forEach(toc => toc.remove());
@@ -108,63 +110,6 @@ PREPARE = r"""([targets, answersTitle]) => {
       ? `図の操作の値(最初の状態):${values.join('、')}。HTML 版の本と JupyterLab では、この図を動かせます。`
       : 'HTML 版の本と JupyterLab では、この図を動かせます。';
     root.append(p);
-  }
-  // Answers move to the end of their chapter, numbered, each with a link back and forth.
-  // (An explorable's folded presets are controls, hidden on paper with the rest: not an answer.)
-  const folded = [...article.querySelectorAll('details.hide, details:not(.hide)')]
-    .filter(d => !d.parentElement.closest('details') && !d.closest('.qkv-explorable'));
-  if (folded.length && document.querySelector('.cell')) {
-    const section = document.createElement('section');
-    section.className = 'qkv-print-answers';
-    section.id = 'qkv-answers';
-    const h = document.createElement('h2');
-    h.textContent = answersTitle;
-    section.append(h);
-    const lead = document.createElement('p');
-    lead.textContent = 'この章の解答例、答え合わせの計算、確認問題の答えです。本文の【答え N】から、ここの同じ番号に来ます。';
-    section.append(lead);
-    let n = 0;
-    for (const d of folded) {
-      const inner = [...d.children].filter(c => c.tagName !== 'SUMMARY');
-      if (!inner.some(c => c.textContent.trim() || c.querySelector('img, svg'))) {
-        d.remove();  // nothing folded (an answer check that printed nothing)
-        continue;
-      }
-      n += 1;
-      const unit = d.closest('.cell') || d;
-      const solution = (d.querySelector(':scope > summary[data-print-note]') || {dataset: {}}).dataset.printNote;
-      // An aside (<details class="qkv-aside">) is named by its own summary: it is a why or the
-      // reading of an answer check, not a review question's answer.
-      const aside = d.classList.contains('qkv-aside') && d.querySelector(':scope > summary');
-      const what = aside ? `「${aside.textContent.trim()}」`
-        : !d.classList.contains('hide') ? '確認問題の答え'
-        : solution && solution.startsWith('解答例') ? '解答例' : '答え合わせ';
-      const note = document.createElement('p');
-      note.className = 'qkv-print-answer-note';
-      note.id = `qkv-answer-from-${n}`;
-      const a = document.createElement('a');
-      a.href = `#qkv-answer-${n}`;
-      a.textContent = `【答え ${n}】`;
-      note.append(`${what}は、この章の終わりの「${answersTitle}」の `, a, ' にあります。');
-      const box = document.createElement('div');
-      box.className = 'qkv-print-answer';
-      box.id = `qkv-answer-${n}`;
-      const title = document.createElement('p');
-      title.className = 'qkv-print-answer-title';
-      const back = document.createElement('a');
-      back.href = `#qkv-answer-from-${n}`;
-      back.textContent = `【答え ${n}】`;
-      title.append(back, ` ${what}(本文へ戻る)`);
-      const body = unit.cloneNode(true);
-      for (const open of [body, ...body.querySelectorAll('details')].filter(x => x.tagName === 'DETAILS')) {
-        open.open = true;
-        open.classList.add('qkv-print-open');
-      }
-      box.append(title, body);
-      section.append(box);
-      unit.replaceWith(note);
-    }
-    if (n) article.append(section);
   }
   // The maths are drawn shapes (SVG typeset when the book was built): on paper they look right
   // but a PDF reader could neither find nor copy them. Each formula gets its text laid over it,
@@ -270,7 +215,7 @@ def print_page(browser, doc: str, targets: set[str]) -> Printed:
         page.emulate_media(media="print")
         page.goto((HTML / f"{doc}.html").as_uri(), wait_until="load")
         page.evaluate(WAIT_FOR_PAGE)
-        page.evaluate(PREPARE, [sorted(targets), ANSWERS_TITLE])
+        page.evaluate(PREPARE, sorted(targets))
         page.evaluate(WAIT_FOR_PAGE)
         title = page.evaluate("() => (document.querySelector('.bd-article h1') || {}).textContent || document.title")
         pdf = page.pdf(format="A4", margin=MARGIN, print_background=True, outline=True,

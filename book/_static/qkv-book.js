@@ -155,3 +155,110 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   }
 });
+
+// On paper, every folded text prints: the whys, the answer checks' readings, the solutions and the
+// review answers. This is the book's one rule for paper, used by the browser's own print (Ctrl+P)
+// and by the PDF (tools/build_pdf.py prints with Playwright's page.pdf(), which fires the same
+// events): the folds at the top level of a chapter page (an explorable's folded presets are its
+// controls, not text) move, opened, to 「解答と答え合わせ」 at the end of the page, numbered
+// 【答え N】 and linked both ways, where printed textbooks put answers; where each was, a line says
+// where it went. A fold with nothing in it (an answer check that printed nothing) does not print.
+// After printing, `afterprint` puts every node back where it was, open or closed as the reader had it.
+(function () {
+  const TITLE = "解答と答え合わせ";
+
+  // Rearranges the page for paper; returns the function that undoes it, last step first.
+  function laidOutForPaper() {
+    const undo = [];
+    const article = document.querySelector(".bd-article") || document.body;
+    const folded = [...article.querySelectorAll("details")].filter(
+      (d) => !d.parentElement.closest("details") && !d.closest(".qkv-explorable"),
+    );
+    if (!folded.length || !document.querySelector(".cell")) return () => {};
+    const make = (tag, className, ...children) => {
+      const node = document.createElement(tag);
+      node.className = className;
+      node.append(...children);
+      return node;
+    };
+    const section = make("section", "qkv-print-answers", make("h2", "", TITLE));
+    section.id = "qkv-answers";
+    section.append(
+      make(
+        "p",
+        "",
+        `この章の解答例、答え合わせの計算、寄り道、確認問題の答えです。本文の【答え N】から、ここの同じ番号に来ます。`,
+      ),
+    );
+    let n = 0;
+    for (const d of folded) {
+      const inner = [...d.children].filter((c) => c.tagName !== "SUMMARY");
+      if (!inner.some((c) => c.textContent.trim() || c.querySelector("img, svg"))) {
+        d.classList.add("qkv-print-hidden");
+        undo.push(() => d.classList.remove("qkv-print-hidden"));
+        continue;
+      }
+      n += 1;
+      const unit = d.closest(".cell") || d;
+      const summary = d.querySelector(":scope > summary");
+      const note = (summary && summary.dataset.printNote) || "";
+      // An aside is named by its own summary: a why or the reading of an answer check.
+      const what = d.classList.contains("qkv-aside")
+        ? `「${summary.textContent.trim()}」`
+        : !d.classList.contains("hide")
+          ? "確認問題の答え"
+          : note.startsWith("解答例")
+            ? "解答例"
+            : "答え合わせ";
+      const link = (to, text) => {
+        const a = document.createElement("a");
+        a.href = `#${to}`;
+        a.textContent = text;
+        return a;
+      };
+      const here = make(
+        "p",
+        "qkv-print-answer-note",
+        `${what}は、この章の終わりの「${TITLE}」の `,
+        link(`qkv-answer-${n}`, `【答え ${n}】`),
+        " にあります。",
+      );
+      here.id = `qkv-answer-from-${n}`;
+      unit.replaceWith(here);
+      undo.push(() => here.replaceWith(unit));
+      const title = make(
+        "p",
+        "qkv-print-answer-title",
+        link(`qkv-answer-from-${n}`, `【答え ${n}】`),
+        ` ${what}(本文へ戻る)`,
+      );
+      const box = make("div", "qkv-print-answer", title, unit);
+      box.id = `qkv-answer-${n}`;
+      section.append(box);
+      for (const fold of [unit, ...unit.querySelectorAll("details")]) {
+        if (fold.tagName !== "DETAILS") continue;
+        const { open } = fold;
+        fold.open = true;
+        fold.classList.add("qkv-print-open");
+        undo.push(() => {
+          fold.classList.remove("qkv-print-open");
+          fold.open = open;
+        });
+      }
+    }
+    if (n) {
+      article.append(section);
+      undo.push(() => section.remove());
+    }
+    return () => undo.reverse().forEach((step) => step());
+  }
+
+  let restore = null;
+  window.addEventListener("beforeprint", () => {
+    if (!restore) restore = laidOutForPaper();
+  });
+  window.addEventListener("afterprint", () => {
+    if (restore) restore();
+    restore = null;
+  });
+})();

@@ -4,7 +4,8 @@
 search page fetches every hit's page for a summary; there the hits are listed without summaries
 instead of raising console errors (served over http(s), summaries come back). It also fills in the
 search's closing line, which Sphinx's Japanese catalogue leaves empty, names the copy buttons and
-symbol links in Japanese, and shows the cue under anything that scrolls sideways.
+symbol links in Japanese, shows the cue under anything that scrolls sideways, and, while the page
+prints, gathers its folded text opened at its end (the same rule the PDF prints with).
 
 Nothing in a page's head holds back its first paint that the first screen does not need: every
 script file is deferred (it runs once the page is parsed, in the same order; the theme's own two
