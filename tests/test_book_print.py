@@ -79,6 +79,15 @@ def test_a_printed_chapter_has_every_folded_text_and_the_page_is_as_it_was_after
         page.emulate_media(media="print")
         presets_on_paper = page.evaluate("""() => [...document.querySelectorAll('.qkv-explorable .qkv-presets')]
           .filter(bar => bar.getClientRects().length).map(bar => bar.textContent.trim().slice(0, 40))""")
+        # What paper gets the moment the folds open (a fade-in from opacity 0 once printed faint).
+        faint = page.evaluate("""() => {
+          window.dispatchEvent(new Event('beforeprint'));
+          const found = [...document.querySelectorAll('.qkv-print-answers *')]
+            .filter(n => n.getClientRects().length && getComputedStyle(n).opacity !== '1')
+            .map(n => `${n.className}: ${n.textContent.trim().slice(0, 30)}`);
+          window.dispatchEvent(new Event('afterprint'));
+          return found;
+        }""")
     finally:
         context.close()
 
@@ -98,6 +107,8 @@ def test_a_printed_chapter_has_every_folded_text_and_the_page_is_as_it_was_after
     assert "印刷では伏せてあります" not in text, f"{DOC}: 印刷した解答の上に「伏せてあります」が出ます"
     # An explorable's folds hold its preset buttons: on paper there is nothing to press.
     assert not presets_on_paper, f"{DOC}: 動かせる図のボタンが印刷に出ます: {presets_on_paper}"
+
+    assert not faint, f"{DOC}: 印刷で薄く出る解答: {faint[:3]}"
 
     assert after["open"] == before["open"], f"{DOC}: 印刷のあと、開いていた/閉じていた折りたたみが元に戻りません"
     assert after["html"] == before["html"], f"{DOC}: 印刷のあと、ページが印刷前と違います"
