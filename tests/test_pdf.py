@@ -180,24 +180,40 @@ def test_every_page_is_a4_and_no_character_lies_outside_it():
     assert not outside, f"ページの外にはみ出した文字: {outside[:10]}"
 
 
-def test_nothing_is_drawn_in_the_side_margins():
-    """What runs off the text column (code, a wide table) shows as ink in the side margins, where
-    the print layout puts nothing: each page rendered, the outer 12 mm on either side are blank."""
+@cache
+def rendered() -> list:
+    """Each page drawn (grayscale, half scale), for the tests that look at the ink."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(PDF)
-    inked = []
     try:
-        for index, page in enumerate(pdf):
-            image = page.render(scale=0.5, grayscale=True).to_pil()
-            strip = round(image.width * 12 / 210)
-            for box in ((0, 0, strip, image.height), (image.width - strip, 0, image.width, image.height)):
-                if image.crop(box).getextrema()[0] < 200:
-                    inked.append(index + 1)
-                    break
+        return [page.render(scale=0.5, grayscale=True).to_pil() for page in pdf]
     finally:
         pdf.close()
+
+
+def test_nothing_is_drawn_in_the_side_margins():
+    """What runs off the text column (code, a wide table) shows as ink in the side margins, where
+    the print layout puts nothing: each page rendered, the outer 12 mm on either side are blank."""
+    inked = []
+    for index, image in enumerate(rendered()):
+        strip = round(image.width * 12 / 210)
+        for box in ((0, 0, strip, image.height), (image.width - strip, 0, image.width, image.height)):
+            if image.crop(box).getextrema()[0] < 200:
+                inked.append(index + 1)
+                break
     assert not inked, f"左右の余白に何かが描かれたページ(はみ出し): {inked[:20]}"
+
+
+def test_no_page_is_blank():
+    """Every page has ink above its number (the bottom 15 mm): a figure taller than a page, or a
+    line of nothing at the end of one, once printed a page with only its number."""
+    blank = []
+    for index, image in enumerate(rendered()):
+        above = image.crop((0, 0, image.width, image.height - round(image.height * 15 / 297)))
+        if above.getextrema()[0] >= 200:
+            blank.append(index + 1)
+    assert not blank, f"番号のほかに何も印刷されていないページ: {blank}"
 
 
 def html_images() -> dict[str, int]:
