@@ -179,10 +179,8 @@ OUTSIDE_THE_BOOK = re.compile(r"^(?!file:|data:)")
 
 
 def open_page(browser, rel: str, shots: Path | None) -> Loaded:
-    # Less motion asked for: a preset or a checkbox lands at once instead of gliding for 300 ms.
-    # The glides are tested in contexts of their own (`first_explorable`, both preferences).
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
-                                  service_workers="block", reduced_motion="reduce")
+                                  service_workers="block")
     page = context.new_page()
     loaded = Loaded(rel=rel, page=page, context=context)
 
