@@ -488,7 +488,7 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
         where = f"{doc} の図 {i}"
         now = json.loads(explorable.get_attribute("data-qkv-state"))
         first = {t: opened[i][t] for t in now}  # the state the page opened with
-        assert now == first, f"{where}: 開き直したのに最初の状態ではありません {now}"
+        assert now == first, f"{where}: 開いたのに最初の状態ではありません {now}"
         module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
         press_every_preset(page, explorable, module, where)
 
