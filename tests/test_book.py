@@ -226,6 +226,15 @@ def page_of(pages, doc: str) -> Loaded:
     return pages(f"{doc}.html")
 
 
+#: Resolves after the next two frames: a resize's observers and the layout they change are done.
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def resize(page, width: int, height: int) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    page.evaluate(TWO_FRAMES)
+
+
 # ------------------------------------------------------------------------- the table of contents
 
 
@@ -444,9 +453,44 @@ def widget_outputs(nb: dict) -> int:
                if 'class="qkv-first-picture"' in "".join(out.get("data", {}).get("text/html", "")))
 
 
+def opening_states(doc: str) -> list[dict]:
+    """The state each explorable of chapter `doc` opens with, as the page's HTML holds it."""
+    return [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
+                                              html_path(doc).read_text(encoding="utf-8"))]
+
+
+def at_the_opening_state(page, doc: str) -> list[dict]:
+    """The shared page of chapter `doc` loaded again, at its address without a state, if another
+    test moved one of its explorables; returns the states they open with (`opening_states`)."""
+    opened = opening_states(doc)
+    states = [json.loads(ex.get_attribute("data-qkv-state")) for ex in explorables_on(page)]
+    if any(now != {t: first[t] for t in now} for now, first in zip(states, opened, strict=True)):
+        page.goto(html_path(doc).as_uri(), wait_until="load")
+    return opened
+
+
 def solution_cells(nb: dict) -> list[str]:
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
             and c["metadata"].get("nbgrader", {}).get("solution")]
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
+    """A button per state the chapter's text names: a click puts the controls there (the numbers
+    numpy's for it), marks the button pressed, and the live region then says the result, with
+    symbols as words; 「最初に戻す」 puts back the state the page opened with (the steps are
+    tests/support/explorables.py's `press_every_preset`, which the Lab's test takes too). The
+    shared page is loaded again first, at its address without a state, if another test moved one
+    of its explorables (this test comes before the ones that do)."""
+    page = page_of(pages, doc).page
+    opened = at_the_opening_state(page, doc)
+    for i, explorable in enumerate(explorables_on(page)):
+        where = f"{doc} の図 {i}"
+        now = json.loads(explorable.get_attribute("data-qkv-state"))
+        first = {t: opened[i][t] for t in now}  # the state the page opened with
+        assert now == first, f"{where}: 開いたのに最初の状態ではありません {now}"
+        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
+        press_every_preset(page, explorable, module, where)
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
@@ -460,11 +504,13 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
         f"{doc}: カーネルなしでは動かないウィジェットがページに残っています")
     boxes = page.locator(".qkv-explorable")
     assert boxes.count() == expected, f"{doc}: ウィジェット {expected} 個に対して図が {boxes.count()} 個"
+    starts = []
     for i in range(boxes.count()):
         box = boxes.nth(i)
         page.wait_for_function("b => b.dataset.qkvReady === 'true' || b.dataset.qkvError", arg=box.element_handle())
         assert box.get_attribute("data-qkv-error") is None, box.get_attribute("data-qkv-error")
         explorable = box.locator(".qkv-ex")
+        starts.append((explorable, json.loads(explorable.get_attribute("data-qkv-state"))))
         state = check_numbers(explorable, f"{doc} の図 {i}")
         moved = move_every_control(page, explorable, f"{doc} の図 {i}")
         assert set(moved) >= set(class_for(state).control_traits()), (
@@ -478,6 +524,9 @@ def test_every_explorable_has_the_controls_of_jupyterlab(pages, doc):
     for mode in ("dark", "light") if boxes.count() else ():
         ratio = page.evaluate(LABEL_CONTRAST, mode)
         assert ratio >= 4.5, f"{doc}: {mode} モードで図の文字と背景のコントラストが {ratio:.1f}(4.5 以上)"
+    for explorable, start in starts:  # back where it was (the later tests look at the opening state)
+        explorable.locator(".qkv-presets button").last.click()
+        landed(page, explorable, start)
 
 
 def explorables_on(page) -> list:
@@ -486,27 +535,6 @@ def explorables_on(page) -> list:
         page.wait_for_function("b => b.dataset.qkvReady === 'true' || b.dataset.qkvError",
                                arg=boxes.nth(i).element_handle())
     return [boxes.nth(i).locator(".qkv-ex") for i in range(boxes.count())]
-
-
-@pytest.mark.parametrize("doc", CHAPTERS)
-def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, doc):
-    """A button per state the chapter's text names: a click puts the controls there (the numbers
-    numpy's for it), marks the button pressed, and the live region then says the result, with
-    symbols as words; 「最初に戻す」 puts back the state the page opened with (the steps are
-    tests/support/explorables.py's `press_every_preset`, which the Lab's test takes too). The
-    shared page is loaded again first, at its address without the state another test's moves
-    wrote there."""
-    page = page_of(pages, doc).page
-    page.goto(html_path(doc).as_uri(), wait_until="load")
-    opened = [json.loads(s) for s in re.findall(r'class="qkv-state">(.*?)</script>',
-                                                 html_path(doc).read_text(encoding="utf-8"))]
-    for i, explorable in enumerate(explorables_on(page)):
-        where = f"{doc} の図 {i}"
-        now = json.loads(explorable.get_attribute("data-qkv-state"))
-        first = {t: opened[i][t] for t in now}  # the state the page opened with
-        assert now == first, f"{where}: 開き直したのに最初の状態ではありません {now}"
-        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
-        press_every_preset(page, explorable, module, where)
 
 
 def test_chapter_03_has_a_preset_for_each_guest_its_text_asks_to_pick():
@@ -826,6 +854,12 @@ def test_a_glides_key_press_writes_each_attribute_once_and_keeps_the_pictures_no
         assert seen["removed"] == 0 and seen["kept"], seen
 
 
+#: The keyboard back at the top of the page, as on a page just opened (no reload): the body,
+#: focused for a moment, is where the next Tab starts, so it goes to the page's first link.
+FROM_THE_TOP = """() => { window.scrollTo(0, 0); const body = document.body;
+  body.tabIndex = -1; body.focus({ preventScroll: true }); body.removeAttribute('tabindex'); }"""
+
+
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_a_skip_link_reaches_each_explorables_controls_in_a_few_presses(pages, doc):
     """From the top of the page: Tab reaches 「図 N の操作へスキップ」 after the theme's own skip link
@@ -836,8 +870,7 @@ def test_a_skip_link_reaches_each_explorables_controls_in_a_few_presses(pages, d
     if not explorables:
         pytest.skip(f"{doc} には図がありません")
     for n in range(1, len(explorables) + 1):
-        page.reload(wait_until="load")
-        explorables = explorables_on(page)
+        page.evaluate(FROM_THE_TOP)
         presses = 0
         while presses < 10 and page.evaluate("() => document.activeElement.textContent") != f"図 {n} の操作へスキップ":
             page.keyboard.press("Tab")
@@ -855,7 +888,7 @@ def test_a_skip_link_reaches_each_explorables_controls_in_a_few_presses(pages, d
                                              " && document.activeElement.matches('button, input')")
         assert inside and presses <= 5, f"{doc}: 図 {n} の操作に入れません"
         assert explorables[n - 1].locator(":focus").is_visible(), doc
-    page.reload(wait_until="load")
+    page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
@@ -1024,8 +1057,7 @@ def test_chapter_04s_key_is_on_the_same_phone_screen_as_the_w_q_sliders(pages):
     page = page_of(pages, "notebooks/04_three_matrices").page
     explorable = explorables_on(page)[0]
     try:
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.wait_for_timeout(100)
+        resize(page, 390, 844)
         slider = explorable.locator(".qkv-control").filter(has_text="WQ の角度").locator("input")  # W<sub>Q</sub>
         cells = explorable.locator(".qkv-panels > .qkv-cell")
         face_q, key = cells.nth(0).locator("svg"), cells.last.locator("svg")
@@ -1066,8 +1098,7 @@ def test_chapter_04s_markers_are_legible_apart_and_fill_the_plane(pages, width):
     page = page_of(pages, "notebooks/04_three_matrices").page
     explorable = explorables_on(page)[0]
     try:
-        page.set_viewport_size({"width": width, "height": 844})
-        page.wait_for_timeout(100)
+        resize(page, width, 844)
         explorable.scroll_into_view_if_needed()
         panels = explorable.evaluate(FACE_MARKERS)
         assert len(panels) == 3 and all(len(p["markers"]) == 5 for p in panels), panels
@@ -1106,11 +1137,10 @@ def test_dragging_chapter_04s_ring_to_0_minus_1_turns_w_q_by_minus_90(pages, wid
     same distance from the origin, a quarter turn clockwise) it sets W_Q to −90° at scale 1, as the
     chapter says, and the key then shows the tie."""
     page = page_of(pages, "notebooks/04_three_matrices").page
-    page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+    first = at_the_opening_state(page, "notebooks/04_three_matrices")[0]
     explorable = explorables_on(page)[0]
     try:
-        page.set_viewport_size({"width": width, "height": 844})
-        page.wait_for_timeout(100)
+        resize(page, width, 844)
         svg = explorable.locator(".qkv-panels svg").first
         svg.scroll_into_view_if_needed()
         at = svg.evaluate(RING_AND_ORIGIN)
@@ -1122,9 +1152,10 @@ def test_dragging_chapter_04s_ring_to_0_minus_1_turns_w_q_by_minus_90(pages, wid
         page.mouse.up()
         landed(page, explorable, {"q_angle": -90, "q_scale": 1})
         expect(explorable.locator(".qkv-readout")).to_contain_text("ケーキ→(同点)")
-    finally:
+    finally:  # back at 1280 px and the opening state, for the next test
         page.set_viewport_size({"width": 1280, "height": 900})
-        page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+        explorable.locator(".qkv-presets button").last.click()
+        landed(page, explorable, {t: first[t] for t in json.loads(explorable.get_attribute("data-qkv-state"))})
 
 
 #: Every text of every explorable's SVG on this page whose contrast (WCAG) against what lies under
@@ -1241,12 +1272,14 @@ def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc
     page = page_of(pages, doc).page
     if not explorables_on(page):
         pytest.skip(f"{doc} には図がありません")
-    try:
-        for opened in (False, True):
-            folds = page.evaluate(OPEN_FOLDS, opened)
-            for width in (320, 390, 600, 768, 1024, 1280, 1920):
-                page.set_viewport_size({"width": width, "height": 900})
-                page.wait_for_timeout(100)
+    folds = page.evaluate(OPEN_FOLDS, False)
+    try:  # each width laid out once, its folds closed then opened (a page without folds: closed)
+        for width in (320, 390, 600, 768, 1024, 1280, 1920):
+            resize(page, width, 900)
+            for opened in (False, True) if folds else (False,):
+                if opened:
+                    page.evaluate(OPEN_FOLDS, True)
+                    page.evaluate(TWO_FRAMES)
                 bad = page.evaluate(CONTROL_OVERLAPS)
                 how = f"(たたんだボタン {folds} 組を{'開いて' if opened else '閉じて'})"
                 assert not bad, f"{doc} を幅 {width}px で{how}: 重なり・はみ出し {bad[:6]}"
@@ -1254,6 +1287,7 @@ def test_no_control_overlaps_another_or_its_value_from_320_to_1920_px(pages, doc
                     shown = page.evaluate("() => [...document.querySelectorAll('.qkv-preset-fold > button')]"
                                           ".every(b => b.checkVisibility())")
                     assert shown, f"{doc} を幅 {width}px で: 開いたのに見えないボタン"
+                    page.evaluate(OPEN_FOLDS, False)
     finally:
         page.evaluate(OPEN_FOLDS, False)
         page.set_viewport_size({"width": 1280, "height": 900})
@@ -1379,6 +1413,10 @@ SKIP_BAR = r"""() => {
 }"""
 
 
+#: The skip link bar has finished sliding (the theme's transition, 0.15 s, longer under load).
+SKIP_BAR_STILL = "() => document.querySelector('.skip-link').getAnimations({ subtree: true }).length === 0"
+
+
 def orange_rows(png: Path, css: str) -> int:
     """How many rows of the image are mostly (over 60 %) the colour `css` (rgb(r, g, b))."""
     want = [int(v) for v in re.findall(r"\d+", css)[:3]]
@@ -1414,12 +1452,12 @@ def test_the_skip_link_shows_only_while_the_keyboard_is_on_it(book, browser, wid
         page.evaluate("window.scrollTo(0, 0)")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.closest('.skip-link') !== null")
-        page.wait_for_timeout(300)  # the theme slides it down in 0.15 s
+        page.wait_for_function(SKIP_BAR_STILL)  # the theme slides it down in 0.15 s
         bar = page.evaluate(SKIP_BAR)
         assert bar["top"] >= -0.5 and bar["onTop"], bar
         page.keyboard.press("Escape")
         page.evaluate("document.activeElement.blur()")
-        page.wait_for_timeout(300)
+        page.wait_for_function(SKIP_BAR_STILL)
         assert not page.evaluate(SKIP_BAR)["inView"]
     finally:
         context.close()

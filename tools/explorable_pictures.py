@@ -10,7 +10,9 @@ so the colours are written in (the light theme's).
 
 from __future__ import annotations
 
+import atexit
 import base64
+import hashlib
 import html
 import json
 import re
@@ -19,17 +21,30 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+#: One Node process per Python process, started at the first call and reused by the next ones
+#: (the book's tests call it a few hundred times; a Node start each cost more than the call).
+#: It reads one request a line (a module file, a function, its cases) and answers one line.
+#: Each module source is its own file, named by its text: imported once, whoever asks again.
 _RUNNER = """
-import * as mod from "./module.mjs";
-const input = JSON.parse(await new Promise((ok) => {
-  let text = ""; process.stdin.on("data", (c) => (text += c)); process.stdin.on("end", () => ok(text));
-}));
-const fix = (v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);
-const out = input.cases.map((args) => {
-  try { return { ok: mod[input.function](...args) }; } catch (e) { return { error: String(e.message) }; }
-});
-process.stdout.write(JSON.stringify(out, (k, v) => fix(v)));
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+console.log = console.error; // an answer is one line of stdout: a module's log goes to stderr
+const fix = (k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);
+for await (const line of createInterface({ input: process.stdin })) {
+  const input = JSON.parse(line);
+  let out;
+  try {
+    const mod = await import(pathToFileURL(input.file).href);
+    out = input.cases.map((args) => {
+      try { return { ok: mod[input.function](...args) }; } catch (e) { return { error: String(e.message) }; }
+    });
+  } catch (e) {
+    out = { failed: String(e.stack ?? e) };
+  }
+  process.stdout.write(JSON.stringify(out, fix) + "\\n");
+}
 """
+_node: dict = {}
 
 
 def node() -> str:
@@ -39,20 +54,45 @@ def node() -> str:
     return found
 
 
+def _runner() -> tuple[subprocess.Popen, Path]:
+    """The running Node process and its folder of module files (started again if it died)."""
+    if _node.get("process") is None or _node["process"].poll() is not None:
+        folder = Path(tempfile.mkdtemp(prefix="qkv-node-"))
+        (folder / "run.mjs").write_text(_RUNNER, encoding="utf-8")
+        process = subprocess.Popen([node(), "run.mjs"], cwd=folder, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        _node.update(process=process, folder=folder)
+        atexit.register(_stop, process, folder)
+    return _node["process"], _node["folder"]
+
+
+def _stop(process: subprocess.Popen, folder: Path) -> None:
+    if process.poll() is None:
+        process.stdin.close()
+        process.wait(timeout=10)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def run_module(source: str, function: str, cases: list[list], default=None) -> list[dict]:
     """Call `function(*args)` of the module `source` for every `args` in `cases`, in Node.
 
     Each result is {"ok": value} or {"error": message}; ±Infinity and NaN come back as strings.
     `default` turns values JSON cannot hold (numpy arrays) into ones it can."""
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "module.mjs").write_text(source, encoding="utf-8")
-        Path(tmp, "run.mjs").write_text(_RUNNER, encoding="utf-8")
-        payload = json.dumps({"function": function, "cases": cases}, default=default)
-        done = subprocess.run([node(), "run.mjs"], cwd=tmp, input=payload, capture_output=True,
-                              text=True, timeout=120, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(done.stderr)
-        return json.loads(done.stdout)
+    process, folder = _runner()
+    file = folder / f"m{hashlib.sha256(source.encode()).hexdigest()[:20]}.mjs"
+    if not file.exists():
+        file.write_text(source, encoding="utf-8")
+    request = json.dumps({"file": str(file), "function": function, "cases": cases}, default=default)
+    process.stdin.write(request + "\n")
+    process.stdin.flush()
+    answer = process.stdout.readline()
+    if not answer:
+        _node.clear()
+        raise RuntimeError(f"Node が終了しました(終了コード {process.wait()})")
+    out = json.loads(answer)
+    if isinstance(out, dict):
+        raise RuntimeError(out["failed"])
+    return out
 
 
 def light_colours(css: str) -> dict[str, str]:
