@@ -1,10 +1,11 @@
 """Launch buttons, off by default (book/_ext/qkv_book/launch_links.py), and the version on the front page.
 
 The book `make test` builds (tests/test_book_build.py) has no setting, so no button: tests/test_book.py
-checks that no page links to a notebook service. Here the book is built once more, without
-executing the chapters and with their outputs cleared (the buttons do not depend on them), with a dummy repository
-address: every chapter's Colab, Binder and JupyterHub link must name the chapter's executed
-`.ipynb` in the repository (Colab cannot open the MyST `.md`), and no other page gets one.
+checks that no page links to a notebook service. Here the front page and every chapter page are
+built once more with a dummy repository address, each chapter from a stub of its notebook (its
+metadata and title, nothing executed: the buttons depend on the page's path and kind only): every
+chapter's Colab, Binder and JupyterHub link must name the chapter's executed `.ipynb` in the
+repository (Colab cannot open the MyST `.md`), and no other page gets one.
 """
 
 import os
@@ -72,27 +73,28 @@ def notebook_path(url: str) -> str:
     return unquote(query["urlpath"][0]).removeprefix(f"lab/tree/{REPO}/")
 
 
-def sources_without_outputs(tmp: Path) -> Path:
-    """The book's sources and the chapters with their outputs cleared, laid out as in the
-    repository: the buttons depend on neither, and a build without the chapters' figures skips
-    their re-encoding and most of the search index (half the build's time)."""
+def chapter_stubs(tmp: Path) -> Path:
+    """The book's sources and a stub of each chapter, laid out as in the repository: the chapter's
+    notebook with its metadata and its title only. The buttons depend on neither the text nor the
+    outputs, and a page without them skips the maths' typesetting, the font's subset over every
+    character and most of the search index (most of a build's time)."""
     src = tmp / "src"
     shutil.copytree(ROOT / "book", src / "book", ignore=shutil.ignore_patterns("_build"))
     (src / "notebooks").mkdir()
     for chapter in chapters.chapters():
         nb = nbformat.read(ROOT / "notebooks" / f"{chapter.slug}.ipynb", as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                cell.outputs, cell.execution_count = [], None
+        title = nb.cells[0].source.splitlines()[0]
+        assert nb.cells[0].cell_type == "markdown" and title.startswith("# "), chapter.slug
+        nb.cells = [nbformat.v4.new_markdown_cell(title)]
         nbformat.write(nb, src / "notebooks" / f"{chapter.slug}.ipynb")
     return src
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    """The front page and the chapters, not executed (outputs cleared), with the setting."""
+    """The front page and the chapters' stubs, with the setting."""
     tmp = tmp_path_factory.mktemp("launch")
-    src = sources_without_outputs(tmp)
+    src = chapter_stubs(tmp)
     config = yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
     config["execute"]["execute_notebooks"] = "off"
     config["sphinx"]["local_extensions"] = {"qkv_book": str(ROOT / "book" / "_ext")}
