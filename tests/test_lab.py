@@ -291,13 +291,6 @@ def _menu_items(page, menu: str) -> list[str]:
     return items
 
 
-#: The tests' Lab settings (lab_server.SETTINGS), and a chapter's tab sent behind another keeps
-#: its layout (hidden with `content-visibility`, Lab's setting for Chromium) instead of being laid
-#: out again from nothing each time it comes to the front (the link test's tabs).
-LEARNER_SETTINGS = {**lab_server.SETTINGS,
-                    "@jupyterlab/application-extension:shell": {"hiddenMode": "contentVisibility"}}
-
-
 @pytest.fixture(scope="session")
 def learner(tmp_path_factory):
     """One learner's copy and the JupyterLab `make lab` starts on it, shared by this file's
@@ -306,7 +299,7 @@ def learner(tmp_path_factory):
     ends the kernels it started; the browser stays per module (Playwright's sync API runs one at
     a time, and the book's tests start their own)."""
     work = lab_server.learner_copy(tmp_path_factory.mktemp("learner"))
-    with lab_server.running(work, settings=LEARNER_SETTINGS) as lab:
+    with lab_server.running(work) as lab:
         yield lab, work
 
 
