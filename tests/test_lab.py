@@ -320,25 +320,27 @@ def test_learner_lab(browser, learner):
     assert page.locator(".lm-MenuBar-itemLabel").all_inner_texts()[:5] == ["ファイル", "編集", "表示", "実行", "カーネル"]
     for where, (menu, *items) in _menu_paths():
         assert items[0] in _menu_items(page, menu), f"{where}: 「{menu}」→「{items[0]}」"
-    # No news prompt over the notebook (a first launch's "official Jupyter news?").
-    page.wait_for_timeout(3000)
-    toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
-    assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
+    menus_checked = time.monotonic()
     # The file browser shows each chapter once: the copy holds no paired .md.
     names = page.locator(".jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
     assert sorted(names) == sorted(p.name for p in CHAPTERS), names
-    # Open, save: the learner's copy is saved as it was, and no .md appears beside it.
+    # Open, save: the learner's copy is saved as it was, and no .md appears beside it. The save
+    # is done once the server has answered its PUT (it answers after writing the file).
     before = mine.read_bytes()
     saved_at = mine.stat().st_mtime_ns
     lab_server.focus_notebook(page)
-    page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 60
-    while mine.stat().st_mtime_ns == saved_at and time.monotonic() < deadline:
-        time.sleep(0.2)
+    with page.expect_response(lambda r: r.url.split("?")[0].endswith(f"/api/contents/{IN_COPY.format(CHAPTER)}")
+                              and r.request.method == "PUT", timeout=60_000) as saving:
+        page.keyboard.press("Control+s")
+    assert saving.value.ok, f"保存されませんでした({saving.value.status})"
     assert mine.stat().st_mtime_ns != saved_at, "保存されませんでした"
-    time.sleep(1)
     assert nbformat.reads(mine.read_text(encoding="utf-8"), 4) == nbformat.reads(before.decode(), 4)
     assert sorted(p.name for p in mine.parent.iterdir() if p.is_file()) == sorted(c.name for c in CHAPTERS)
+    # No news prompt over the notebook (a first launch's "official Jupyter news?"), 3 s or more
+    # after the menus were shown (the save above is part of that wait).
+    page.wait_for_timeout(max(0.0, 3.0 - (time.monotonic() - menus_checked)) * 1000)
+    toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
+    assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
     page.goto("about:blank")
     page.close()
     lab_server.end_sessions(lab)
@@ -405,15 +407,18 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             if path in clicked and not every_link:
                 continue
             clicked.add(path)
-            # The active cell's toolbar floats over its top right corner, where a link can sit
-            # (chapter 07's gradient-descent link): make a neighbouring cell the active one.
-            cell = links.nth(i).evaluate(
-                "a => [...a.closest('.jp-Notebook').querySelectorAll('.jp-Cell')].indexOf(a.closest('.jp-Cell'))")
-            lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1, within=chapter)
-            # A link inside a folded aside (<details>) is clicked as a learner does: fold opened first.
-            links.nth(i).evaluate("a => { for (let d = a.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }")
-            links.nth(i).scroll_into_view_if_needed()
-            links.nth(i).click()
+            # A link inside a folded aside (<details>) is clicked as a learner does: fold opened
+            # first. The active cell's toolbar floats over its top right corner, where a link can
+            # sit (chapter 07's gradient-descent link): if the link's cell is the active one, make
+            # a neighbouring cell the active one.
+            cell, active = links.nth(i).evaluate(
+                """a => { for (let d = a.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+                          const c = a.closest('.jp-Cell');
+                          return [[...a.closest('.jp-Notebook').querySelectorAll('.jp-Cell')].indexOf(c),
+                                  c.classList.contains('jp-mod-active')]; }""")
+            if active:
+                lab_server.focus_notebook(page, cell - 1 if cell > 0 else cell + 1, within=chapter)
+            links.nth(i).click()  # scrolled into view by the click itself
             title = Path(path).name
             try:
                 page.wait_for_function("([s, t]) => document.querySelector(s)?.textContent === t",
@@ -434,7 +439,7 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
 def test_teacher_lab_has_nbgrader(browser, tmp_path):
     copy = _copy_notebooks(tmp_path)
     with lab_server.running(copy, teacher=True) as lab:
-        page = _open(browser, lab, CHAPTER)
+        page = _open(browser, lab, CHAPTER, kernels=False)  # nothing is run: no kernel started
         page.wait_for_selector(".lm-MenuBar-itemLabel >> text=Nbgrader", timeout=60_000)
         assert _nbgrader_ui(page) == {"menu": True, "validate": True, "create_assignment": True}
 
@@ -448,7 +453,9 @@ def _run_new_cell(page, code: str) -> str:
     page.keyboard.press("Escape")
     page.keyboard.press("b")
     page.keyboard.press("Enter")
-    page.keyboard.type(code)
+    # the code as one input, as a paste gives it (typed key by key, each key press was a round
+    # trip to the editor: seconds of a core for two cells)
+    page.keyboard.insert_text(code)
     page.keyboard.press("Control+Enter")  # run in place: no new cell below
     cell = page.locator(".jp-Notebook .jp-CodeCell").last
     cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
@@ -590,9 +597,9 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
         assert files.bounding_box()["width"] >= 200
         lab_server.run_all(lab, page, "every_explorable.ipynb")
         explorables = page.locator(".jp-OutputArea-output .qkv-ex")
-        deadline = time.monotonic() + 300
-        while explorables.count() < len(names) and time.monotonic() < deadline:
-            page.wait_for_timeout(500)
+        with contextlib.suppress(Exception):  # the assertion below says what came instead
+            page.wait_for_function("([s, n]) => document.querySelectorAll(s).length >= n",
+                                   arg=[".jp-OutputArea-output .qkv-ex", len(names)], timeout=300_000)
         assert explorables.count() == len(names), page.locator(".jp-OutputArea-output").all_inner_texts()[:3]
         notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
         assert notebook["x"] >= 200 and notebook["width"] <= 1000, notebook  # beside the file browser

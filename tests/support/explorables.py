@@ -7,6 +7,7 @@ browser computed with what numpy computes, key by key, within floating-point noi
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -194,12 +195,18 @@ SHOWN_SYMBOLS = r"""ex => {
 
 
 def presets_of(module: str) -> list[dict]:
-    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node."""
+    """The states a chapter module offers as buttons (its PRESETS), read by running it in Node
+    once per module and test process (a fresh copy each call)."""
+    return json.loads(_presets_json(module))
+
+
+@functools.cache
+def _presets_json(module: str) -> str:
     source = module_source(module)
     if "export const PRESETS" not in source:
-        return []
+        return "[]"
     (result,) = run_module(source + "\nexport function presets_() { return PRESETS; }", "presets_", [[]])
-    return result["ok"]
+    return json.dumps(result["ok"])
 
 
 def landed(page, explorable, want: dict, timeout: float = 5000) -> None:
