@@ -161,6 +161,27 @@ _PANELS_NOT_AS_DRAWN = """(p, panels) => {
 }"""
 
 
+#: How far each part of an explorable in the flow ends below the box it is drawn in (its
+#: content box, px), once two frames have passed: the first one's ResizeObserver has then written
+#: the height of what the last change moved (mount's `fitHeight`).
+_PARTS_BELOW_THE_BOX = """async (ex) => {
+  for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));
+  const style = getComputedStyle(ex);
+  const end = ex.getBoundingClientRect().bottom - parseFloat(style.paddingBottom)
+    - parseFloat(style.borderBottomWidth);
+  return [...ex.children].filter((c) => getComputedStyle(c).position !== 'absolute')
+    .map((c) => c.getBoundingClientRect().bottom - end);
+}"""
+
+
+def check_fits(explorable, where: str) -> None:
+    """The explorable's box ends where its last part ends: its height is measured, not laid out
+    from its content (its size is contained on a screen), so a part that grew (a fold opened, a
+    readout on more lines) would be cut off by its paint containment if the height lagged."""
+    below = explorable.evaluate(_PARTS_BELOW_THE_BOX)
+    assert max(below) <= 1 and abs(below[-1]) <= 1, f"{where}: 図の箱の下端が中身と合いません {below}"
+
+
 def check_numbers(explorable, where: str) -> dict:
     """The numbers the picture states equal numpy's for the state it shows, and every panel is
     what the module draws for that state (a redraw patches the page's SVG in place)."""
@@ -241,6 +262,7 @@ def press_every_preset(page, explorable, module: str, where: str, quick: bool = 
         assert inside.count() and not inside.first.is_visible(), f"{where}: たたんだボタンが見えています"
         folds.nth(f).locator("summary").click()
         inside.first.wait_for(state="visible")
+        check_fits(explorable, f"{where}: たたんだボタンを開いたあと")
     # Where each button is: pressing one moves none (a pressed one that grew would wrap the row
     # anew and move the picture under a dragging finger: chapter 04 at 390 px).
     boxes = """bs => bs.map(b => { const r = b.getBoundingClientRect();
@@ -290,7 +312,8 @@ def press_every_preset(page, explorable, module: str, where: str, quick: bool = 
 def move_every_control(page, explorable, where: str) -> list[str]:
     """Move each control of one explorable as a learner would (keyboard on sliders, clicks on
     boxes and buttons); after each move the state, the picture and the numbers must change,
-    and the numbers must equal numpy's for the new state. Returns the traits moved."""
+    and the numbers must equal numpy's for the new state; then the explorable's box still ends
+    where its last part ends (`check_fits`). Returns the traits moved."""
     moved = []
     controls = explorable.locator(".qkv-control")
     for i in range(controls.count()):
@@ -315,6 +338,7 @@ def move_every_control(page, explorable, where: str) -> list[str]:
         assert after_picture != before_picture, f"{where}: コントロール {i} を動かしても図が変わりません"
         check_numbers(explorable, f"{where}(コントロール {i} のあと)")
         moved += changed
+    check_fits(explorable, f"{where}(コントロールを全部動かしたあと)")
     return moved
 
 

@@ -299,6 +299,7 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     (fold ? folds.get(fold) : presetBar).append(buttons[i]);
   });
   root.replaceChildren(presetBar, bar, picture, hint, readout, live);
+  const unfit = fitHeight(root, readout);
   // Linked highlighting: hovering an item (a word, a book, a heatmap's row: qkv_draw's `item`)
   // lights it in every panel, dims the rest and says its exact values under the picture; a
   // heatmap's cell under the pointer (`data-cell`) is framed and said first, with its value.
@@ -548,7 +549,31 @@ export function mount({ model, el: root, controls, data = [], draw, drag = null,
     events.forEach((e) => model.off(e, redraw));
     data.forEach((t) => model.off(`change:${t}`, writeData));
     undrag();
+    unfit();
   };
+}
+
+// The explorable's own height written on it (`--qkv-height`, the bottom of `last`, its last part
+// in the flow): on a screen qkv.css then contains its size (`contain: strict`), so a key press
+// lays out the explorable alone, not the notebook or the page around it (in JupyterLab a press
+// laid out the document from its root). A ResizeObserver on its parts keeps it: a fold opened, a
+// narrower window, a readout on more lines are measured after that frame's layout and laid out
+// again before its paint. Returns the unbinder.
+function fitHeight(root, last) {
+  if (typeof ResizeObserver === "undefined") return () => {};
+  const fit = () => {
+    const style = getComputedStyle(root);
+    const edge = (side) =>
+      parseFloat(style[`padding${side}`]) + parseFloat(style[`border${side}Width`]);
+    const [top, bottom] = style.boxSizing === "border-box" ? [0, edge("Bottom")] : [edge("Top"), 0];
+    const from = root.getBoundingClientRect().top + top;
+    const height = `${Math.max(0, last.getBoundingClientRect().bottom + bottom - from)}px`;
+    if (root.style.getPropertyValue("--qkv-height") !== height)
+      root.style.setProperty("--qkv-height", height);
+  };
+  const watch = new ResizeObserver(fit);
+  for (const part of root.children) watch.observe(part);
+  return () => watch.disconnect();
 }
 
 // The one drag system. `drag` = { panel (or panels: a list), plane, set, grab }: a press in one of
