@@ -1333,6 +1333,47 @@ def test_an_explorables_controls_stick_right_under_the_pages_header(pages, width
         assert abs(top - header) <= 0.5, f"{doc} を幅 {width}px で: つまみの上端 {top}px、見出しの下端 {header}px"
 
 
+#: Where every element of the article is (page coordinates, in tenths of a pixel): a `[box, …]`.
+ARTICLE_BOXES = """() => Array.from(document.querySelectorAll(".bd-article *"), (e) => {
+  const r = e.getBoundingClientRect();
+  return [r.left, r.top + scrollY, r.width, r.height].map((v) => Math.round(v * 10)).join(",");
+})"""
+#: How many elements of the article are not drawn now (content-visibility: auto, away from the screen).
+SKIPPED = """() => Array.from(document.querySelectorAll(".bd-article *"))
+  .filter((e) => !e.checkVisibility({ contentVisibilityAuto: true })).length"""
+NEAR_SCREEN_ONLY = "document.documentElement.classList.contains('qkv-near-screen-only')"
+
+
+def test_a_page_with_explorables_draws_only_the_text_near_the_screen_and_nothing_moves(book, browser):
+    """A key press's frame lays out and paints the explorable and the text near the screen, not
+    the whole chapter (book/_static/qkv.css, .qkv-near-screen-only): far blocks are skipped, each
+    keeping the size it was drawn at, so every element of the article is where it is with
+    everything drawn, at the first width and after the window changed width; on paper all is drawn."""
+    loaded = open_page(browser, "notebooks/08_going_further.html", None)
+    page = loaded.page
+    try:
+        page.evaluate("addEventListener('resize', () => { window.qkvResized = true; })")
+        for width in (1280, 390):
+            if width != 1280:
+                page.set_viewport_size({"width": width, "height": 844})
+                page.wait_for_function("window.qkvResized === true")
+            page.wait_for_function(NEAR_SCREEN_ONLY, timeout=10_000)
+            skipped, near = page.evaluate(SKIPPED), page.evaluate(ARTICLE_BOXES)
+            page.evaluate("document.documentElement.classList.remove('qkv-near-screen-only')")
+            # a closed fold's content counts as not drawn either way
+            folded, drawn = page.evaluate(SKIPPED), page.evaluate(ARTICLE_BOXES)
+            page.evaluate("document.documentElement.classList.add('qkv-near-screen-only')")
+            assert skipped - folded > 1000, f"幅 {width}px: 画面から遠い要素が描かれたままです({skipped - folded} 個だけ省かれています)"
+            moved = [i for i, (a, b) in enumerate(zip(near, drawn, strict=True)) if a != b]
+            assert not moved, f"幅 {width}px: 全部を描いたときと位置や大きさが違う要素が {len(moved)} 個あります"
+        page.emulate_media(media="print")
+        printed = page.evaluate(SKIPPED)
+        page.evaluate("document.documentElement.classList.remove('qkv-near-screen-only')")
+        assert printed == page.evaluate(SKIPPED), "印刷では全部を描くはずが、省かれた要素があります"
+    finally:
+        loaded.context.close()
+
+
 @pytest.mark.parametrize("system, chosen, shown", [
     ("dark", None, "dark"), ("light", None, "light"), ("dark", "light", "light"), ("light", "dark", "dark"),
 ])

@@ -197,6 +197,7 @@ def measure_book(before: Path | None = None) -> dict[tuple[str, bool], list[list
             page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=2)
             page.goto(html.as_uri())
             page.wait_for_selector(".qkv-ex", timeout=60_000)
+            page.wait_for_timeout(1000)  # settled, as a reader's page is by the first press (fonts, far text skipped)
             out[name, other] = _measure_page(page, page.locator(".qkv-ex").count())
             page.close()
     return out

@@ -141,6 +141,31 @@
     });
   }
 
+  // The text away from the screen is not drawn for an explorable's frames (book/_static/qkv.css,
+  // .qkv-near-screen-only): only once the page has been drawn with its fonts and pictures, so
+  // that every block has a size to keep; while the window changes width, everything is drawn
+  // (the kept sizes would be the old width's), and skipped again once it has settled.
+  const NEAR = "qkv-near-screen-only";
+  let settling = 0;
+  function skipFarText() {
+    clearTimeout(settling);
+    settling = setTimeout(
+      () =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => document.documentElement.classList.add(NEAR)),
+        ),
+      250,
+    );
+  }
+  function drawEverything() {
+    document.documentElement.classList.remove(NEAR);
+    skipFarText();
+  }
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();
+  const drawn = () => document.fonts.ready.then(skipFarText);
+  if (document.readyState === "complete") drawn();
+  else window.addEventListener("load", drawn, { once: true });
+  window.addEventListener("resize", drawEverything);
 })();
