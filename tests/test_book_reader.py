@@ -51,12 +51,16 @@ PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 800, "height": 1100}
 
 
-#: Fonts in, a frame drawn (the resize event is dispatched before it), and a moment for
-#: qkv-book.js to mark what overflows (on load, and again on resize).
+#: Fonts in, every explorable mounted (explorables_shim.js marks its box ready, or with its
+#: error), and a frame drawn. qkv-book.js marks what overflows synchronously in its `load` and
+#: `resize` listeners (no debounce), and a resize event is dispatched before the next frame's rAF
+#: callbacks: after two frames every mark is made. Exact conditions, no timer.
 SETTLED = """async () => {
   await document.fonts.ready;
+  const mounted = () => [...document.querySelectorAll('.qkv-explorable')]
+    .every(b => b.dataset.qkvReady === 'true' || b.dataset.qkvError);
+  await new Promise(r => { const poll = () => mounted() ? r() : requestAnimationFrame(poll); poll(); });
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  await new Promise(r => setTimeout(r, 100));
 }"""
 
 
@@ -208,6 +212,36 @@ PANEL_TEXT = """svg => Math.min(...[...svg.querySelectorAll('text')]
               / svg.viewBox.baseVal.width))"""
 
 
+#: An explorable's boxes on the phone, read in one round trip (each a Playwright call would be a
+#: round trip, and a scroll a wait for two still frames): its choices' heights, its panels' boxes
+#: and smallest text (PANEL_TEXT), each panel's own controls above it, and the top bar's box while
+#: the last panel is scrolled into view (as Playwright's scroll_into_view_if_needed scrolls: the
+#: element centred, if it is not in view already).
+EXPLORABLE_BOXES = """ex => {
+  const box = e => { const r = e.getBoundingClientRect();
+                     return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+  const panels = [...ex.querySelectorAll('.qkv-panel')];
+  const bar = ex.querySelector(':scope > .qkv-controls');
+  const seen = { choices: [...ex.querySelectorAll('.qkv-choice label, .qkv-control input[type=checkbox]')]
+                   .map(l => box(l).height),
+                 panels: panels.map(p => ({box: box(p), smallest: (PANEL_TEXT)(p)})),
+                 cells: [...ex.querySelectorAll('.qkv-cell')].filter(c => c.querySelector('.qkv-panel-controls'))
+                   .map(c => [box(c.querySelector('.qkv-panel-controls')), box(c.querySelector('.qkv-host'))]),
+                 bar: null };
+  const shown = e => { const r = e.getBoundingClientRect();
+                       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+  if (bar && shown(bar) && panels.length) {
+    panels[panels.length - 1].scrollIntoViewIfNeeded(true);
+    seen.bar = box(bar);
+  }
+  return seen;
+}""".replace("PANEL_TEXT", PANEL_TEXT)
+
+#: A slider scrolled into view (centred if it was not), its box and range, in one round trip.
+SLIDER_IN_VIEW = """s => { s.scrollIntoViewIfNeeded(true); const r = s.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height, max: +s.max, step: +s.step}; }"""
+
+
 def check_explorables_on_a_phone(page, doc: str) -> None:
     """Each explorable on a 390 px phone: its controls are touch targets that a finger moves, its
     panels stack in one column inside the screen with labels of at least 12 px, and the controls
@@ -216,39 +250,33 @@ def check_explorables_on_a_phone(page, doc: str) -> None:
     for i in range(explorables.count()):
         ex = explorables.nth(i)
         where = f"{doc} の図 {i}"
-        ex.scroll_into_view_if_needed()
-        for slider in ex.locator("input[type=range]").all():
-            slider.scroll_into_view_if_needed()
-            box = slider.bounding_box()
+        for slider in ex.locator("input[type=range]").element_handles():
+            box = slider.evaluate(SLIDER_IN_VIEW)
             assert box["height"] >= TOUCH_PX and box["width"] >= 200, (
                 f"{where}: スライダーが {box['width']:.0f}×{box['height']:.0f} px"
                 f"(指で触れる的は高さ {TOUCH_PX} px 以上、幅 200 px 以上)")
             page.touchscreen.tap(box["x"] + box["width"] * 0.99, box["y"] + box["height"] / 2)
-            top, step = float(slider.get_attribute("max")), float(slider.get_attribute("step"))
-            assert float(slider.input_value()) >= top - 2 * step, (
-                f"{where}: スライダーの右端を指で触れても {slider.input_value()}(最大 {top})")
-        for label in ex.locator(".qkv-choice label, .qkv-control input[type=checkbox]").all():
-            assert label.bounding_box()["height"] >= TOUCH_PX, f"{where}: ボタンが指で押すには小さすぎます"
-        panels = ex.locator(".qkv-panel")
-        lefts = {round(p.bounding_box()["x"]) for p in panels.all()}
+            value = float(slider.evaluate("s => s.value"))
+            assert value >= box["max"] - 2 * box["step"], (
+                f"{where}: スライダーの右端を指で触れても {value}(最大 {box['max']})")
+        seen = ex.evaluate(EXPLORABLE_BOXES)
+        for height in seen["choices"]:
+            assert height >= TOUCH_PX, f"{where}: ボタンが指で押すには小さすぎます"
+        lefts = {round(p["box"]["x"]) for p in seen["panels"]}
         assert len(lefts) == 1, f"{where}: 390 px で図が縦に並びません(左端 {sorted(lefts)})"
-        for panel in panels.all():
-            box = panel.bounding_box()
+        for panel in seen["panels"]:
+            box = panel["box"]
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 0.5, (
                 f"{where}: 図が画面からはみ出します {box}")
-            smallest = panel.evaluate(PANEL_TEXT)
-            assert smallest >= EXPLORABLE_TEXT_PX - 0.05, (
-                f"{where}: いちばん小さい文字が {smallest:.1f} px(下限 {EXPLORABLE_TEXT_PX} px)")
+            assert panel["smallest"] >= EXPLORABLE_TEXT_PX - 0.05, (
+                f"{where}: いちばん小さい文字が {panel['smallest']:.1f} px(下限 {EXPLORABLE_TEXT_PX} px)")
         # Controls and the picture they move are seen together: the top bar stays in view while
         # the last panel is looked at, and a panel's own controls sit right above it.
-        for cell in ex.locator(".qkv-cell:has(.qkv-panel-controls)").all():
-            own, host = cell.locator(".qkv-panel-controls").bounding_box(), cell.locator(".qkv-host").bounding_box()
+        for own, host in seen["cells"]:
             assert 0 <= host["y"] - (own["y"] + own["height"]) <= 16, (
                 f"{where}: 図の上のコントロールが図から離れています {own} {host}")
-        bar = ex.locator(":scope > .qkv-controls")
-        if bar.is_visible():
-            panels.last.scroll_into_view_if_needed()
-            controls = bar.bounding_box()
+        controls = seen["bar"]
+        if controls is not None:
             assert controls["y"] >= 0 and controls["y"] + controls["height"] <= PHONE["height"], (
                 f"{where}: いちばん下の図を見ているとき、コントロールが画面の外にあります {controls}")
 
@@ -357,12 +385,12 @@ def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
         with subtests.test("menus on a phone"):
             check_menus_open(page, PHONE)
     page.set_viewport_size(DESKTOP)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
+    page.evaluate(SETTLED)
     with subtests.test("figures at 1280 px"):
         check_figure_text_on_a_desktop(page, doc)
     page.set_viewport_size(A4_SCREEN)
     page.emulate_media(media="print")
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 100)))")
+    page.evaluate(SETTLED)
     with subtests.test("printed"):
         check_print(page, doc)
 
@@ -386,25 +414,19 @@ TABLES_ON_A_PHONE = """() => [...document.querySelectorAll('.bd-article table')]
 })"""
 
 
-def test_book_pages_fit_a_phone(book, browser, subtests):
+def check_page_fits_a_phone(page, doc: str) -> None:
     """No page is wider than the phone; a table of five or more columns keeps its columns at
     least 3 characters wide (they were squeezed to one: コ/ー/ド) and scrolls in its box, which
-    says so like a wide figure."""
-    for doc in BOOK_PAGES:
-        with subtests.test(doc):
-            # The phone's width without its touch emulation: the same layout (the pages set
-            # width=device-width), in half the time to open.
-            context, page = open_page(browser, f"{doc}.html", PHONE)
-            width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-            tables = page.evaluate(TABLES_ON_A_PHONE)
-            context.close()
-            assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
-            for table in tables:
-                if table["columns"] >= 5:
-                    assert table["narrowest"] >= 3, f"{doc}: 表の列が狭すぎます(文字 {table['narrowest']:.1f} 個分): {table}"
-                if table["wide"]:
-                    assert table["marked"] and table["tab"] == "0" and JAPANESE.search(table["label"] or ""), table
-                    assert table["hint"] and "スクロール" in table["hint"], f"{doc}: 横にはみ出す表に説明がありません: {table}"
+    says so like a wide figure. (At the phone's width without its touch emulation: the same
+    layout, as the pages set width=device-width.)"""
+    width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+    for table in page.evaluate(TABLES_ON_A_PHONE):
+        if table["columns"] >= 5:
+            assert table["narrowest"] >= 3, f"{doc}: 表の列が狭すぎます(文字 {table['narrowest']:.1f} 個分): {table}"
+        if table["wide"]:
+            assert table["marked"] and table["tab"] == "0" and JAPANESE.search(table["label"] or ""), table
+            assert table["hint"] and "スクロール" in table["hint"], f"{doc}: 横にはみ出す表に説明がありません: {table}"
 
 
 # ------------------------------------------------------------------------ Japanese throughout
@@ -540,19 +562,25 @@ AXE_RUN = """async () => {
 
 
 @pytest.mark.parametrize("doc", AXE_PAGES)
-def test_axe_finds_nothing_serious_on_any_page_at_either_width(book, browser, doc):
+def test_axe_at_either_width_and_book_pages_fit_a_phone(book, browser, doc, subtests):
     """axe-core on every page of the book, at 1280 px and on a 390 px phone: no serious or
-    critical finding. One load per page: axe runs, the window narrows to the phone's width (the
-    pages lay themselves out again on resize: CSS, and qkv-book.js's scroll hints), axe runs
-    again. The moderate ones left are printed (`-s` shows them)."""
+    critical finding; and at 390 px a book page (BOOK_PAGES) fits the phone
+    (check_page_fits_a_phone; a chapter's width is checked with its figures). One load per page:
+    axe runs, the window narrows to the phone's width (the pages lay themselves out again on
+    resize: CSS, and qkv-book.js's scroll hints), the page's width is checked and axe runs again.
+    The moderate ones left are printed (`-s` shows them)."""
     assert AXE.exists(), f"axe-core がありません({AXE}): make setup(npm ci)を実行してください"
     serious, moderate = [], {}
-    context, page = open_page(browser, f"{doc}.html", DESKTOP)
+    context, page = open_page(browser, f"{doc}.html", DESKTOP)  # settled at DESKTOP
     page.add_script_tag(path=str(AXE))
     for viewport in (DESKTOP, PHONE):
-        page.set_viewport_size(viewport)
-        page.evaluate(SETTLED)
+        if viewport != page.viewport_size:
+            page.set_viewport_size(viewport)
+            page.evaluate(SETTLED)
         assert page.evaluate("() => innerWidth") == viewport["width"]
+        if viewport == PHONE and doc in BOOK_PAGES:
+            with subtests.test("fits a phone"):
+                check_page_fits_a_phone(page, doc)
         for v in page.evaluate(AXE_RUN):
             if v["impact"] in ("serious", "critical"):
                 serious.append((viewport["width"], v))
@@ -560,7 +588,7 @@ def test_axe_finds_nothing_serious_on_any_page_at_either_width(book, browser, do
                 moderate[v["id"]] = moderate.get(v["id"], 0) + v["nodes"]
     context.close()
     print(f"axe-core: {doc} の中程度以下の指摘 {moderate}(2 幅)")
-    assert not serious, f"axe-core の重大な指摘({doc}): {serious[:8]}"
+    assert not serious, f"axe-core の重大な指摘({doc}、幅 px と指摘): {serious[:8]}"
 
 
 # --------------------------------------------------------------------------------- dark mode
