@@ -28,8 +28,10 @@ IMPORT = re.compile(r'@import\s+(?:url\()?\s*["\']?([^"\')\s;]+)["\']?\s*\)?\s*;
 URL = re.compile(r'url\(\s*(["\']?)([^"\')]+)\1\s*\)')
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 #: The PDF's printing (`make pdf`) adds its own classes to the pages it prints (the explorables'
-#: line of values, the hidden controls): a script of the book too, though not in the book's folder.
+#: line of values, the hidden controls), all named `qkv-print-…`: only those words are read from it
+#: (its other words, e.g. "never" in a comment, would keep rules no page uses).
 PDF_SCRIPT = Path(__file__).resolve().parents[3] / "tools" / "build_pdf.py"
+PDF_CLASS = re.compile(r"qkv-print-[a-z-]+")
 #: Classes a script builds from pieces, so its text never names them whole: Bootstrap's tooltip
 #: (`bs-${NAME}-auto`; the headings' ¶ links and the header's buttons show tooltips).
 BUILT_BY_SCRIPTS = {"bs-tooltip-auto", "bs-popover-auto"}
@@ -119,8 +121,9 @@ def purged(css: str, known: set[str]) -> str:
 def known_names(outdir: Path) -> set[str]:
     """Every word of every page and script of the book: the classes and ids anything can use."""
     words: set[str] = set()
-    for path in [*outdir.rglob("*.html"), *outdir.rglob("*.js"), PDF_SCRIPT]:
+    for path in [*outdir.rglob("*.html"), *outdir.rglob("*.js")]:
         words.update(WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
+    words.update(PDF_CLASS.findall(PDF_SCRIPT.read_text(encoding="utf-8")))
     return words | BUILT_BY_SCRIPTS
 
 
