@@ -778,6 +778,37 @@ def test_a_preset_glides_to_its_state_unless_less_motion_is_asked(book, browser,
             assert all(float(f"{t:.3g}") == t for t in between), between
 
 
+#: Which of the explorable's radio buttons is checked and which has the focus (-1: none), and
+#: the clicks the page has seen since COUNT_CLICKS.
+CHOICE_NOW = """ex => { const radios = [...ex.querySelectorAll('.qkv-choice input[type=radio]')];
+  return [radios.findIndex(r => r.checked), radios.indexOf(document.activeElement), window.__clicks]; }"""
+COUNT_CLICKS = "() => { window.__clicks = 0; window.addEventListener('click', () => window.__clicks++, true); }"
+
+
+@pytest.mark.parametrize(("doc", "trait", "values"), [("notebooks/03_three_roles", "person", "names"),
+                                                      ("notebooks/08_going_further", "head", "heads")])
+def test_an_arrow_key_moves_a_choice_and_its_focus_with_no_click(book, browser, doc, trait, values):
+    """A choice (chapter 03's guest, chapter 08's head) answers its own arrow keys as a radio group
+    does: → and ↓ choose and focus the next one, ← and ↑ the one before, round at both ends, and the
+    picture follows. No click reaches the page (the browser's own answer fires a synthetic one
+    first, which the theme meets with queries over the whole document on every press)."""
+    with first_explorable(browser, doc, "reduce") as (page, explorable):
+        options = json.loads(explorable.get_attribute("data-qkv-data"))[values]
+        n = len(options)
+        at = page.evaluate(CHOICE_NOW, explorable.element_handle())[0]
+        explorable.locator(".qkv-choice input[type=radio]").nth(at).focus()
+        page.evaluate(COUNT_CLICKS)
+        keys = [("ArrowRight", 1), ("ArrowDown", 1), ("ArrowLeft", -1), ("ArrowUp", -1)]
+        for key, step in keys + [("ArrowLeft", -1)] * (at + 1) + [("ArrowRight", 1)] * (n + 1):
+            page.keyboard.press(key)
+            at = (at + step) % n
+            assert page.evaluate(CHOICE_NOW, explorable.element_handle()) == [at, at, 0], key
+            state = json.loads(explorable.get_attribute("data-qkv-state"))
+            assert state[trait] == options[at], (key, state)
+        page.keyboard.press("End")  # not a radio group's key: the choice stays
+        assert page.evaluate(CHOICE_NOW, explorable.element_handle()) == [at, at, 0]
+
+
 #: Ticks the explorable's checkbox, then the fill of the first row's last cell of its first
 #: heatmap at every frame for 600 ms: [fill before, fill right after the click, …].
 FILLS_AFTER_TICK = """ex => new Promise((done) => {

@@ -16,8 +16,19 @@ function multiHead({ X, W_Q, W_K, W_V, W_O }, masked) {
   return { weights: heads.map((head) => head.weights), output: matmul(joined, W_O) };
 }
 
+// The same, kept for the data it was computed from: choosing another head or turning the mask
+// back computes nothing again (the outputs do not depend on the head shown).
+const computed = new WeakMap(); // X → { W_Q, W_K, W_V, W_O, [masked]: multiHead }
+function multiHeadOf(data, masked) {
+  const { X, W_Q, W_K, W_V, W_O } = data;
+  let kept = computed.get(X);
+  if (!kept || kept.W_Q !== W_Q || kept.W_K !== W_K || kept.W_V !== W_V || kept.W_O !== W_O)
+    computed.set(X, (kept = { W_Q, W_K, W_V, W_O }));
+  return (kept[masked] ??= multiHead(data, masked));
+}
+
 export function numbers(data) {
-  const { weights, output } = multiHead(data, data.masked);
+  const { weights, output } = multiHeadOf(data, data.masked);
   return { head: data.head, masked: data.masked, weights: weights[data.head], output };
 }
 
@@ -28,7 +39,7 @@ export function picture(data) {
   const { words, out_labels: outs, head_names: names } = data;
   const name = names[data.head];
   // One colour scale for the output, with and without the mask: colours compare across the switch.
-  const other = multiHead(data, !data.masked).output;
+  const other = multiHeadOf(data, !data.masked).output;
   const reach = Math.max(...[...n.output, ...other].flat().map(Math.abs)) || 1;
   const hidden = data.masked
     ? words.flatMap((_, i) => words.map((_, j) => [i, j]).filter(([, j]) => j > i))

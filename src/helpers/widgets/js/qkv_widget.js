@@ -143,6 +143,8 @@ function el(tag, cls, attrs = {}) {
   return node;
 }
 
+const ARROW_STEP = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+
 // One control, bound to one trait. Kinds: "range" (numbers; `scale: "log"` moves in log10;
 // `options` walks through a list), "checkbox", "choice" (a row of radio buttons).
 function control(spec, model, onInput) {
@@ -169,6 +171,20 @@ function control(spec, model, onInput) {
       input.addEventListener("change", () => input.checked && onInput(spec.trait, value));
       group.append(input, tag);
       return input;
+    });
+    // An arrow key moves the choice as a radio group's does (← ↑ the one before, → ↓ the next,
+    // round from the last to the first), answered here: the browser's own answer fires a click
+    // before the change, which the book's theme meets with queries over the whole document.
+    group.addEventListener("keydown", (event) => {
+      const at = inputs.indexOf(event.target);
+      const step = ARROW_STEP[event.key];
+      if (at < 0 || !step || event.defaultPrevented || event.isComposing) return;
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      const to = (at + step + inputs.length) % inputs.length;
+      inputs[to].checked = true;
+      inputs[to].focus();
+      onInput(spec.trait, spec.options[to].value);
     });
     box.append(group);
     return {
