@@ -481,16 +481,20 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     symbols as words; 「最初に戻す」 puts back the state the page opened with (the steps are
     tests/support/explorables.py's `press_every_preset`, which the Lab's test takes too). The
     shared page is loaded again first, at its address without a state, if another test moved one
-    of its explorables (this test comes before the ones that do)."""
+    of its explorables (this test comes before the ones that do). Each glide and the live
+    region's timer run on Playwright's fake clock (`clock=True`): every frame as in real time,
+    none waited for (46 presses waited ~0.5 s each). The clock flows in real time outside the
+    presses, for the tests that use the page after this one."""
     page = page_of(pages, doc).page
     opened = at_the_opening_state(page, doc)
+    page.clock.install()
     for i, explorable in enumerate(explorables_on(page)):
         where = f"{doc} の図 {i}"
         now = json.loads(explorable.get_attribute("data-qkv-state"))
         first = {t: opened[i][t] for t in now}  # the state the page opened with
         assert now == first, f"{where}: 開いたのに最初の状態ではありません {now}"
         module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
-        press_every_preset(page, explorable, module, where)
+        press_every_preset(page, explorable, module, where, clock=True)
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
