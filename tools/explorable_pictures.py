@@ -16,6 +16,7 @@ import hashlib
 import html
 import json
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -45,6 +46,7 @@ for await (const line of createInterface({ input: process.stdin })) {
 }
 """
 _node: dict = {}
+ANSWER_TIMEOUT_S = 120
 
 
 def node() -> str:
@@ -85,6 +87,12 @@ def run_module(source: str, function: str, cases: list[list], default=None) -> l
     request = json.dumps({"file": str(file), "function": function, "cases": cases}, default=default)
     process.stdin.write(request + "\n")
     process.stdin.flush()
+    # A module that never returns must not hang a test or `make sync` (one start per call had a
+    # 120-s timeout): the answer is one line, so nothing is buffered before it and select sees it.
+    if not select.select([process.stdout], [], [], ANSWER_TIMEOUT_S)[0]:
+        process.kill()
+        _node.clear()
+        raise RuntimeError(f"Node が {ANSWER_TIMEOUT_S} 秒たっても {function} に答えませんでした")
     answer = process.stdout.readline()
     if not answer:
         _node.clear()

@@ -135,3 +135,15 @@ def test_the_stylesheet_carries_the_books_palette():
 def test_the_shared_modules_are_shipped():
     for name in SHARED_MODULES:
         assert "export function" in js_source(name)
+
+
+def test_the_node_runner_answers_a_module_that_never_returns_with_an_error_and_goes_on(monkeypatch):
+    """tools/explorable_pictures.py keeps one Node process for every call: a module stuck in a loop
+    must end in an error after the timeout (not hang a test or `make sync`), and the next call
+    gets a fresh process."""
+    import explorable_pictures
+
+    monkeypatch.setattr(explorable_pictures, "ANSWER_TIMEOUT_S", 1)
+    with pytest.raises(RuntimeError, match="答えませんでした"):
+        explorable_pictures.run_module("export function stuck() { for (;;); }", "stuck", [[]])
+    assert explorable_pictures.run_module("export const twice = (x) => 2 * x;", "twice", [[3]]) == [{"ok": 6}]
