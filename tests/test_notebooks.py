@@ -6,6 +6,8 @@ the chapter's check module, recap and questions. nbval (run by `make test` on th
 files) re-executes them and compares text outputs; these tests check what nbval does not.
 """
 
+import copy
+import functools
 import importlib
 import inspect
 import json
@@ -37,12 +39,23 @@ def tags(cell):
     return set(cell.metadata.get("tags", []))
 
 
+@functools.cache
+def _parsed(path: Path, fmt: str | None):
+    return jupytext.read(path, fmt=fmt)
+
+
+def read(path: Path, fmt: str | None = None):
+    """The notebook at `path`, parsed once per session (the MyST parse is most of this file's
+    time): each caller gets its own copy, so no test sees what another changed."""
+    return copy.deepcopy(_parsed(path, fmt))
+
+
 @pytest.fixture(params=SOURCES, ids=IDS)
 def pair(request):
     md = request.param
     ipynb = md.with_suffix(".ipynb")
     assert ipynb.exists(), f"{ipynb.name} がありません: make sync で作ってください"
-    return jupytext.read(md), jupytext.read(ipynb, fmt="ipynb"), md.stem
+    return read(md), read(ipynb, fmt="ipynb"), md.stem
 
 
 def test_file_names_are_ascii():
@@ -121,7 +134,7 @@ def test_first_code_cell_sets_up_helpers_or_says_what_to_install(pair):
 
 
 def test_every_chapter_guards_helpers_with_the_same_sentence():
-    guards = {md.stem: helpers_guard(jupytext.read(md))[1] for md in SOURCES}
+    guards = {md.stem: helpers_guard(read(md))[1] for md in SOURCES}
     assert all(guards.values()), [name for name, g in guards.items() if not g]
     assert len({g["message"] for g in guards.values()}) == 1, "章ごとに違う案内文があります"
 
@@ -156,7 +169,7 @@ def test_the_first_cell_says_in_one_japanese_line_what_to_run_in_a_kernel():
     import nbformat
     from nbclient import NotebookClient
 
-    firsts = {md.stem: code_cells(jupytext.read(md))[0].source for md in SOURCES}
+    firsts = {md.stem: code_cells(read(md))[0].source for md in SOURCES}
     cells = [HIDE_NUMPY, *firsts.values()]  # first, before anything imports numpy in this kernel
     for first in firsts.values():
         cells += [HIDE_HELPERS, first, OLD_HELPERS, first]
@@ -345,7 +358,7 @@ def test_reader_is_warned_before_each_solution(pair):
 def test_grade_ids_are_unique_across_chapters():
     seen = {}
     for md in SOURCES:
-        for c in jupytext.read(md).cells:
+        for c in read(md).cells:
             gid = c.metadata.get("nbgrader", {}).get("grade_id")
             if gid:
                 assert gid not in seen, f"grade_id {gid} が {seen.get(gid)} と {md.name} で重複"

@@ -51,7 +51,7 @@ def shown_characters(outdir: Path) -> set[int]:
     files = [*outdir.rglob("*.html"), *outdir.rglob("*.js"), *(p for p in LATER_TEXT if p.exists())]
     for path in files:
         if path.name not in NOT_SHOWN:
-            found |= {ord(c) for c in path.read_text(encoding="utf-8", errors="replace") if ord(c) > 0x7F}
+            found |= {ord(c) for c in set(path.read_text(encoding="utf-8", errors="replace")) if ord(c) > 0x7F}
     return found
 
 
@@ -119,7 +119,7 @@ def face_css(codepoints: set[int]) -> str:
 
 
 def write_font(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.format != "html" or not app.config.qkv_cut_font:
         return
     static = Path(app.outdir) / "_static"
     font, covered = cut_font(shown_characters(Path(app.outdir)))
@@ -130,5 +130,8 @@ def write_font(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> None:
+    # Off only in a build whose pages no one reads (tests/test_launch_links.py): the cut is
+    # about half of such a build's time, and the pages then link a font that is not there.
+    app.add_config_value("qkv_cut_font", True, "html", types=[bool])
     # After the maths (maths.py) and everything else that writes text into the pages.
     app.connect("build-finished", write_font, priority=900)
