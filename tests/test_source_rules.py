@@ -13,11 +13,13 @@ nothing cannot pass.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import os
 import re
 import tokenize
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,12 @@ def ignored_folders() -> list[Path]:
 
 
 IGNORED = ignored_folders()
+
+
+@functools.cache
+def parsed(source: str) -> ast.Module:
+    """The source's syntax tree, parsed once for all the rules below (none changes a tree)."""
+    return ast.parse(source)
 
 
 def project_files(*suffixes: str) -> list[Path]:
@@ -70,7 +78,7 @@ def private_reaches(source: str, module: str | None, is_package: bool = False) -
     of another package, or a private name of another module, of our packages: by import or by
     attribute (`helpers.learning._palate_pass`). A private module belongs to the package that
     holds it (its modules and subpackages may import it); a private name to its module."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     bound: dict[str, str] = {}  # a local name → the dotted path it stands for
     found = []
 
@@ -163,7 +171,9 @@ def test_the_private_finder_sees_each_way_in(source, module, expected):
 def path_changes(source: str) -> list[int]:
     """The lines that change `sys.path` (insert, append, extend, assignment, `+=`)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    if "path" not in unicodedata.normalize("NFKC", source):  # names as Python reads them
+        return found  # no `sys.path` in it: the walk over every node (most of the time) not needed
+    for node in ast.walk(parsed(source)):
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
@@ -189,6 +199,7 @@ def test_the_path_finder_sees_each_change():
     source = ("import sys\nsys.path.insert(0, 'x')\nsys.path.append('y')\nsys.path[:0] = ['z']\n"
               "sys.path += ['w']\nsys.path = []\nprint(sys.path)\nos.path.join('a')\n")
     assert path_changes(source) == [2, 3, 4, 5, 6]
+    assert path_changes("import sys\nsys.\uff50\uff41\uff54\uff48.append('v')\n") == [2]  # ｐａｔｈ is path
 
 
 # ------------------------------------------------------------------ files named in comments
@@ -216,7 +227,7 @@ def comments_of(path: Path) -> list[tuple[int, str]]:
     if path.suffix == ".py":
         found = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
                  if tok.type == tokenize.COMMENT]
-        statements = [ast.parse(text)]  # statements only (no expression can hold a docstring)
+        statements = [parsed(text)]  # statements only (no expression can hold a docstring)
         while statements:
             node = statements.pop()
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):

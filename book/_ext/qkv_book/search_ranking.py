@@ -68,10 +68,11 @@ def remember_splits(lang) -> None:
 
 
 def same_split_faster(lang):
-    """`lang.split`, or for Sphinx's Japanese splitter (TinySegmenter, sphinx/search/ja.py) the
-    very same sums in a quicker loop: its tables read through local `dict.get` instead of a method
-    call per entry (41 a character), each character's type found once, and the terms that depend
-    only on the character types around (and on the last three decisions) summed once per pattern."""
+    """`lang.split`, or for Sphinx's Japanese splitter (TinySegmenter,
+    `sphinx.search.ja.DefaultSplitter`) the very same sums in a quicker loop: its tables read
+    through local `dict.get` instead of a method call per entry (41 a character), each character's
+    type found once, and the terms that depend only on the character types around (and on the
+    last three decisions) summed once per pattern."""
     from sphinx.search.ja import DefaultSplitter
 
     s = getattr(lang, "splitter", None)
