@@ -404,7 +404,8 @@ class _Anonymous(ast.NodeTransformer):
         return node
 
 
-def statements(source: str) -> list[str]:
+@functools.cache  # the book's cells are read again for each exercise
+def statements(source: str) -> tuple[str, ...]:
     """Every statement of a piece of code, at any depth, names aside; a `return x` counts as the
     statement `_ = x` and a function's docstring is left out."""
     tree = _Anonymous().visit(ast.parse(source))
@@ -416,10 +417,10 @@ def statements(source: str) -> list[str]:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 continue  # a docstring
             found.append(ast.dump(node))
-    return found
+    return tuple(found)
 
 
-def solution_body(source: str) -> list[str]:
+def solution_body(source: str) -> tuple[str, ...]:
     [fn] = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
     return statements("\n".join(ast.unparse(s) for s in fn.body))
 
@@ -527,14 +528,16 @@ def code_reached(slug: str, stub: int) -> list[str]:
 
 def values_in(code: list[str]) -> set[str]:
     """Every expression of some code, names aside (code that does not parse is left out)."""
-    found = set()
-    for piece in code:
-        try:
-            tree = _Anonymous().visit(ast.parse(piece))
-        except SyntaxError:
-            continue
-        found |= {ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.expr)}
-    return found
+    return set().union(*map(expressions_anywhere, code))
+
+
+@functools.cache  # the code reached before an exercise is mostly the same from one to the next
+def expressions_anywhere(piece: str) -> frozenset[str]:
+    try:
+        tree = _Anonymous().visit(ast.parse(piece))
+    except SyntaxError:
+        return frozenset()
+    return frozenset(ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.expr))
 
 
 def key_values(solution: str, split: bool = False) -> set[str]:
