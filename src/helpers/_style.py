@@ -39,7 +39,8 @@ class _AfterImport:
     """A `sys.meta_path` finder: runs what waits for a module right after its first import.
 
     It finds the module's spec with the other finders and wraps that spec's own loader's
-    `exec_module` once, so the module is loaded exactly as without it; then it steps aside.
+    `exec_module` once (a module from a file: its loader is an object of its own, made for this
+    spec), so the module is loaded exactly as without it; then it steps aside.
     """
 
     waiting: dict[str, Callable[[], None]] = {}
@@ -52,8 +53,8 @@ class _AfterImport:
         if not cls.waiting and cls in sys.meta_path:
             sys.meta_path.remove(cls)
         spec = importlib.util.find_spec(name)  # the other finders' answer (we no longer wait)
-        if spec is None or spec.loader is None:
-            return spec  # not installed: the import fails as it would have
+        if spec is None or spec.loader is None or isinstance(spec.loader, type):
+            return spec  # not installed (the import fails as it would have), or a built-in module
         loader, exec_module = spec.loader, spec.loader.exec_module
 
         def exec_then_set_up(module) -> None:
