@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from . import attention
+from . import _style, attention
 from ._mode import STATIC_ENV_VAR, static_mode
 from ._validate import HelpersError, HelpersVersionError, arg, integer, public
 from .attention import *  # noqa: F403  (softmax, qkv, … are helpers.softmax, helpers.qkv, …)
@@ -114,8 +114,8 @@ def _free_figures_once_shown(shell) -> None:
     before the inline backend draws them (a figure the cell replaced, `fig = …` again, is garbage
     by then, and its memory is reused for the drawing) and one after it has closed them. Our
     post-execute hook goes in front of the backend's (IPython has no API for order). What is
-    alive at the first setup (numpy, matplotlib, helpers) is frozen out of the collector's view:
-    a full collection then costs ~5 ms instead of ~50 ms.
+    alive when pyplot is first imported after setup() (numpy, matplotlib, helpers) is frozen out
+    of the collector's view: a full collection then costs ~5 ms instead of ~50 ms.
     """
     callbacks = shell.events.callbacks["post_execute"]
     if _collect_before_drawing not in callbacks:  # setup() may run again
@@ -153,9 +153,9 @@ def setup(seed: int = DEFAULT_SEED, *, needs: str | None = None) -> np.random.Ge
     `needs`: the oldest helpers the chapter runs with (its first cell says); an older one stops
     here with one Japanese line that says what to run.
     """
-    from .plotting import apply_style
-
-    apply_style()
-    _configure_inline_figures()
+    # matplotlib is set up when it is first imported (now, if it already is): a kernel that
+    # draws nothing never loads it. The style comes first, then the kernel's inline figures.
+    _style.after_import("matplotlib", _style.apply_style)
+    _style.after_import("matplotlib.pyplot", _configure_inline_figures)
     np.set_printoptions(precision=3, suppress=True, floatmode="fixed", linewidth=100)
     return np.random.default_rng(seed)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import html
 import io
 import os
@@ -247,15 +248,23 @@ def tally(root: str | Path, book: Path = BOOK_HTML) -> tuple[list[Exercise], lis
 
 def _chart(ex: Exercise) -> tuple[str, str]:
     """(data URI of a PNG, its alt text): a bar per credit kind and per recognised mistake."""
+    ranked = ex.ranked()[:5]
+    labels = [KINDS[k] for k in KINDS] + [f"間違い {i}" for i in range(1, len(ranked) + 1)]
+    values = [ex.counts[k] for k in KINDS] + [len(m.students) for m in ranked]
+    alt = "、".join(f"{label} {v} 人" for label, v in zip(labels, values, strict=True))
+    return _bars_png(tuple(labels), tuple(values)), f"{ex.grade_id} の人数: {alt}"
+
+
+@functools.lru_cache(maxsize=256)
+def _bars_png(labels: tuple[str, ...], values: tuple[int, ...]) -> str:
+    """The chart's PNG as a data URI; drawn once per labels and counts (many exercises share
+    theirs, e.g. every exercise only the teacher handed in: the same picture, byte for byte)."""
     from matplotlib.figure import Figure
 
     from helpers import plotting
 
     plotting.apply_style()
-    ranked = ex.ranked()[:5]
-    labels = [KINDS[k] for k in KINDS] + [f"間違い {i}" for i in range(1, len(ranked) + 1)]
-    values = [ex.counts[k] for k in KINDS] + [len(m.students) for m in ranked]
-    colors = [plotting.COLORS["V"], "#E69F00", plotting.COLORS["K"]] + ["#666666"] * len(ranked)
+    colors = [plotting.COLORS["V"], "#E69F00", plotting.COLORS["K"]] + ["#666666"] * (len(labels) - len(KINDS))
     fig = Figure(figsize=(4.5, 0.5 + 0.32 * len(labels)), layout="constrained")
     ax = fig.add_subplot()
     ax.barh(range(len(labels)), values, color=colors)
@@ -266,11 +275,10 @@ def _chart(ex: Exercise) -> tuple[str, str]:
     ax.grid(axis="y", visible=False)
     for i, v in enumerate(values):
         ax.text(v, i, f" {v}", va="center", fontsize=11)
-    ax.set_xlim(0, max(values + [1]) * 1.15)
+    ax.set_xlim(0, max(values + (1,)) * 1.15)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=150)
-    alt = "、".join(f"{label} {v} 人" for label, v in zip(labels, values, strict=True))
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(), f"{ex.grade_id} の人数: {alt}"
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
 CSS = """

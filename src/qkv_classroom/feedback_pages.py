@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from jinja2 import pass_context
+from jinja2 import BytecodeCache, pass_context
 from latex2mathml.converter import convert as tex_to_mathml
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -134,6 +134,25 @@ class MathMLRenderer(IPythonRenderer):
         return mathml(rf"\begin{{{name}}}{body}\end{{{name}}}", display=True)
 
 
+class _CompiledTemplates(BytecodeCache):
+    """Jinja's compiled page templates, kept in memory for the whole process: each chapter's
+    nbgrader run makes a new exporter, which would parse and compile the same nine templates again
+    (a template whose file changed is compiled afresh: Jinja checks each one's checksum)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = _CompiledTemplates()
+
+
 class FeedbackExporter(HTMLExporter):
     """nbgrader's feedback page with no request outside itself: the maths is MathML, which the
     browser draws without a script (so also offline, and in JupyterLab's HTML viewer, which runs
@@ -156,6 +175,11 @@ class FeedbackExporter(HTMLExporter):
             **self.lexer_options,
         )
         return MarkdownWithMath(renderer=renderer).render(source)
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = COMPILED_TEMPLATES
+        return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
         output, resources = super().from_notebook_node(nb, resources, **kw)

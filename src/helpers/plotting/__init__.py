@@ -2,10 +2,12 @@
 
 This module only re-exports. Shared plots live in `common` and `matrices`; a plot that one
 chapter alone uses lives in that chapter's `chNN_<notebook>` module; what the modules share
-(colours, style, axis helpers) lives in `_base`.
+(colours, axis helpers) lives in `_base`; the style (`apply_style`) in `helpers._style`,
+which `helpers.setup()` applies when matplotlib is first imported.
 """
 
-from ._base import COL_TITLE, COLORS, ROW_TITLE, WORD_COLORS, apply_style, heatmap_axes, text_colors
+from .._style import apply_style
+from ._base import COL_TITLE, COLORS, ROW_TITLE, WORD_COLORS, heatmap_axes, text_colors
 from .ch03_three_roles import FACE_LABELS, outline_heatmap, plot_faces
 from .ch05_all_matmul import plot_lines
 from .ch06_attention import plot_histograms

@@ -1,4 +1,5 @@
-"""What every plotting module shares: the book's colours, its style, and small axis helpers.
+"""What every plotting module shares: the book's colours and small axis helpers (the style:
+helpers._style).
 
 Colours (Okabe–Ito, colour-blind safe) are the same in every chapter:
 Q blue, K vermillion, V green, the embedding x grey.
@@ -94,28 +95,6 @@ def _check_maths(value: str, name: str) -> None:
             f"{name} の「{value}」は、$ で囲んだ部分が matplotlib の数式として読めません"
             "(例: $W_Q$、$\\sqrt{d_k}$)。数式の書き方を見直すか、ドル記号そのものは \\$ と書いてください。"
         ) from err
-
-
-def apply_style() -> None:
-    """Japanese font (IPAexGothic from matplotlib-fontja) and the book's plot defaults."""
-    import matplotlib_fontja  # noqa: F401  (importing it registers the font and selects it)
-
-    matplotlib_fontja.japanize()
-    matplotlib.rcParams.update(
-        {
-            "figure.dpi": 100,
-            "savefig.dpi": 100,
-            "figure.figsize": (5.5, 4.0),
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            # IPAexGothic draws U+2212 poorly at small sizes; the ASCII hyphen is always there.
-            "axes.unicode_minus": False,
-            "figure.constrained_layout.use": True,
-        }
-    )
-
 
 
 def axes(value, name: str):
