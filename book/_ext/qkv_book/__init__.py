@@ -23,6 +23,7 @@ from . import (
     pdf_link,
     search_ranking,
     solutions,
+    streams,
     styles,
     version,
     widget_state,
@@ -36,6 +37,7 @@ def setup(app: Sphinx) -> dict:
     widget_state.setup(app)        # no dead ipywidgets state in the pages
     helpers_dependency.setup(app)  # a changed src/helpers re-executes the chapters
     solutions.setup(app)           # folded solutions: no nbgrader marks, a Japanese summary
+    streams.setup(app)             # printed text as the kernel wrote it, however it split it
     figures.setup(app)             # 256-colour PNGs, sized so that their text stays readable
     glossary.setup(app)            # 用語集: the chapters that use each term, linked
     search_ranking.setup(app)      # the data search_scorer.js ranks results with
