@@ -505,24 +505,44 @@ def _run_new_cell(page, code: str) -> str:
 LAB_EXPLORABLES = ["02_library_search.ipynb", "06_attention.ipynb"]
 
 
-@pytest.mark.parametrize("name", LAB_EXPLORABLES)
-def test_explorables_in_a_real_lab(browser, learner, name):
-    """Run All; every control of every explorable moves its picture to numpy's numbers (picture →
-    Python: the kernel's traits follow); a trait set in a new cell moves the picture (Python →
-    picture); saved and reopened with a new kernel, the explorables come back, and again after a
-    save before any Run All (their state is not live then); no console error."""
+def test_explorables_in_a_real_lab(browser, learner):
+    """In each chapter of LAB_EXPLORABLES: Run All; every control of every explorable moves its
+    picture to numpy's numbers (picture → Python: the kernel's traits follow); a trait set in a new
+    cell moves the picture (Python → picture); saved and reopened with a new kernel, the
+    explorables come back, and again after a save before any Run All (their state is not live
+    then); no console error. The chapters one after the other in one Lab page: the next one opened
+    from the file browser once the notebooks before it are closed and their kernels ended
+    (lab_server.reopen, as a learner who closes one chapter and opens the next), so Lab's page is
+    loaded once (a load is seconds of a core for Lab's server and the browser)."""
     lab, _ = learner
-    page = _open(browser, lab, f"{IN_COPY.format(name)}?reset")  # ?reset: no other chapter restored beside it
-    errors = []
-    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    first = LAB_EXPLORABLES[0]
+    page = _open(browser, lab, f"{IN_COPY.format(first)}?reset")  # ?reset: no other chapter restored beside it
+    errors, now = [], [first]  # what went wrong, with the chapter it went wrong in
+    page.on("response", lambda r: errors.append(f"{now[0]}: {r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(f"{now[0]}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"{now[0]}: {e}"))
+    for name in LAB_EXPLORABLES:
+        now[0] = name
+        if name != first:  # the chapter before saved (Lab restored its widgets: unsaved changes)
+            lab_server.focus_notebook(page)
+            with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
+                page.keyboard.press("Control+s")
+            lab_server.reopen(lab, page, name)
+        _explorables_of_a_chapter(lab, page, name)
+    page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
+    page.close()
+    lab_server.end_sessions(lab)  # the Lab is shared with this worker's other tests
+    assert not errors, errors
+
+
+def _explorables_of_a_chapter(lab, page, name: str) -> None:
+    """test_explorables_in_a_real_lab's steps in the chapter `name`, open in `page`'s front tab."""
     lab_server.run_all(lab, page, name)
     page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
     page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=60_000)
     explorables = page.locator(".jp-OutputArea-output .qkv-ex")
     count = explorables.count()
-    assert count >= 1
+    assert count >= 1, f"{name}: 図がありません"
     for i in range(count):
         ex = explorables.nth(i)
         check_numbers(ex, f"{name} の図 {i}")
@@ -534,7 +554,7 @@ def test_explorables_in_a_real_lab(browser, learner, name):
     # it glides there (300 ms): pressed once it has landed
     page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'", arg=preset.element_handle(),
                            timeout=5000)
-    assert preset.get_attribute("aria-pressed") == "true"
+    assert preset.get_attribute("aria-pressed") == "true", f"{name}: {preset.inner_text()}"
     check_numbers(first, f"{name}: 「{preset.inner_text()}」のあと")
     # The keyboard on the picture's items as in the book: the arrow keys go from item to item (lit,
     # its values said), never to Lab's own arrow-key shortcuts (the active cell stays).
@@ -547,10 +567,10 @@ def test_explorables_in_a_real_lab(browser, learner, name):
         start = page.evaluate(on)
         page.keyboard.press("ArrowRight")
         moved_to = page.evaluate(on)
-        assert start and moved_to and moved_to != start, (start, moved_to)
-        assert first.locator(f'.qkv-panels .qkv-lit[data-item="{moved_to}"]').count() >= 1
-        assert first.locator(".qkv-hint").inner_text().startswith(moved_to)
-        assert page.evaluate(active_cell) == cell_before, "Lab のショートカットが矢印キーを取りました"
+        assert start and moved_to and moved_to != start, (name, start, moved_to)
+        assert first.locator(f'.qkv-panels .qkv-lit[data-item="{moved_to}"]').count() >= 1, (name, moved_to)
+        assert first.locator(".qkv-hint").inner_text().startswith(moved_to), (name, moved_to)
+        assert page.evaluate(active_cell) == cell_before, f"{name}: Lab のショートカットが矢印キーを取りました"
         page.evaluate("document.activeElement.blur()")
     # On a narrow window the controls stay in view while the panels scroll past (the output area
     # must not scroll by itself, which would keep them from sticking).
@@ -563,7 +583,7 @@ def test_explorables_in_a_real_lab(browser, learner, name):
         chain = bar.evaluate("""b => { const out = []; for (let n = b.parentElement; n; n = n.parentElement) {
           const s = getComputedStyle(n); if (s.overflowY !== 'visible' || s.position === 'sticky')
           out.push([n.className.slice(0, 60), s.overflowY, Math.round(n.getBoundingClientRect().top)]); } return out; }""")
-        assert top < scroller["y"] and bar_box["y"] >= scroller["y"] - 1, chain[:4]
+        assert top < scroller["y"] and bar_box["y"] >= scroller["y"] - 1, (name, chain[:4])
         page.set_viewport_size({"width": 1280, "height": 900})
     # picture → Python: the kernel's explorers hold what the page shows
     last = explorables.nth(count - 1)
@@ -572,7 +592,7 @@ def test_explorables_in_a_real_lab(browser, learner, name):
     printed = _run_new_cell(page, "import json\nexplorers = [v for v in Out.values() "
                                   "if isinstance(v, helpers.widgets.Explorable)]\n"
                                   f"print(json.dumps({{t: getattr(explorers[-1], t) for t in {list(controls)}}}))")
-    assert json.loads(printed) == {t: state[t] for t in controls}, (printed, state)
+    assert json.loads(printed) == {t: state[t] for t in controls}, (name, printed, state)
     trait = next(iter(controls))
     # Python → picture
     other = explorer_for(state)
@@ -596,16 +616,12 @@ def test_explorables_in_a_real_lab(browser, learner, name):
             page.wait_for_selector(".jp-OutputArea-output .qkv-ex", timeout=120_000)
         except Exception:
             pytest.fail(f"{name}: {when}、図が出ません: {page.locator('.jp-OutputArea-output').all_inner_texts()[:3]}")
-        assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count, when
-        assert "model not found" not in page.locator(".jp-Notebook").inner_text(), when
+        assert page.locator(".jp-OutputArea-output .qkv-ex").count() == count, f"{name}: {when}"
+        assert "model not found" not in page.locator(".jp-Notebook").inner_text(), f"{name}: {when}"
         if save_again:
             lab_server.focus_notebook(page)
             with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT"):
                 page.keyboard.press("Control+s")
-    page.goto("about:blank")  # leave Lab first: its polls of a shut-down kernel would 404
-    page.close()
-    lab_server.end_sessions(lab)  # the Lab is shared with this worker's other tests
-    assert not errors, errors
 
 
 def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, learner):
