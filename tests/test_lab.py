@@ -681,7 +681,7 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
             page.set_viewport_size({"width": width, "height": 800})
             page.wait_for_function("w => innerWidth === w", arg=width)
             lab_server.show_file_browser(page)
-            page.wait_for_timeout(300)  # Lab lays its panels out again on resize (a message loop)
+            lab_server.laid_out_again(page)
             notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
             widths = explorables.evaluate_all("es => es.map(e => e.getBoundingClientRect().width)")
             bad = page.evaluate(CONTROL_OVERLAPS)
@@ -697,7 +697,7 @@ def test_no_control_overlaps_another_in_lab_with_the_file_browser_open(browser, 
         # is on screen once scrolled to, and none overlaps another.
         page.locator('.jp-SideBar .lm-TabBar-tab[data-id="filebrowser"]').click()
         files.wait_for(state="hidden")
-        page.wait_for_timeout(300)  # Lab lays its panels out again (a message loop)
+        lab_server.laid_out_again(page)
         notebook = page.locator(".jp-NotebookPanel").first.bounding_box()
         assert notebook["width"] >= 200, f"ファイルブラウザを閉じても、ノートブック {notebook['width']:.0f}px"
         if os.environ.get("QKV_SCREENSHOTS"):
