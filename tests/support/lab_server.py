@@ -198,6 +198,24 @@ def focus_notebook(page, cell: int = 0, within: str = "") -> None:
     page.locator(f"{within} .jp-Notebook .jp-Cell .jp-InputPrompt".strip()).nth(cell).click()
 
 
+#: True once the box of what the CSS selector `s` finds has stayed the same for `n` frames in a row
+#: (polled once a frame).
+STILL = """([s, n]) => { const r = document.querySelector(s)?.getBoundingClientRect();
+  const box = r ? [r.x, r.y, r.width, r.height].join() : '';
+  const seen = (window.qkvStill ??= { box: null, frames: 0 });
+  seen.frames = seen.box === box ? seen.frames + 1 : 0;
+  seen.box = box;
+  return seen.frames >= n; }"""
+
+
+def laid_out_again(page, selector: str = ".jp-NotebookPanel", frames: int = 3) -> None:
+    """Returns once Lab has laid its panels out again after the window was resized or a side bar
+    opened or closed: Lumino does it in its message loop, over a frame or a few, so the box of
+    `selector` (the notebook, by default) is waited for until it stays the same `frames` frames."""
+    page.evaluate("() => { delete window.qkvStill; }")
+    page.wait_for_function(STILL, arg=[selector, frames], polling="raf", timeout=30_000)
+
+
 #: Lab's document tabs, and the label of the one in front.
 TABS = ".lm-DockPanel-tabBar .lm-TabBar-tab"
 CURRENT_TAB = f"{TABS}.lm-mod-current .lm-TabBar-tabLabel"
