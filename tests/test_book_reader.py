@@ -76,8 +76,9 @@ SETTLED = """async () => {
 }"""
 
 
-#: Each page's viewport set, media reset and console emptied before its load (a tab keeps them).
 def load(page, rel: str, viewport: dict, *, media: str = "screen"):
+    """`rel` loaded afresh in `page` at `viewport` with `media`, its console emptied (a tab
+    keeps all three from its last page, and `tab` empties the pages' storage at each load)."""
     page.console.clear()
     page.set_viewport_size(viewport)
     page.emulate_media(media=media)
@@ -100,6 +101,9 @@ def tab(book, browser):
     context = browser.new_context(viewport=DESKTOP, locale="ja-JP", service_workers="block",
                                   is_mobile=True, has_touch=True)
     context.route(OUTSIDE_THE_BOOK, lambda r: r.abort())
+    # Each page starts with nothing stored, as in a new tab: Sphinx's search leaves its words in
+    # localStorage for the next page to highlight, the theme its sidebar's scroll.
+    context.add_init_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
     context.set_default_timeout(90_000)  # a shared, busy machine can take long to lay a page out
     opened = []
 
