@@ -2,7 +2,10 @@
 
 Like tests/test_book.py (whose fixtures these tests share), this reads the already built book
 (`make book`) in headless Chrome/Chromium (tools/chromium.py) from disk, with every request outside the book blocked.
+Each page is loaded once, in one phone's tab that every test of a worker reuses, and laid out at
+1280 px, 390 px (and 800 px, A4) in turn: test_every_page_at_either_width_and_chapters_on_paper.
 
+- axe-core at 1280 and 390 px: nothing serious or critical, on every page.
 - A phone (390 px) and a tablet (800 px) open the table of contents and the page's headings.
 - On a phone no figure text is smaller than READABLE_PX CSS px. How it is measured: while the
   book is built, book/_ext/qkv_book/figure_text_probe.py notes, for every picture the chapters draw, the
@@ -40,6 +43,7 @@ from test_book import (
     html_path,
     visible_controls,
 )
+from test_book_print import printed_text
 
 # The built book and the browser are test_book's fixtures, shared rather than written twice.
 book = test_book.book
@@ -49,63 +53,102 @@ READABLE_PX = 9  # book/_ext/qkv_book/figures.py: the smallest figure text on a 
 TOUCH_PX = 24  # WCAG 2.2 target size (minimum)
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 800, "height": 1100}
+DESKTOP = {"width": 1280, "height": 900}
 
 
 #: Fonts in, every explorable mounted (explorables_shim.js marks its box ready, or with its
 #: error), and a frame drawn. qkv-book.js marks what overflows synchronously in its `load` and
 #: `resize` listeners (no debounce), and a resize event is dispatched before the next frame's rAF
-#: callbacks: after two frames every mark is made. Exact conditions, no timer.
+#: callbacks: after two frames every mark is made. Then no transition is under way on anything
+#: drawn (the theme slides its sidebar away below 992 px, and fades the copy buttons in on load:
+#: read mid-way, they sat elsewhere or in another colour on each run; a transition in text that
+#: is not drawn, content-visibility: auto, does not advance and is not waited for). Exact
+#: conditions, no timer.
 SETTLED = """async () => {
   await document.fonts.ready;
-  const mounted = () => [...document.querySelectorAll('.qkv-explorable')]
-    .every(b => b.dataset.qkvReady === 'true' || b.dataset.qkvError);
-  await new Promise(r => { const poll = () => mounted() ? r() : requestAnimationFrame(poll); poll(); });
+  const frames = done => new Promise(r => { const poll = () => done() ? r() : requestAnimationFrame(poll); poll(); });
+  await frames(() => [...document.querySelectorAll('.qkv-explorable')]
+    .every(b => b.dataset.qkvReady === 'true' || b.dataset.qkvError));
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await frames(() => !document.getAnimations().some(a => a.playState === 'running'
+    && a.effect.getComputedTiming().endTime !== Infinity
+    && (!a.effect.target || a.effect.target.checkVisibility({contentVisibilityAuto: true}))));
 }"""
 
 
-def open_page(browser, rel: str, viewport: dict, *, touch: bool = False, media: str = "screen"):
-    """A fresh context and page at `viewport`; console messages of every type are kept."""
-    context = browser.new_context(viewport=viewport, locale="ja-JP", service_workers="block",
-                                  is_mobile=touch, has_touch=touch)
-    context.route(OUTSIDE_THE_BOOK, lambda r: r.abort())
-    context.set_default_timeout(90_000)  # a shared, busy machine can take long to lay a page out
-    page = context.new_page()
-    page.console = []
-    page.on("console", lambda m: page.console.append((m.type, m.text)))
-    page.on("pageerror", lambda e: page.console.append(("pageerror", str(e))))
+def load(page, rel: str, viewport: dict, *, media: str = "screen"):
+    """`rel` loaded afresh in `page` at `viewport` with `media`, its console emptied (a tab
+    keeps all three from its last page, and `tab` empties the pages' storage at each load)."""
+    page.console.clear()
+    page.set_viewport_size(viewport)
     page.emulate_media(media=media)
     path, _, query = rel.partition("?")
     page.goto((HTML / path).as_uri() + (f"?{quote(query, safe='=&')}" if query else ""),
               wait_until="load")
     page.evaluate(EVERY_IMAGE_LOADED)  # the figures are loading="lazy"
     page.evaluate(SETTLED)
-    return context, page
+    return page
 
 
-@pytest.fixture
-def phone(book, browser):
+@pytest.fixture(scope="module")
+def tab(book, browser):
+    """One phone's tab (390 px and wider: `is_mobile` and touch; the pages set
+    width=device-width, and test_layout_ignores_the_pointer holds that nothing in the book is
+    laid out by the kind of pointer, so at 1280 px it lays a page out as a desktop does), reused
+    by every test of this file on a worker: each test loads its page afresh in it. A tab that
+    has loaded the book before loads the next page in about half the CPU (the same renderer
+    process: its compiled scripts are warm). Console messages of every type are kept."""
+    context = browser.new_context(viewport=DESKTOP, locale="ja-JP", service_workers="block",
+                                  is_mobile=True, has_touch=True)
+    context.route(OUTSIDE_THE_BOOK, lambda r: r.abort())
+    # Each page starts with nothing stored, as in a new tab: Sphinx's search leaves its words in
+    # localStorage for the next page to highlight, the theme its sidebar's scroll.
+    context.add_init_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
+    context.set_default_timeout(90_000)  # a shared, busy machine can take long to lay a page out
     opened = []
 
     def get(rel: str, viewport: dict = PHONE, **kw):
-        context, page = open_page(browser, rel, viewport, touch=viewport["width"] < 992, **kw)
-        opened.append(context)
-        return page
+        if not opened or opened[-1].is_closed():  # a page that crashed is not reused
+            page = context.new_page()
+            page.console = []
+            page.on("console", lambda m: page.console.append((m.type, m.text)))
+            page.on("pageerror", lambda e: page.console.append(("pageerror", str(e))))
+            opened.append(page)
+        return load(opened[-1], rel, viewport, **kw)
 
     yield get
-    for context in opened:
-        context.close()
+    context.close()
+
+
+#: A media query on the kind of pointer (touch or mouse): none may lay the book out (see `tab`).
+POINTER_QUERY = re.compile(r"\(\s*(?:any-)?(?:hover|pointer)\s*:")
+
+
+def test_layout_ignores_the_pointer(book):
+    """The reader tests lay every page out in a phone's tab (touch, `is_mobile`) at each width,
+    1280 px too: that is a desktop's layout only while no style or script of the book asks for
+    the kind of pointer and every page sets width=device-width (a phone's viewport then is the
+    window's width, as a desktop's)."""
+    asking = [str(f.relative_to(HTML)) for f in sorted(HTML.rglob("*"))
+              if f.suffix in (".css", ".js", ".html") and POINTER_QUERY.search(f.read_text(errors="replace"))]
+    assert not asking, f"マウスか指かで見た目を変える指定があります(読者の試験の前提が崩れます): {asking}"
+    fixed = [d for d in AXE_PAGES if 'content="width=device-width' not in html_path(d).read_text(encoding="utf-8")]
+    assert not fixed, f"width=device-width のないページ: {fixed}"
+
+
+def resize(page, viewport: dict, doc: str) -> None:
+    """The page laid out again at `viewport` (CSS, qkv-book.js's marks, the explorables' heights)."""
+    page.set_viewport_size(viewport)
+    page.evaluate(SETTLED)
+    width = page.evaluate("() => document.documentElement.clientWidth")
+    assert width == viewport["width"], f"{doc}: 幅 {viewport['width']} px にしたのにページの幅が {width} px"
 
 
 # ------------------------------------------------------------------------------- the menus
 
 
-#: The chapter whose phone test also opens the menus at 390 px (its page is loaded there anyway).
+#: The chapter whose page test also opens the menus, at 390 and 800 px (a phone, a tablet).
 MENUS_CHAPTER = "notebooks/03_three_roles"
-
-
-def test_tablet_menus_open(phone):
-    check_menus_open(phone(f"{MENUS_CHAPTER}.html", TABLET), TABLET)
 
 
 def check_menus_open(page, viewport: dict) -> None:
@@ -182,10 +225,9 @@ def check_figure_text_on_a_phone(page, doc: str) -> None:
                 f"{doc}: 横にはみ出す図 {where} にキーボードで届かないか、名前がありません")
     print(f"{doc}: 図 {len(sizes)} 枚、いちばん小さい文字 {min(sizes):.1f} px(390 px の画面)")
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+    assert width[0] <= width[1], f"{doc}: 390 px でページ全体が横にはみ出しています {width}"
 
 
-DESKTOP = {"width": 1280, "height": 900}
 DESKTOP_TEXT_PX = 10  # book/_ext/qkv_book/figures.py SHOWN_IN: the 1280 px layout
 
 
@@ -356,43 +398,14 @@ def check_print(page, doc: str) -> None:
         assert not s["titles"], f"{doc}: 印刷に押せない「{s['titles']}」が出ます"
         assert "印刷では伏せ" in s["note"] and notebook in s["note"], (
             f"{doc}: 印刷した解答の場所の説明がありません: {s['note']!r}")
-    pdf = page.pdf(format="A4", print_background=True)
-    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
-
-
-@pytest.mark.parametrize("doc", CHAPTERS)
-def test_chapter_on_a_phone_and_on_paper(phone, doc, subtests):
-    """On a 390 px phone no figure text is too small to read nor a figure wider than the column,
-    and at 1280 px no figure text is under 10 px; explorables fit and answer a finger,
-    and wide maths and code say they scroll; printed on A4, code wraps and a folded solution
-    says where it is; on the chapters that CONTROL_PAGES and MENUS_CHAPTER name, also the
-    controls' Japanese names and the menus. One page load serves all (a load is the costly
-    part): the phone's checks first, then the same page at A4 width with print styles."""
-    page = phone(f"{doc}.html")
-    with subtests.test("figures on a phone"):
-        check_figure_text_on_a_phone(page, doc)
-    with subtests.test("explorables on a phone"):
-        check_explorables_on_a_phone(page, doc)
-    if doc in WIDE_MATHS:
-        with subtests.test("wide maths on a phone"):
-            check_wide_display_maths_says_it_scrolls(page, doc)
-    with subtests.test("wide code on a phone"):
-        check_wide_code_says_it_scrolls(page, doc)
-    if doc in CONTROL_PAGES:
-        with subtests.test("Japanese names on a phone"):
-            check_controls_named_in_japanese_on_a_phone(page, doc)
-    if doc == MENUS_CHAPTER:
-        with subtests.test("menus on a phone"):
-            check_menus_open(page, PHONE)
-    page.set_viewport_size(DESKTOP)
-    page.evaluate(SETTLED)
-    with subtests.test("figures at 1280 px"):
-        check_figure_text_on_a_desktop(page, doc)
-    page.set_viewport_size(A4_SCREEN)
-    page.emulate_media(media="print")
-    page.evaluate(SETTLED)
-    with subtests.test("printed"):
-        check_print(page, doc)
+    # Printed through the browser's own print (beforeprint/afterprint fire, the whole page is laid
+    # out for paper); its first page is written, with the chapter's title. Every page of every
+    # chapter printed: tests/test_pdf.py (`make test-pdf`), and a reader's print of a whole chapter
+    # with every fold in it: tests/test_book_print.py.
+    title = page.evaluate("() => document.querySelector('.bd-article h1').textContent.replace('#', '')")
+    pdf = page.pdf(format="A4", print_background=True, page_ranges="1")
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000, f"{doc}: 印刷の PDF が書き出せません({len(pdf)} バイト)"
+    assert re.sub(r"\s+", "", title) in printed_text(pdf), f"{doc}: 印刷した 1 ページめに章の題「{title}」がありません"
 
 
 #: The book's own pages (not chapters): long inline code (a path in the teacher guide) once
@@ -417,10 +430,9 @@ TABLES_ON_A_PHONE = """() => [...document.querySelectorAll('.bd-article table')]
 def check_page_fits_a_phone(page, doc: str) -> None:
     """No page is wider than the phone; a table of five or more columns keeps its columns at
     least 3 characters wide (they were squeezed to one: コ/ー/ド) and scrolls in its box, which
-    says so like a wide figure. (At the phone's width without its touch emulation: the same
-    layout, as the pages set width=device-width.)"""
+    says so like a wide figure."""
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert width[0] <= width[1], f"{doc}: ページ全体が横にはみ出しています {width}"
+    assert width[0] <= width[1], f"{doc}: 390 px でページ全体が横にはみ出しています {width}"
     for table in page.evaluate(TABLES_ON_A_PHONE):
         if table["columns"] >= 5:
             assert table["narrowest"] >= 3, f"{doc}: 表の列が狭すぎます(文字 {table['narrowest']:.1f} 個分): {table}"
@@ -430,12 +442,6 @@ def check_page_fits_a_phone(page, doc: str) -> None:
 
 
 # ------------------------------------------------------------------------ Japanese throughout
-
-@pytest.mark.parametrize("doc", [d for d in CONTROL_PAGES if d not in CHAPTERS])
-def test_every_control_is_named_in_japanese_on_a_phone(phone, doc):
-    """The book's own pages; a chapter's are checked in test_chapter_on_a_phone_and_on_paper."""
-    check_controls_named_in_japanese_on_a_phone(phone(f"{doc}.html"), doc)
-
 
 def check_controls_named_in_japanese_on_a_phone(page, doc: str) -> None:
     """On a phone, the contents in their dialog count too (the desktop: tests/test_book.py)."""
@@ -493,8 +499,8 @@ def search_hits(page, query: str, first_load: bool) -> list[str]:
     return [hit(h) for h in hrefs]
 
 
-def test_search_ranks_the_expected_page_first(phone, subtests):
-    page = phone(f"search.html?q={SEARCH_TABLE[0][0]}", {"width": 1280, "height": 900})
+def test_search_ranks_the_expected_page_first(tab, subtests):
+    page = tab(f"search.html?q={SEARCH_TABLE[0][0]}", DESKTOP)
     for n, (query, first, second) in enumerate(SEARCH_TABLE):
         with subtests.test(query=query):
             hits = search_hits(page, query, first_load=n == 0)
@@ -554,41 +560,83 @@ def test_figure_numbers_stand_apart_and_captions_render_maths(book, doc):
 AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 AXE_PAGES = [*test_book.DOCS, "search"]
 #: What axe still reports, by design or by the theme (CONTRIBUTING.md, "Accessibility"): moderate.
+#: No preload: axe's fetch of the stylesheets fails on a page opened from disk (file://, CORS) and
+#: would log errors into the page's console, which the menus' check reads.
 AXE_RUN = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
+  const r = await axe.run(document, {resultTypes: ['violations'], preload: false});
   return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
                                  first: v.nodes[0] && v.nodes[0].target.join(' ')}));
 }"""
 
 
+def check_axe(page, doc: str, moderate: dict) -> None:
+    """No serious or critical finding at the page's present width; the rest counted in `moderate`."""
+    width = page.viewport_size["width"]
+    serious = []
+    for v in page.evaluate(AXE_RUN):
+        if v["impact"] in ("serious", "critical"):
+            serious.append(v)
+        else:
+            moderate[v["id"]] = moderate.get(v["id"], 0) + v["nodes"]
+    assert not serious, f"axe-core の重大な指摘({doc}、幅 {width} px): {serious[:8]}"
+
+
 @pytest.mark.parametrize("doc", AXE_PAGES)
-def test_axe_at_either_width_and_book_pages_fit_a_phone(book, browser, doc, subtests):
-    """axe-core on every page of the book, at 1280 px and on a 390 px phone: no serious or
-    critical finding; and at 390 px a book page (BOOK_PAGES) fits the phone
-    (check_page_fits_a_phone; a chapter's width is checked with its figures). One load per page:
-    axe runs, the window narrows to the phone's width (the pages lay themselves out again on
-    resize: CSS, and qkv-book.js's scroll hints), the page's width is checked and axe runs again.
-    The moderate ones left are printed (`-s` shows them)."""
+def test_every_page_at_either_width_and_chapters_on_paper(tab, doc, subtests):
+    """Every page of the book, loaded once (a load is the costly part) and laid out at each width
+    in turn, as a reader who turns a tablet or narrows the window sees it:
+    - at 1280 px: axe-core finds nothing serious or critical; in a chapter no figure text is
+      under 10 px;
+    - at 390 px (a phone): axe-core again; a book page (BOOK_PAGES) fits the phone; in a chapter
+      no figure text is too small to read nor a figure wider than the column, explorables fit
+      and answer a finger, wide maths and code say they scroll; on CONTROL_PAGES every control
+      has a Japanese name; on MENUS_CHAPTER the menus open, here and at 800 px (a tablet);
+    - a chapter printed on A4: code wraps, rows of numbers stay whole, a folded solution says
+      where it is.
+    axe runs on the page as loaded, before anything is touched. The moderate findings left are
+    printed (`-s` shows them)."""
     assert AXE.exists(), f"axe-core がありません({AXE}): make setup(npm ci)を実行してください"
-    serious, moderate = [], {}
-    context, page = open_page(browser, f"{doc}.html", DESKTOP)  # settled at DESKTOP
+    chapter = doc in CHAPTERS
+    page = tab(f"{doc}.html", DESKTOP)
     page.add_script_tag(path=str(AXE))
-    for viewport in (DESKTOP, PHONE):
-        if viewport != page.viewport_size:
-            page.set_viewport_size(viewport)
-            page.evaluate(SETTLED)
-        assert page.evaluate("() => innerWidth") == viewport["width"]
-        if viewport == PHONE and doc in BOOK_PAGES:
-            with subtests.test("fits a phone"):
-                check_page_fits_a_phone(page, doc)
-        for v in page.evaluate(AXE_RUN):
-            if v["impact"] in ("serious", "critical"):
-                serious.append((viewport["width"], v))
-            else:
-                moderate[v["id"]] = moderate.get(v["id"], 0) + v["nodes"]
-    context.close()
+    moderate = {}
+    with subtests.test("axe at 1280 px"):
+        check_axe(page, doc, moderate)
+    if chapter:
+        with subtests.test("figures at 1280 px"):
+            check_figure_text_on_a_desktop(page, doc)
+    resize(page, PHONE, doc)
+    with subtests.test("axe at 390 px"):
+        check_axe(page, doc, moderate)
     print(f"axe-core: {doc} の中程度以下の指摘 {moderate}(2 幅)")
-    assert not serious, f"axe-core の重大な指摘({doc}、幅 px と指摘): {serious[:8]}"
+    if doc in BOOK_PAGES:
+        with subtests.test("fits a phone"):
+            check_page_fits_a_phone(page, doc)
+    if chapter:
+        with subtests.test("figures on a phone"):
+            check_figure_text_on_a_phone(page, doc)
+        with subtests.test("explorables on a phone"):
+            check_explorables_on_a_phone(page, doc)
+        if doc in WIDE_MATHS:
+            with subtests.test("wide maths on a phone"):
+                check_wide_display_maths_says_it_scrolls(page, doc)
+        with subtests.test("wide code on a phone"):
+            check_wide_code_says_it_scrolls(page, doc)
+    if doc in CONTROL_PAGES:
+        with subtests.test("Japanese names on a phone"):
+            check_controls_named_in_japanese_on_a_phone(page, doc)
+    if doc == MENUS_CHAPTER:
+        with subtests.test("menus on a phone"):
+            check_menus_open(page, PHONE)
+        resize(page, TABLET, doc)
+        with subtests.test("menus on a tablet"):
+            check_menus_open(page, TABLET)
+    if chapter:
+        resize(page, A4_SCREEN, doc)
+        page.emulate_media(media="print")
+        page.evaluate(SETTLED)
+        with subtests.test("printed"):
+            check_print(page, doc)
 
 
 # --------------------------------------------------------------------------------- dark mode
@@ -600,13 +648,12 @@ DARK_FIGURES = """() => [...document.querySelectorAll('.bd-article img')].map(im
 
 
 @pytest.mark.parametrize("doc", ["notebooks/06_attention"])
-def test_figures_keep_a_light_ground_in_dark_mode(book, browser, doc):
+def test_figures_keep_a_light_ground_in_dark_mode(tab, doc):
     """matplotlib draws black text on a transparent ground: in the theme's dark mode each figure
     sits on a light ground of its own (book/_static/qkv.css), or its text would vanish."""
-    context, page = open_page(browser, f"{doc}.html", {"width": 1280, "height": 900})
+    page = tab(f"{doc}.html", DESKTOP)
     page.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
     figures = page.evaluate(DARK_FIGURES)
-    context.close()
     assert figures
     for fig in figures:
         channels = [int(c) for c in re.findall(r"\d+", fig["bg"])[:3]]
