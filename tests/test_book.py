@@ -3,8 +3,8 @@
 These tests read an already built book (`make book`, which `make test` runs first). Without it
 they FAIL, they never skip: a missing book is a broken book.
 
-Every page of book/_toc.yml is loaded from file:// in a fresh browser context with every request
-that is not `file:` or `data:` blocked and counted. Checked: no external request, no console
+Every page of book/_toc.yml is loaded from file:// in a page of its own (all in the module's one
+browser context) with every request that is not `file:` or `data:` blocked and counted. Checked: no external request, no console
 error, every image loaded, math typeset when the book was built (SVG, MathML for screen readers,
 no maths engine), internal links resolve, prev/next follow the toc, every
 explorable's controls move its picture to numpy's numbers, solutions stay collapsed until clicked, images have real alt text, Japanese is
@@ -178,9 +178,24 @@ class Loaded:
 OUTSIDE_THE_BOOK = re.compile(r"^(?!file:|data:)")
 
 
-def open_page(browser, rel: str, shots: Path | None) -> Loaded:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
-                                  service_workers="block")
+def new_context(browser):
+    return browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
+                               service_workers="block")
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """The browser context the module's pages share (a context costs about as much of the
+    processor to make as a chapter costs to load into it); what a test sets for its page alone
+    (the window's size, reduced motion, the colour scheme, a route) it sets on the page. A shared
+    chapter page has a context of its own: Playwright's clock, which the preset test installs on
+    it, belongs to a context, and each of its steps runs in every page of that context."""
+    context = new_context(browser)
+    yield context
+    context.close()
+
+
+def open_page(context, rel: str, shots: Path | None) -> Loaded:
     page = context.new_page()
     loaded = Loaded(rel=rel, page=page, context=context)
 
@@ -188,7 +203,7 @@ def open_page(browser, rel: str, shots: Path | None) -> Loaded:
         loaded.external.append(r.request.url)
         r.abort()
 
-    context.route(OUTSIDE_THE_BOOK, block)
+    page.route(OUTSIDE_THE_BOOK, block)
     # Warnings count too: MathJax's `unknownFamily` option once logged "Invalid option" on every page.
     page.on("console", lambda m: loaded.errors.append(f"console.{m.type}: {m.text}")
             if m.type in ("error", "assert", "warning") else None)
@@ -209,17 +224,40 @@ def open_page(browser, rel: str, shots: Path | None) -> Loaded:
 
 
 @pytest.fixture(scope="module")
-def pages(book, browser, shots):
+def pages(book, browser, context, shots):
     cache: dict[str, Loaded] = {}
 
     def get(rel: str) -> Loaded:
         if rel not in cache:
-            cache[rel] = open_page(browser, rel, shots)
+            chapter = rel.startswith("notebooks/")  # its own context (see `context`)
+            cache[rel] = open_page(new_context(browser) if chapter else context, rel, shots)
         return cache[rel]
 
     yield get
     for loaded in cache.values():
-        loaded.context.close()
+        (loaded.context if loaded.context is not context else loaded.page).close()
+
+
+@contextlib.contextmanager
+def new_page(context, doc: str, width: int = 1280, height: int = 900, *, motion: str | None = None,
+             scheme: str | None = None, stored: dict | None = None):
+    """Page `doc` loaded afresh in a page of its own, `width` × `height`, with
+    prefers-reduced-motion `motion` and prefers-color-scheme `scheme` when given, and the
+    `stored` entries in localStorage before its scripts run (as an earlier visit left them:
+    removed again after, the context's other pages share the storage); closed after."""
+    page = context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        if motion or scheme:
+            page.emulate_media(reduced_motion=motion, color_scheme=scheme)
+        if stored:
+            page.add_init_script(f"Object.entries({json.dumps(stored)}).forEach(([k, v]) => localStorage.setItem(k, v));")
+        page.goto(html_path(doc).as_uri(), wait_until="load")
+        yield page
+    finally:
+        if stored:
+            page.evaluate("keys => keys.forEach(k => localStorage.removeItem(k))", list(stored))
+        page.close()
 
 
 def page_of(pages, doc: str) -> Loaded:
@@ -744,24 +782,18 @@ RECORD_STATES = """ex => { window.__states = [];
 
 
 @contextlib.contextmanager
-def first_explorable(browser, doc: str, motion: str):
+def first_explorable(context, doc: str, motion: str):
     """Chapter `doc`'s first explorable at 1280 px, with prefers-reduced-motion `motion`."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
-                                  reduced_motion=motion)
-    try:
-        page = context.new_page()
-        page.goto(html_path(doc).as_uri(), wait_until="load")
+    with new_page(context, doc, motion=motion) as page:
         yield page, explorables_on(page)[0]
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
-def test_a_preset_glides_to_its_state_unless_less_motion_is_asked(book, browser, motion):
+def test_a_preset_glides_to_its_state_unless_less_motion_is_asked(book, context, motion):
     """Chapter 02's 「温度 20」 from the opening state: the picture moves there in steps the eye can
     follow (states strictly between, each a value the slider can take, the angle untouched) and
     lands exactly; with prefers-reduced-motion it lands at once, in the click itself."""
-    with first_explorable(browser, "notebooks/02_library_search", motion) as (page, explorable):
+    with first_explorable(context, "notebooks/02_library_search", motion) as (page, explorable):
         start = json.loads(explorable.get_attribute("data-qkv-state"))
         assert start["temperature"] < 20, start
         explorable.evaluate(RECORD_STATES)
@@ -791,12 +823,12 @@ COUNT_CLICKS = "() => { window.__clicks = 0; window.addEventListener('click', ()
 
 @pytest.mark.parametrize(("doc", "trait", "values"), [("notebooks/03_three_roles", "person", "names"),
                                                       ("notebooks/08_going_further", "head", "heads")])
-def test_an_arrow_key_moves_a_choice_and_its_focus_with_no_click(book, browser, doc, trait, values):
+def test_an_arrow_key_moves_a_choice_and_its_focus_with_no_click(book, context, doc, trait, values):
     """A choice (chapter 03's guest, chapter 08's head) answers its own arrow keys as a radio group
     does: → and ↓ choose and focus the next one, ← and ↑ the one before, round at both ends, and the
     picture follows. No click reaches the page (the browser's own answer fires a synthetic one
     first, which the theme meets with queries over the whole document on every press)."""
-    with first_explorable(browser, doc, "reduce") as (page, explorable):
+    with first_explorable(context, doc, "reduce") as (page, explorable):
         options = json.loads(explorable.get_attribute("data-qkv-data"))[values]
         n = len(options)
         at = page.evaluate(CHOICE_NOW, explorable.element_handle())[0]
@@ -826,12 +858,12 @@ FILLS_AFTER_TICK = """ex => new Promise((done) => {
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
-def test_a_checkbox_glides_the_picture_to_its_state_unless_less_motion_is_asked(book, browser, motion):
+def test_a_checkbox_glides_the_picture_to_its_state_unless_less_motion_is_asked(book, context, motion):
     """Chapter 08's 「因果マスク」: the state turns at once (a checkbox has nothing between), and the
     picture glides there: the first row's last cell (the word furthest ahead, masked to 0) goes
     from its blue to the palest through colours between, and lands exactly on the new picture's
     colour; with prefers-reduced-motion it is the new colour in the click itself."""
-    with first_explorable(browser, "notebooks/08_going_further", motion) as (_, explorable):
+    with first_explorable(context, "notebooks/08_going_further", motion) as (_, explorable):
         assert json.loads(explorable.get_attribute("data-qkv-state"))["masked"] is False
         explorable.scroll_into_view_if_needed()
         fills = explorable.evaluate(FILLS_AFTER_TICK)
@@ -874,12 +906,12 @@ WRITES_OF_A_TICK = """ex => {
 }"""
 
 
-def test_a_glides_key_press_writes_each_attribute_once_and_keeps_the_pictures_nodes(book, browser):
+def test_a_glides_key_press_writes_each_attribute_once_and_keeps_the_pictures_nodes(book, context):
     """Chapter 08's 「因果マスク」, as the key press that turns it sees it: the click writes no
     attribute twice (never the final value and then the start one), leaves every cell's colour to
     the animation frames (no fill written in it), and adds the hatching without replacing any node
     of the picture drawn before (each cell is paired by its row and column, not by its place)."""
-    with first_explorable(browser, "notebooks/08_going_further", "no-preference") as (_, explorable):
+    with first_explorable(context, "notebooks/08_going_further", "no-preference") as (_, explorable):
         explorable.scroll_into_view_if_needed()
         seen = explorable.evaluate(WRITES_OF_A_TICK)
         assert json.loads(explorable.get_attribute("data-qkv-state"))["masked"] is True
@@ -1383,14 +1415,14 @@ SKIPPED = """() => Array.from(document.querySelectorAll(".bd-article *"))
 NEAR_SCREEN_ONLY = "document.documentElement.classList.contains('qkv-near-screen-only')"
 
 
-def test_a_page_with_explorables_draws_only_the_text_near_the_screen_and_nothing_moves(book, browser):
+def test_a_page_with_explorables_draws_only_the_text_near_the_screen_and_nothing_moves(book, context):
     """A key press's frame lays out and paints the explorable and the text near the screen, not
     the whole chapter (book/_static/qkv.css, .qkv-near-screen-only): far blocks are skipped, each
     keeping the size it was drawn at, so every element of the article is where it is with
     everything drawn, at the first width and after the window changed width; on paper all is drawn."""
-    loaded = open_page(browser, "notebooks/08_going_further.html", None)
-    page = loaded.page
-    try:
+    with new_page(context, "notebooks/08_going_further") as page:
+        page.evaluate(EVERY_IMAGE_LOADED)  # as the shared pages are loaded (open_page)
+        page.evaluate("document.fonts.ready.then(() => true)")
         page.evaluate("addEventListener('resize', () => { window.qkvResized = true; })")
         for width in (1280, 390):
             if width != 1280:
@@ -1409,29 +1441,20 @@ def test_a_page_with_explorables_draws_only_the_text_near_the_screen_and_nothing
         printed = page.evaluate(SKIPPED)
         page.evaluate("document.documentElement.classList.remove('qkv-near-screen-only')")
         assert printed == page.evaluate(SKIPPED), "印刷では全部を描くはずが、省かれた要素があります"
-    finally:
-        loaded.context.close()
 
 
 @pytest.mark.parametrize("system, chosen, shown", [
     ("dark", None, "dark"), ("light", None, "light"), ("dark", "light", "light"), ("light", "dark", "dark"),
 ])
-def test_the_book_follows_the_systems_colour_scheme_unless_the_reader_chose(book, browser, system, chosen, shown):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", color_scheme=system)
-    try:
-        page = context.new_page()
-        url = html_path("notebooks/02_library_search").as_uri()
-        page.goto(url, wait_until="load")
-        if chosen:  # the theme's switch writes the reader's choice here
-            page.evaluate("m => { localStorage.setItem('mode', m); localStorage.setItem('theme', m); }", chosen)
-            page.reload(wait_until="load")
+def test_the_book_follows_the_systems_colour_scheme_unless_the_reader_chose(book, context, system, chosen, shown):
+    """The reader's choice is what the theme's switch writes in localStorage, there when the page loads."""
+    chosen_before = {"mode": chosen, "theme": chosen} if chosen else None
+    with new_page(context, "notebooks/02_library_search", scheme=system, stored=chosen_before) as page:
         page.wait_for_function("t => document.documentElement.dataset.theme === t", arg=shown, timeout=5000)
         explorables_on(page)
         bg = page.evaluate("getComputedStyle(document.querySelector('.qkv-ex')).backgroundColor")
         level = sum(int(v) for v in re.findall(r"\d+", bg)[:3]) / 3
         assert (level < 80) == (shown == "dark"), (system, chosen, bg)
-    finally:
-        context.close()
 
 
 #: The colours behind an explorable, from its output box up to the article: each element's
@@ -1509,16 +1532,13 @@ def orange_rows(png: Path, css: str) -> int:
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_the_skip_link_shows_only_while_the_keyboard_is_on_it(book, browser, width, tmp_path):
+def test_the_skip_link_shows_only_while_the_keyboard_is_on_it(book, context, width, tmp_path):
     """The theme's 「本文へスキップ」 bar (with a link per explorable) is out of the screen wherever
     the reader scrolls, and paints nothing there: the strip above the screen's top shows on iOS
     when the page bounces at its top, and in a screenshot of an explorable taller than the screen,
     where the orange bar sat in the middle of chapter 04's. The first Tab brings it down over the
     sticky header, and it leaves once the keyboard moves on."""
-    context = browser.new_context(viewport={"width": width, "height": 844}, locale="ja-JP")
-    try:
-        page = context.new_page()
-        page.goto(html_path("notebooks/04_three_matrices").as_uri(), wait_until="load")
+    with new_page(context, "notebooks/04_three_matrices", width, 844) as page:
         explorables_on(page)
         height = page.evaluate("document.documentElement.scrollHeight")
         for y in (0, 300, *range(0, height, height // 6), height):
@@ -1539,8 +1559,6 @@ def test_the_skip_link_shows_only_while_the_keyboard_is_on_it(book, browser, wid
         page.evaluate("document.activeElement.blur()")
         page.wait_for_function(SKIP_BAR_STILL)
         assert not page.evaluate(SKIP_BAR)["inView"]
-    finally:
-        context.close()
 
 
 def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages):
@@ -1569,12 +1587,13 @@ def test_a_log_slider_shows_a_new_value_at_every_key_and_takes_coarse_keys(pages
     page.keyboard.press("Home")
 
 
-def test_the_address_keeps_an_explorables_state(book, browser):
+def test_the_address_keeps_an_explorables_state(book, context):
     """Opened with #qkv=0&angle=45&temperature=0.05 the first explorable starts there, a value the
     controls cannot take is left alone, and a settled control writes the new state back."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    opened = []
     try:
         page = context.new_page()
+        opened.append(page)
         url = html_path("notebooks/02_library_search").as_uri()
         page.goto(url + "#qkv=0&angle=45&temperature=0.05&names=1", wait_until="load")
         explorable = explorables_on(page)[0]
@@ -1582,6 +1601,7 @@ def test_the_address_keeps_an_explorables_state(book, browser):
         assert state == {"angle": 45, "temperature": 0.05}, state
         # A new page: the first one's settle timer may still write its state into its own address.
         page = context.new_page()
+        opened.append(page)
         page.goto(url + "#qkv=0&angle=900", wait_until="load")
         explorable = explorables_on(page)[0]
         assert json.loads(explorable.get_attribute("data-qkv-state"))["angle"] != 900
@@ -1593,7 +1613,8 @@ def test_the_address_keeps_an_explorables_state(book, browser):
             arg=shared["angle"])
         assert "900" not in unquote(page.evaluate("location.hash")), shared
     finally:
-        context.close()
+        for page in opened:
+            page.close()
 
 
 #: The contrast ratio (WCAG) between an explorable's first label drawn in the theme's text colour
@@ -1765,17 +1786,17 @@ def test_no_japanese_character_is_tofu(pages, doc):
     assert not result["tofu"], f"{doc}: 豆腐(□)で描かれる字: {''.join(result['tofu'][:40])}"
 
 
-def test_without_the_shipped_font_the_tofu_check_sees_tofu(book, browser):
+def test_without_the_shipped_font_the_tofu_check_sees_tofu(book, context):
     """The check above is not vacuous: with the font files blocked, a machine without Japanese
     fonts of its own draws boxes, and the check finds them (with fonts of its own, none)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="ja-JP")
+    page = context.new_page()
     try:
-        context.route(re.compile(r"\.woff2?$"), lambda r: r.abort())
-        page = context.new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.route(re.compile(r"\.woff2?$"), lambda r: r.abort())
         page.goto(html_path(CHAPTERS[0]).as_uri(), wait_until="load")
         result = page.evaluate(TOFU)
     finally:
-        context.close()
+        page.close()
     if system_has_japanese_font():
         assert not result["tofu"], result["tofu"][:20]
     else:
@@ -1821,15 +1842,14 @@ def test_theme_icons_are_drawn_from_the_shipped_icon_font(pages):
     assert [g["sig"] for g in drawn] != [g["sig"] for g in missing]
 
 
-def test_opening_the_root_index_lands_on_the_first_page(book, browser):
-    context = browser.new_context()
+def test_opening_the_root_index_lands_on_the_first_page(book, context):
+    page = context.new_page()
     try:
-        page = context.new_page()
         page.goto((book / "index.html").as_uri())
         page.wait_for_url("**/book/index.html", timeout=5000)
         assert page.locator("h1").first.inner_text().strip()
     finally:
-        context.close()
+        page.close()
 
 
 def test_search_splits_japanese_queries(pages):
