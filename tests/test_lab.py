@@ -503,6 +503,12 @@ def _run_new_cell(page, code: str) -> str:
 #: The chapters whose explorables are tried end to end in JupyterLab: the search counter's two
 #: sliders (and dragging its question), the scaling experiment's slider over a list and checkbox.
 LAB_EXPLORABLES = ["02_library_search.ipynb", "06_attention.ipynb"]
+#: The one console error that is JupyterLab's own and expected here: its debugger asks each newly
+#: opened notebook's kernel for its state (twice, the second time after the first reply), and the
+#: test ends a chapter's kernel as soon as its steps are done (lab_server.reopen), so a question can
+#: still be on its way. Lab then cancels it and logs this; nothing of the chapter's is involved.
+LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL = re.compile(
+    r"Could not restore the debugger state: Canceled future for debug_request message")
 
 
 def test_explorables_in_a_real_lab(browser, learner):
@@ -510,7 +516,7 @@ def test_explorables_in_a_real_lab(browser, learner):
     picture to numpy's numbers (picture → Python: the kernel's traits follow); a trait set in a new
     cell moves the picture (Python → picture); saved and reopened with a new kernel, the
     explorables come back, and again after a save before any Run All (their state is not live
-    then); no console error. The chapters one after the other in one Lab page: the next one opened
+    then); no console error (but Lab's own, LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL). The chapters one after the other in one Lab page: the next one opened
     from the file browser once the notebooks before it are closed and their kernels ended
     (lab_server.reopen, as a learner who closes one chapter and opens the next), so Lab's page is
     loaded once (a load is seconds of a core for Lab's server and the browser)."""
@@ -519,7 +525,8 @@ def test_explorables_in_a_real_lab(browser, learner):
     page = _open(browser, lab, f"{IN_COPY.format(first)}?reset")  # ?reset: no other chapter restored beside it
     errors, now = [], [first]  # what went wrong, with the chapter it went wrong in
     page.on("response", lambda r: errors.append(f"{now[0]}: {r.status} {r.url}") if r.status >= 400 else None)
-    page.on("console", lambda m: errors.append(f"{now[0]}: {m.text}") if m.type == "error" else None)
+    page.on("console", lambda m: errors.append(f"{now[0]}: {m.text}")
+            if m.type == "error" and not LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL.match(m.text) else None)
     page.on("pageerror", lambda e: errors.append(f"{now[0]}: {e}"))
     for name in LAB_EXPLORABLES:
         now[0] = name
