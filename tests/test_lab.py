@@ -584,7 +584,10 @@ def _explorables_of_a_chapter(lab, page, name: str) -> None:
     bar = first.locator(".qkv-controls").first
     if bar.is_visible() and "qkv-many" not in bar.get_attribute("class"):
         page.set_viewport_size({"width": 520, "height": 640})
+        lab_server.laid_out_again(page)  # Lab lays the notebook out for the new size first
         first.locator(".qkv-host").last.evaluate("h => h.scrollIntoView({block: 'end'})")
+        # and the first explorable stays where the scroll put it (Lab's windowing may move it once)
+        lab_server.laid_out_again(page, ".jp-OutputArea-output .qkv-ex")
         top, bar_box = first.bounding_box()["y"], bar.bounding_box()
         scroller = page.locator(".jp-WindowedPanel-outer, .jp-Notebook").first.bounding_box()
         chain = bar.evaluate("""b => { const out = []; for (let n = b.parentElement; n; n = n.parentElement) {
