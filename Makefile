@@ -22,12 +22,9 @@ PYTEST := $(JUPYTER_ENV) $(BYTECODE) $(BIN)/pytest -p no:cacheprovider
 SUPPORT_PATH := PYTHONPATH=$(CURDIR)/tests/support:$(CURDIR)/tools:$(CURDIR)/lab
 # lab/learner_lab.py's `import chapters` (tools/); it leaves tools/ out of the Lab it starts.
 LAB_PATH := PYTHONPATH=$(CURDIR)/tools$${PYTHONPATH:+:$$PYTHONPATH}
-# One worker per core and one more (pytest-xdist): the browser, JupyterLab and classroom tests
-# spend part of their time waiting (for a kernel, a server, a frame, a timeout), and the extra worker
-# fills those waits (295 -> 285 s on two quiet cores). Each file goes whole to one worker, since nbval
-# runs a notebook's cells in order on one kernel; tests/conftest.py queues the heaviest files first
-# and keeps the book build with the browser tests. Other counts: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
-export PYTEST_XDIST_AUTO_NUM_WORKERS ?= $(shell python3 -c 'import os; print(os.cpu_count() + 1)')
+# All cores (pytest-xdist): each file goes whole to one worker, since nbval runs a notebook's cells
+# in order on one kernel; tests/conftest.py queues the heaviest files first and keeps the book build
+# with the browser tests. Fewer workers: PYTEST_XDIST_AUTO_NUM_WORKERS=1 make test.
 PARALLEL := -n auto --dist loadfile --no-loadscope-reorder
 # Left out of `make check`: the book (its build, the launch links' build and the browser),
 # JupyterLab in a browser, and the classroom round trip.
