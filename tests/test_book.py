@@ -37,6 +37,7 @@ from explorables import (
     OPEN_FOLDS,
     SHOWN_SYMBOLS,
     SYMBOL,
+    TWO_FRAMES,
     UNSPOKEN,
     check_numbers,
     class_for,
@@ -263,9 +264,6 @@ def new_page(context, doc: str, width: int = 1280, height: int = 900, *, motion:
 def page_of(pages, doc: str) -> Loaded:
     return pages(f"{doc}.html")
 
-
-#: Resolves after the next two frames: a resize's observers and the layout they change are done.
-TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def resize(page, width: int, height: int) -> None:

@@ -17,6 +17,7 @@ import re
 
 import test_book
 from build_pdf import EVERY_IMAGE_LOADED
+from explorables import TWO_FRAMES
 from test_book import HTML, html_path
 
 book = test_book.book
@@ -48,11 +49,6 @@ FOLDS = """() => [...document.querySelectorAll('.bd-article details')]
   }))"""
 
 
-#: Resolves once the browser has drawn a frame after this one: the explorables' ResizeObservers
-#: (which write each one's measured height on it) have run by then.
-NEXT_FRAME_DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
-
-
 def printed_text(pdf: bytes) -> str:
     import pypdfium2 as pdfium
 
@@ -77,11 +73,11 @@ def test_a_printed_chapter_has_every_folded_text_and_the_page_is_as_it_was_after
           document.querySelector('.bd-article details.qkv-aside').open = true;
           document.querySelector('.qkv-explorable details.qkv-preset-fold').open = true;
         }""")
-        page.evaluate(NEXT_FRAME_DRAWN)  # the explorable measures its new height (--qkv-height) first
+        page.evaluate(TWO_FRAMES)  # the explorables' ResizeObservers write their new heights first
         before = page.evaluate(STATE)
         folds = page.evaluate(FOLDS)
         pdf = page.pdf(format="A4", print_background=True)
-        page.evaluate(NEXT_FRAME_DRAWN)  # and again once afterprint has closed the folds
+        page.evaluate(TWO_FRAMES)  # and again once afterprint has closed the folds
         after = page.evaluate(STATE)
         page.emulate_media(media="print")
         presets_on_paper = page.evaluate("""() => [...document.querySelectorAll('.qkv-explorable .qkv-presets')]

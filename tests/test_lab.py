@@ -30,6 +30,7 @@ from explorables import (
     CONTROL_OVERLAPS,
     OPEN_FOLDS,
     SHOWN_SYMBOLS,
+    TWO_FRAMES,
     check_numbers,
     class_for,
     explorable_classes,
@@ -356,7 +357,7 @@ def test_learner_lab(browser, learner):
     assert fetch_news == "false", f"{NOTIFICATION} の fetchNews が {fetch_news!r} です(ニュースを尋ねます)"
     if not announcements:
         page.wait_for_event("response", lambda r: ANNOUNCEMENTS in r.url, timeout=60_000)
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(TWO_FRAMES)
     toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
     assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
     page.goto("about:blank")
