@@ -29,10 +29,16 @@ from pathlib import Path
 import requests
 import websocket
 
-from qkv_hub import setup
-from qkv_hub.setup import Classroom
-
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _setup():
+    """`qkv_hub.setup`, imported when a class is made: it loads JupyterHub's spawner and database
+    (about 1.5 CPU s), which every pytest worker would otherwise pay to collect a module that
+    `make test` skips."""
+    from qkv_hub import setup
+
+    return setup
 
 
 def free_port() -> int:
@@ -76,7 +82,7 @@ class TempClass:
         self.students = [f"{self.prefix}s{i:02d}" for i in range(1, self.n_students + 1)]
         self.base = Path(tempfile.mkdtemp(prefix=f"{self.prefix}-", dir="/tmp"))
         os.chmod(self.base, 0o755)
-        self.classroom = Classroom(
+        self.classroom = _setup().Classroom(
             teachers_group=f"{self.prefix}-teachers", students_group=f"{self.prefix}-students",
             exchange_root=str(self.base / "exchange"), state_dir=str(self.base / "state"),
             runtime_root=str(self.base / "rt"), home_base=str(self.base / "home"),
@@ -92,11 +98,11 @@ class TempClass:
     def __enter__(self) -> TempClass:
         try:
             roster = [("teacher", self.teacher)] + [("student", s) for s in self.students]
-            self.passwords = setup.create_users(roster, self.classroom, log=self.log)
+            self.passwords = _setup().create_users(roster, self.classroom, log=self.log)
             self.course = None
             if self.build_course:
-                setup.make_exchange(self.teacher, self.classroom, log=self.log)
-                self.course = setup.make_course(self.teacher, self.classroom, log=self.log)
+                _setup().make_exchange(self.teacher, self.classroom, log=self.log)
+                self.course = _setup().make_course(self.teacher, self.classroom, log=self.log)
             self.start()
         except BaseException:
             self.__exit__(None, None, None)
@@ -110,7 +116,7 @@ class TempClass:
         self.hub_log = open(self.base / "hub.log", "w")  # noqa: SIM115 - closed in __exit__
         os.environ["QKV_HUB_SERVICE_TOKEN"] = token
         try:
-            self.hub_proc = setup.start_hub(
+            self.hub_proc = _setup().start_hub(
                 self.classroom, wait=False, log=self.log, stdout=self.hub_log, port=self.port,
                 api_port=free_port(), proxy_api_port=free_port(), mem_limit=self.mem_limit)
         finally:
@@ -136,16 +142,16 @@ class TempClass:
 
     def __exit__(self, *exc) -> None:
         if self.hub_proc is not None:
-            setup.stop_hub(self.hub_proc)
+            _setup().stop_hub(self.hub_proc)
             self.hub_log.close()
-        setup.remove_users([self.teacher, *self.students], self.classroom, log=self.log)
+        _setup().remove_users([self.teacher, *self.students], self.classroom, log=self.log)
         shutil.rmtree(self.base, ignore_errors=True)
 
     def uids(self) -> set[int]:
         return {pwd.getpwnam(n).pw_uid for n in [self.teacher, *self.students]}
 
     def run_as(self, user: str, cmd: list[str], **kw) -> subprocess.CompletedProcess:
-        return setup.run_as(user, cmd, self.classroom, **kw)
+        return _setup().run_as(user, cmd, self.classroom, **kw)
 
     def home(self, user: str) -> Path:
         return Path(pwd.getpwnam(user).pw_dir)

@@ -12,7 +12,7 @@ from sphinx.application import Sphinx
 
 ICON_CSS = "qkv-icons.css"
 ICON_FONT = "qkv-icons-solid.woff"
-ICON_RULE = re.compile(r"([^{}]+)\{content:\"\\([ef][0-9a-f]{3,4})\"\}")
+ICON_RULE = re.compile(r"(?:^|(?<=[{}]))([^{}]+)\{content:\"\\([ef][0-9a-f]{3,4})\"\}")
 
 
 def subset_icon_font(app: Sphinx, exception: Exception | None) -> None:
