@@ -25,7 +25,6 @@ from test_book_build import book_extension
 import helpers
 
 ROOT = Path(__file__).resolve().parents[1]
-launch_links, version = book_extension().launch_links, book_extension().version
 
 OWNER, REPO, BRANCH = "example-owner", "qkv-textbook", "main"
 REPOSITORY = f"https://github.com/{OWNER}/{REPO}"
@@ -35,6 +34,7 @@ LINK = re.compile(r'href="(https://(?:{})[^"]*)"'.format("|".join(map(re.escape,
 
 
 def test_empty_setting_turns_on_nothing():
+    launch_links = book_extension().launch_links  # (the extension imports Sphinx and myst-nb: not at collection)
     assert launch_links.launch_options({}) == {}
     assert launch_links.launch_options({launch_links.REPOSITORY_VAR: "  "}) == {}
     # the book's own config asks for no service: only the setting adds them
@@ -44,6 +44,7 @@ def test_empty_setting_turns_on_nothing():
 
 
 def test_the_setting_names_the_services_and_the_branch():
+    launch_links = book_extension().launch_links
     on = launch_links.launch_options({launch_links.REPOSITORY_VAR: REPOSITORY + "/"})
     assert on["repository_url"] == REPOSITORY and on["repository_branch"] == "main"
     assert on["launch_buttons"]["colab_url"] and on["launch_buttons"]["binderhub_url"]
@@ -54,7 +55,7 @@ def test_the_setting_names_the_services_and_the_branch():
 
 
 def test_the_book_release_is_the_helpers_version():
-    assert version.helpers_version() == helpers.__version__
+    assert book_extension().version.helpers_version() == helpers.__version__
 
 
 def notebook_path(url: str) -> str:
@@ -104,6 +105,7 @@ def built(tmp_path_factory) -> Path:
            "chapters": [{"file": f"notebooks/{c.slug}"} for c in chapters.chapters()]}
     (tmp / "_toc.yml").write_text(yaml.safe_dump(toc), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MAKE"))}
+    launch_links = book_extension().launch_links
     env.update({launch_links.REPOSITORY_VAR: REPOSITORY, launch_links.HUB_VAR: HUB})
     run = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(src),
                           "--config", str(tmp / "_config.yml"), "--toc", str(tmp / "_toc.yml"),
