@@ -9,7 +9,16 @@ other: what they test is the grading of an exercise, not the chapter around it, 
 a fraction of a chapter's time. (The teacher's full marks on EXERCISES_CHAPTER show that the
 exercises need nothing else from their chapters.) Then these students hand in:
 
-- `teacher`: the source notebook, solutions included, for every chapter and both made here;
+- `teacher`: the source notebook, solutions included, of WHOLE_CHAPTER and of the chapters made
+  here; of each other chapter, its setup cell and its exercise cells (solutions included), as
+  most students here hand in. A whole chapter graded end to end is proven once: what else the
+  whole of another chapter could change for its exercises is proven per chapter more cheaply.
+  Every cell of each reading notebook runs in order, each check's ✓ compared, in its nbval (and
+  in the book's build); the classroom copy is that notebook without its reader-only cells, which
+  bind nothing a kept cell reads (test_source_needs_no_reader_only_cell), and with the score
+  lines that the teacher's full marks on each chapter (its own assignment and gradebook) prove;
+  nbgrader's running of a whole chapter (its kernel, timeout, figures, feedback page) is the
+  same for every chapter;
 - `untouched`: the release notebook as distributed, of the probe and of EXERCISES_CHAPTER;
 - `wrong1`, `wrong2`, ...: EXERCISES_CHAPTER's solutions with the typical mistakes of MISTAKES
   swapped in (one mistake per exercise and student, so few notebooks are executed);
@@ -65,6 +74,11 @@ PROBE = "90_hidden_probe"
 EXERCISES_CHAPTER = "91_every_exercise"
 #: The made class of the class report's tests: chapters 01, 03 and 06's exercises only.
 CLASS_CHAPTER = "92_made_class"
+#: The one chapter the teacher hands in whole (its maths is read in the feedback page); of every
+#: other chapter, the teacher hands in its setup cell and its exercises (see the module's docstring).
+WHOLE_CHAPTER = "06"
+#: Next to the course folder: a line for each time the `dies` student's kernel ran its code.
+DIES_RUNS = "dies.runs"
 #: Short, so the infinite loop costs little; still far above any chapter cell's run time.
 TIMEOUT = 20
 HIDDEN_TEST = """\
@@ -253,16 +267,20 @@ def visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def exercises_only(folder: Path, numbers: list[str]):
-    """A notebook of chapter `numbers[0]`'s setup cell and the exercise cells of these chapters.
+def exercises_of(chapters: list):
+    """A copy of `chapters[0]` (notebooks) that keeps its setup cell and the exercise cells of them all.
 
     The exercises need nothing else from their chapter: the teacher's full marks on it show it.
     """
-    chapters = [read(folder / f"{chapter_named(n)}.ipynb") for n in numbers]
-    nb = chapters[0]
+    nb = copy.deepcopy(chapters[0])
     setup = next(c for c in nb.cells if c.cell_type == "code")
-    nb.cells = [setup] + [c for chapter in chapters for c in chapter.cells if gid(c)]
+    nb.cells = [setup] + [copy.deepcopy(c) for chapter in chapters for c in chapter.cells if gid(c)]
     return nb
+
+
+def exercises_only(folder: Path, numbers: list[str]):
+    """A notebook of chapter `numbers[0]`'s setup cell and the exercise cells of these chapters."""
+    return exercises_of([read(folder / f"{chapter_named(n)}.ipynb") for n in numbers])
 
 
 def make_probe(folder: Path) -> None:
@@ -314,8 +332,9 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
         write(nb, classroom.submission_path(root, student, chapter))
 
     sources = {c: read(root / "source" / c / f"{c}.ipynb") for c in chapters}
-    for chapter in chapters:
-        submit("teacher", chapter, sources[chapter])
+    for chapter in chapters:  # one whole chapter; of the others, their setup and exercise cells
+        whole = chapter == chapter_named(WHOLE_CHAPTER)
+        submit("teacher", chapter, sources[chapter] if whole else exercises_of([sources[chapter]]))
     for chapter in (PROBE, EXERCISES_CHAPTER):
         submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
 
@@ -371,7 +390,8 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
     misnamed = classroom.submission_path(root, "misnamed", probe)
     write(sources[probe], misnamed.with_name(f"{probe} (1).ipynb"))
     dies = copy.deepcopy(sources[probe])
-    solution_cell(dies, "prediction =").source = 'import os\nos._exit(1)\nprediction = "ケーキ"\n'
+    solution_cell(dies, "prediction =").source = (  # each run leaves a line in DIES_RUNS
+        f'import os\nopen({str(root.parent / DIES_RUNS)!r}, "a").write("ran\\n")\nos._exit(1)\nprediction = "ケーキ"\n')
     submit("dies", probe, dies)
     for student, patch in PATCHERS.items():
         nb = copy.deepcopy(sources[probe])
@@ -465,6 +485,43 @@ def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
         assert all(not c.get("outputs") for c in source.cells), chapter
         assert "jupytext" not in source.metadata, f"{chapter}: ペアの .md が配布版に混ざります"
         assert "widgets" not in source.metadata, f"{chapter}: 図の保存された状態が配布版に残ります"
+
+
+def bound_at_top(code: str) -> set[str]:
+    """The names a cell binds in the notebook's namespace (not those inside its functions)."""
+    names, todo = set(), list(ast.iter_child_nodes(ast.parse(code)))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.comprehension)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_source_needs_no_reader_only_cell(chapter):
+    """The classroom copy is the reading notebook without its reader-only cells: none of them
+    binds a name that a kept cell below reads before a kept cell binds it. (So the whole chapter
+    runs in grading as in its nbval, and the teacher hands in one chapter whole: see the top.)"""
+    kept, reader_only = set(), set()
+    for cell in read(NOTEBOOKS / f"{chapter}.ipynb").cells:
+        if cell.cell_type != "code":
+            continue
+        if "reader-only" in cell.metadata.get("tags", []):
+            reader_only |= bound_at_top(cell.source)
+            continue
+        reads = {n.id for n in ast.walk(ast.parse(cell.source))
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        needed = sorted(reads & (reader_only - kept))
+        assert not needed, f"{chapter}: 読者用のセルだけが作る {', '.join(needed)} を、課題版のセルが読みます: {cell.source[:80]!r}"
+        kept |= bound_at_top(cell.source)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -646,6 +703,12 @@ def test_a_submission_that_cannot_be_graded_gets_zero_and_its_reason(course, stu
     assert student not in course.scores(PROBE)
     report = (course.root / "reports" / "report.md").read_text("utf-8")
     assert f"| {student} | {PROBE} | 採点できず |" in report
+
+
+def test_a_kernel_its_notebook_ended_is_not_run_again(course):
+    """nbgrader runs the `dies` notebook once: its own code ends the kernel, a second run would too
+    (a kernel lost otherwise is tried once more: see qkv_classroom.grading.grade_one)."""
+    assert (course.root.parent / DIES_RUNS).read_text("utf-8") == "ran\n"
 
 
 def test_one_bad_submission_never_stops_the_others(course):
