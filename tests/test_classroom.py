@@ -846,15 +846,20 @@ EXTERNAL = re.compile(r"<(?!a\b)[a-z][^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)
                       r"|url\(\s*[\"']?(?:https?:)?//|@import[^;]*(?:https?:)?//", re.I)
 
 
-def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course):
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for this file's browser tests (lab_server.browser: the one `make test` uses)."""
+    import lab_server
+
+    with lab_server.browser() as b:
+        yield b
+
+
+def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course, browser):
     """nbgrader's feedback page loaded MathJax from a CDN: offline a student read `$n_k \times d_k$`.
     Now no page asks for anything outside itself, and its maths is MathML that the browser draws
     with no script (JupyterLab's HTML viewer runs none). Opened in Chromium with every request but
     the file's own refused: none asked, no `$…$` left in the text, every formula drawn."""
-    import chromium
-    from lab_server import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
     pages = sorted((course.root / "feedback").rglob("*.html"))
     assert pages
     for page in pages:
@@ -862,17 +867,15 @@ def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course):
     chapter = chapter_named("06")
     assert any(r"$\sqrt{d_k}$" in c.source for c in course.source(chapter).cells if c.cell_type == "markdown")
     page_file = course.root / "feedback" / "teacher" / chapter / f"{chapter}.html"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        asked = []
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                   else (asked.append(r.request.url), r.abort()))
-        page.goto(page_file.as_uri())
-        text = page.evaluate("[...document.querySelectorAll('.text_cell_render')].map(e => e.innerText).join('\\n')")
-        sizes = page.evaluate("[...document.querySelectorAll('.text_cell_render math')]"
-                              ".map(m => m.getBoundingClientRect()).map(r => r.width * r.height)")
-        browser.close()
+    page = browser.new_page()
+    asked = []
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+               else (asked.append(r.request.url), r.abort()))
+    page.goto(page_file.as_uri())
+    text = page.evaluate("[...document.querySelectorAll('.text_cell_render')].map(e => e.innerText).join('\\n')")
+    sizes = page.evaluate("[...document.querySelectorAll('.text_cell_render math')]"
+                          ".map(m => m.getBoundingClientRect()).map(r => r.width * r.height)")
+    page.close()  # and its context
     assert not asked, asked
     assert "ソフトマックス" in text and not re.search(r"\$[^$\n]+\$", text), re.findall(r"\$[^$\n]+\$", text)[:3]
     assert len(sizes) > 20 and all(sizes), sizes
@@ -1157,40 +1160,33 @@ def test_class_report_is_anonymous_unless_asked(course):
     # with --names: see test_class_report_of_a_partial_class (one chapter: fewer charts to draw)
 
 
-def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
+def test_class_report_is_one_offline_page_that_passes_axe(course, browser):
     """No request leaves the file (inline CSS, data-URI charts), no console error, nothing
     serious or critical for axe-core, at 1280 px and on a 390 px phone."""
-    import chromium
-    from lab_server import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
     page_file = course.root / "reports" / "class_report.html"
     source = page_file.read_text("utf-8")
     assert not re.search(r'(?:src|href)="(?:https?:)?//', source)
     assert source.count('src="data:image/png;base64,') >= 3
     axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
     shots = os.environ.get("QKV_SCREENSHOTS")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
-        for width in (1280, 390):
-            context = browser.new_context(viewport={"width": width, "height": 900})
-            page = context.new_page()
-            errors, requests = [], []
-            page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
-            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-            page.on("request", lambda r, requests=requests: requests.append(r.url))
-            page.goto(page_file.as_uri())
-            assert not errors, errors
-            assert all(u.startswith(("file:", "data:")) for u in requests), requests
-            assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
-            if shots:
-                page.screenshot(path=f"{shots}/class_report_{width}.png", full_page=True)
-            page.add_script_tag(path=str(axe))
-            found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
-                .violations.map(v => ({id: v.id, impact: v.impact}))""")
-            assert not [v for v in found if v["impact"] in ("serious", "critical")], found
-            context.close()
-        browser.close()
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        errors, requests = [], []
+        page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        page.on("request", lambda r, requests=requests: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        assert not errors, (width, errors)
+        assert all(u.startswith(("file:", "data:")) for u in requests), (width, requests)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
+        if shots:
+            page.screenshot(path=f"{shots}/class_report_{width}.png", full_page=True)
+        page.add_script_tag(path=str(axe))
+        found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+            .violations.map(v => ({id: v.id, impact: v.impact}))""")
+        assert not [v for v in found if v["impact"] in ("serious", "critical")], (width, found)
+        context.close()
 
 
 def test_class_report_of_a_partial_class(course, tmp_path):
