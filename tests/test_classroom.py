@@ -10,15 +10,16 @@ a fraction of a chapter's time. (The teacher's full marks on EXERCISES_CHAPTER s
 exercises need nothing else from their chapters.) Then these students hand in:
 
 - `teacher`: the source notebook, solutions included, of WHOLE_CHAPTER and of the chapters made
-  here; of each other chapter, its setup cell and its exercise cells (solutions included), as
-  most students here hand in. A whole chapter graded end to end is proven once: what else the
-  whole of another chapter could change for its exercises is proven per chapter more cheaply.
-  Every cell of each reading notebook runs in order, each check's ✓ compared, in its nbval (and
-  in the book's build); the classroom copy is that notebook without its reader-only cells, which
-  bind nothing a kept cell reads (test_source_needs_no_reader_only_cell), and with the score
-  lines that the teacher's full marks on each chapter (its own assignment and gradebook) prove;
-  nbgrader's running of a whole chapter (its kernel, timeout, figures, feedback page) is the
-  same for every chapter;
+  here; of each other chapter, its setup cell, its exercise cells (solutions included) and its
+  Markdown, without the rest of its code. A whole chapter graded end to end is proven once:
+  what the rest of a chapter's code could change for its exercises is proven per chapter more
+  cheaply. Every cell of each reading notebook runs in order, each check's ✓ compared, in its
+  nbval (and in the book's build); the classroom copy is that notebook without its reader-only
+  cells, which bind nothing a kept cell reads (test_source_needs_no_reader_only_cell), and with
+  the score lines that the teacher's full marks on each chapter (its own assignment and
+  gradebook) prove; each chapter's prose and maths reach its feedback page; how nbgrader runs a
+  whole chapter's other code (its kernel, timeout, figures and widgets in the page) is the same
+  for every chapter;
 - `untouched`: the release notebook as distributed, of the probe and of EXERCISES_CHAPTER;
 - `wrong1`, `wrong2`, ...: EXERCISES_CHAPTER's solutions with the typical mistakes of MISTAKES
   swapped in (one mistake per exercise and student, so few notebooks are executed);
@@ -267,20 +268,26 @@ def visible_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def exercises_of(chapters: list):
-    """A copy of `chapters[0]` (notebooks) that keeps its setup cell and the exercise cells of them all.
+def exercises_only(folder: Path, numbers: list[str]):
+    """A notebook of chapter `numbers[0]`'s setup cell and the exercise cells of these chapters.
 
     The exercises need nothing else from their chapter: the teacher's full marks on it show it.
     """
-    nb = copy.deepcopy(chapters[0])
+    chapters = [read(folder / f"{chapter_named(n)}.ipynb") for n in numbers]
+    nb = chapters[0]
     setup = next(c for c in nb.cells if c.cell_type == "code")
-    nb.cells = [setup] + [copy.deepcopy(c) for chapter in chapters for c in chapter.cells if gid(c)]
+    nb.cells = [setup] + [c for chapter in chapters for c in chapter.cells if gid(c)]
     return nb
 
 
-def exercises_only(folder: Path, numbers: list[str]):
-    """A notebook of chapter `numbers[0]`'s setup cell and the exercise cells of these chapters."""
-    return exercises_of([read(folder / f"{chapter_named(n)}.ipynb") for n in numbers])
+def prose_and_exercises(chapter):
+    """A copy of the notebook `chapter` with its setup cell, its exercise cells and its Markdown,
+    without its other code: what the teacher hands in of a chapter but WHOLE_CHAPTER. (Its
+    Markdown costs no kernel time, and puts every chapter's prose and maths in a feedback page.)"""
+    nb = copy.deepcopy(chapter)
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    nb.cells = [c for c in nb.cells if c is setup or gid(c) or c.cell_type == "markdown"]
+    return nb
 
 
 def make_probe(folder: Path) -> None:
@@ -332,9 +339,9 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
         write(nb, classroom.submission_path(root, student, chapter))
 
     sources = {c: read(root / "source" / c / f"{c}.ipynb") for c in chapters}
-    for chapter in chapters:  # one whole chapter; of the others, their setup and exercise cells
+    for chapter in chapters:  # one whole chapter; the others without the code around their exercises
         whole = chapter == chapter_named(WHOLE_CHAPTER)
-        submit("teacher", chapter, sources[chapter] if whole else exercises_of([sources[chapter]]))
+        submit("teacher", chapter, sources[chapter] if whole else prose_and_exercises(sources[chapter]))
     for chapter in (PROBE, EXERCISES_CHAPTER):
         submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
 
