@@ -9,7 +9,17 @@ other: what they test is the grading of an exercise, not the chapter around it, 
 a fraction of a chapter's time. (The teacher's full marks on EXERCISES_CHAPTER show that the
 exercises need nothing else from their chapters.) Then these students hand in:
 
-- `teacher`: the source notebook, solutions included, for every chapter and both made here;
+- `teacher`: the source notebook, solutions included, of WHOLE_CHAPTER and of the chapters made
+  here; of each other chapter, its setup cell, its exercise cells (solutions included) and its
+  Markdown, without the rest of its code. A whole chapter graded end to end is proven once:
+  what the rest of a chapter's code could change for its exercises is proven per chapter more
+  cheaply. Every cell of each reading notebook runs in order, each check's ✓ compared, in its
+  nbval (and in the book's build); the classroom copy is that notebook without its reader-only
+  cells, which bind nothing a kept cell reads (test_source_needs_no_reader_only_cell), and with
+  the score lines that the teacher's full marks on each chapter (its own assignment and
+  gradebook) prove; each chapter's prose and maths reach its feedback page; how nbgrader runs a
+  whole chapter's other code (its kernel, timeout, figures and widgets in the page) is the same
+  for every chapter;
 - `untouched`: the release notebook as distributed, of the probe and of EXERCISES_CHAPTER;
 - `wrong1`, `wrong2`, ...: EXERCISES_CHAPTER's solutions with the typical mistakes of MISTAKES
   swapped in (one mistake per exercise and student, so few notebooks are executed);
@@ -65,6 +75,11 @@ PROBE = "90_hidden_probe"
 EXERCISES_CHAPTER = "91_every_exercise"
 #: The made class of the class report's tests: chapters 01, 03 and 06's exercises only.
 CLASS_CHAPTER = "92_made_class"
+#: The one chapter the teacher hands in whole (its maths is read in the feedback page); of every
+#: other chapter, the teacher hands in its setup cell and its exercises (see the module's docstring).
+WHOLE_CHAPTER = "06"
+#: Next to the course folder: a line for each time the `dies` student's kernel ran its code.
+DIES_RUNS = "dies.runs"
 #: Short, so the infinite loop costs little; still far above any chapter cell's run time.
 TIMEOUT = 20
 HIDDEN_TEST = """\
@@ -265,6 +280,16 @@ def exercises_only(folder: Path, numbers: list[str]):
     return nb
 
 
+def prose_and_exercises(chapter):
+    """A copy of the notebook `chapter` with its setup cell, its exercise cells and its Markdown,
+    without its other code: what the teacher hands in of a chapter but WHOLE_CHAPTER. (Its
+    Markdown costs no kernel time, and puts every chapter's prose and maths in a feedback page.)"""
+    nb = copy.deepcopy(chapter)
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    nb.cells = [c for c in nb.cells if c is setup or gid(c) or c.cell_type == "markdown"]
+    return nb
+
+
 def make_probe(folder: Path) -> None:
     """The probe (chapter 01's exercises, a hidden test in the cosine's test) and EXERCISES_CHAPTER
     (every chapter's exercises)."""
@@ -314,8 +339,9 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
         write(nb, classroom.submission_path(root, student, chapter))
 
     sources = {c: read(root / "source" / c / f"{c}.ipynb") for c in chapters}
-    for chapter in chapters:
-        submit("teacher", chapter, sources[chapter])
+    for chapter in chapters:  # one whole chapter; the others without the code around their exercises
+        whole = chapter == chapter_named(WHOLE_CHAPTER)
+        submit("teacher", chapter, sources[chapter] if whole else prose_and_exercises(sources[chapter]))
     for chapter in (PROBE, EXERCISES_CHAPTER):
         submit("untouched", chapter, read(root / "release" / chapter / f"{chapter}.ipynb"))
 
@@ -371,7 +397,8 @@ def hand_in(root: Path, chapters: list[str]) -> dict[str, str]:
     misnamed = classroom.submission_path(root, "misnamed", probe)
     write(sources[probe], misnamed.with_name(f"{probe} (1).ipynb"))
     dies = copy.deepcopy(sources[probe])
-    solution_cell(dies, "prediction =").source = 'import os\nos._exit(1)\nprediction = "ケーキ"\n'
+    solution_cell(dies, "prediction =").source = (  # each run leaves a line in DIES_RUNS
+        f'import os\nopen({str(root.parent / DIES_RUNS)!r}, "a").write("ran\\n")\nos._exit(1)\nprediction = "ケーキ"\n')
     submit("dies", probe, dies)
     for student, patch in PATCHERS.items():
         nb = copy.deepcopy(sources[probe])
@@ -465,6 +492,43 @@ def test_source_is_the_chapter_without_reader_cells_and_outputs(course):
         assert all(not c.get("outputs") for c in source.cells), chapter
         assert "jupytext" not in source.metadata, f"{chapter}: ペアの .md が配布版に混ざります"
         assert "widgets" not in source.metadata, f"{chapter}: 図の保存された状態が配布版に残ります"
+
+
+def bound_at_top(code: str) -> set[str]:
+    """The names a cell binds in the notebook's namespace (not those inside its functions)."""
+    names, todo = set(), list(ast.iter_child_nodes(ast.parse(code)))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.comprehension)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_source_needs_no_reader_only_cell(chapter):
+    """The classroom copy is the reading notebook without its reader-only cells: none of them
+    binds a name that a kept cell below reads before a kept cell binds it. (So the whole chapter
+    runs in grading as in its nbval, and the teacher hands in one chapter whole: see the top.)"""
+    kept, reader_only = set(), set()
+    for cell in read(NOTEBOOKS / f"{chapter}.ipynb").cells:
+        if cell.cell_type != "code":
+            continue
+        if "reader-only" in cell.metadata.get("tags", []):
+            reader_only |= bound_at_top(cell.source)
+            continue
+        reads = {n.id for n in ast.walk(ast.parse(cell.source))
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        needed = sorted(reads & (reader_only - kept))
+        assert not needed, f"{chapter}: 読者用のセルだけが作る {', '.join(needed)} を、課題版のセルが読みます: {cell.source[:80]!r}"
+        kept |= bound_at_top(cell.source)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -648,6 +712,12 @@ def test_a_submission_that_cannot_be_graded_gets_zero_and_its_reason(course, stu
     assert f"| {student} | {PROBE} | 採点できず |" in report
 
 
+def test_a_kernel_its_notebook_ended_is_not_run_again(course):
+    """nbgrader runs the `dies` notebook once: its own code ends the kernel, a second run would too
+    (a kernel lost otherwise is tried once more: see qkv_classroom.grading.grade_one)."""
+    assert (course.root.parent / DIES_RUNS).read_text("utf-8") == "ran\n"
+
+
 def test_one_bad_submission_never_stops_the_others(course):
     # every other chapter was still graded for everyone, and fed back
     for chapter in course.chapters:
@@ -783,15 +853,20 @@ EXTERNAL = re.compile(r"<(?!a\b)[a-z][^>]*\b(?:src|href)\s*=\s*[\"']?(?:https?:)
                       r"|url\(\s*[\"']?(?:https?:)?//|@import[^;]*(?:https?:)?//", re.I)
 
 
-def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course):
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for this file's browser tests (lab_server.browser: the one `make test` uses)."""
+    import lab_server
+
+    with lab_server.browser() as b:
+        yield b
+
+
+def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course, browser):
     """nbgrader's feedback page loaded MathJax from a CDN: offline a student read `$n_k \times d_k$`.
     Now no page asks for anything outside itself, and its maths is MathML that the browser draws
     with no script (JupyterLab's HTML viewer runs none). Opened in Chromium with every request but
     the file's own refused: none asked, no `$…$` left in the text, every formula drawn."""
-    import chromium
-    from lab_server import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
     pages = sorted((course.root / "feedback").rglob("*.html"))
     assert pages
     for page in pages:
@@ -799,17 +874,15 @@ def test_feedback_pages_ask_for_nothing_and_their_maths_is_read_offline(course):
     chapter = chapter_named("06")
     assert any(r"$\sqrt{d_k}$" in c.source for c in course.source(chapter).cells if c.cell_type == "markdown")
     page_file = course.root / "feedback" / "teacher" / chapter / f"{chapter}.html"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        asked = []
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
-                   else (asked.append(r.request.url), r.abort()))
-        page.goto(page_file.as_uri())
-        text = page.evaluate("[...document.querySelectorAll('.text_cell_render')].map(e => e.innerText).join('\\n')")
-        sizes = page.evaluate("[...document.querySelectorAll('.text_cell_render math')]"
-                              ".map(m => m.getBoundingClientRect()).map(r => r.width * r.height)")
-        browser.close()
+    page = browser.new_page()
+    asked = []
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+               else (asked.append(r.request.url), r.abort()))
+    page.goto(page_file.as_uri())
+    text = page.evaluate("[...document.querySelectorAll('.text_cell_render')].map(e => e.innerText).join('\\n')")
+    sizes = page.evaluate("[...document.querySelectorAll('.text_cell_render math')]"
+                          ".map(m => m.getBoundingClientRect()).map(r => r.width * r.height)")
+    page.close()  # and its context
     assert not asked, asked
     assert "ソフトマックス" in text and not re.search(r"\$[^$\n]+\$", text), re.findall(r"\$[^$\n]+\$", text)[:3]
     assert len(sizes) > 20 and all(sizes), sizes
@@ -1094,40 +1167,33 @@ def test_class_report_is_anonymous_unless_asked(course):
     # with --names: see test_class_report_of_a_partial_class (one chapter: fewer charts to draw)
 
 
-def test_class_report_is_one_offline_page_that_passes_axe(course, tmp_path):
+def test_class_report_is_one_offline_page_that_passes_axe(course, browser):
     """No request leaves the file (inline CSS, data-URI charts), no console error, nothing
     serious or critical for axe-core, at 1280 px and on a 390 px phone."""
-    import chromium
-    from lab_server import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
     page_file = course.root / "reports" / "class_report.html"
     source = page_file.read_text("utf-8")
     assert not re.search(r'(?:src|href)="(?:https?:)?//', source)
     assert source.count('src="data:image/png;base64,') >= 3
     axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
     shots = os.environ.get("QKV_SCREENSHOTS")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium.find().path, args=CHROMIUM_ARGS)
-        for width in (1280, 390):
-            context = browser.new_context(viewport={"width": width, "height": 900})
-            page = context.new_page()
-            errors, requests = [], []
-            page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
-            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-            page.on("request", lambda r, requests=requests: requests.append(r.url))
-            page.goto(page_file.as_uri())
-            assert not errors, errors
-            assert all(u.startswith(("file:", "data:")) for u in requests), requests
-            assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
-            if shots:
-                page.screenshot(path=f"{shots}/class_report_{width}.png", full_page=True)
-            page.add_script_tag(path=str(axe))
-            found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
-                .violations.map(v => ({id: v.id, impact: v.impact}))""")
-            assert not [v for v in found if v["impact"] in ("serious", "critical")], found
-            context.close()
-        browser.close()
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        errors, requests = [], []
+        page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        page.on("request", lambda r, requests=requests: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        assert not errors, (width, errors)
+        assert all(u.startswith(("file:", "data:")) for u in requests), (width, requests)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
+        if shots:
+            page.screenshot(path=f"{shots}/class_report_{width}.png", full_page=True)
+        page.add_script_tag(path=str(axe))
+        found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+            .violations.map(v => ({id: v.id, impact: v.impact}))""")
+        assert not [v for v in found if v["impact"] in ("serious", "critical")], (width, found)
+        context.close()
 
 
 def test_class_report_of_a_partial_class(course, tmp_path):

@@ -14,7 +14,8 @@ in the order a course goes through them:
 - `submissions`: where the submissions are, and whether one can be read;
 - `tamper`: answer cells that try to change what grades them;
 - `gradebook`: scores read, a submission forgotten or given no marks;
-- `grading`: `autograde`, each student × chapter alone, retried once, flagged on tampering;
+- `grading`: `autograde`, each student × chapter alone, retried once (not when its own code
+  ended the kernel), flagged on tampering;
 - `reports`: reports/ (grading.csv, summary.csv, report.md) from the outcomes;
 - `class_report`: reports/class_report.html and .csv, what the class got wrong and where to re-teach;
 - `feedback_pages`: `feedback`, the HTML pages without hidden test code, their maths as MathML;

@@ -1,4 +1,5 @@
-"""Autograding: each student × chapter graded alone, retried once, tamper-flagged; chapters in parallel.
+"""Autograding: each student × chapter graded alone, retried once (not if its own code ended the
+kernel), tamper-flagged; chapters in parallel.
 
 A submission that cannot be graded (unreadable, misnamed, a kernel that died, ...) gets 0 points
 and its reason; one whose answer cells rebind or patch what the test cells rely on
@@ -26,6 +27,10 @@ from .reports import Outcome, Status, write_reports
 from .submissions import chapters_with, students_of, submission_path, unreadable
 from .tamper import forged_records, scan_notebook
 
+#: nbclient's error when the kernel's process ended while it ran the notebook's cells: the
+#: notebook's own code (os._exit, a crash in C) ended it, and would again; not tried once more.
+KERNEL_ENDED_BY_ITS_CELLS = "DeadKernelError"
+
 
 def grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outcome:
     """Grade one student's notebook of one chapter; its outcome (0 points and why, if it failed)."""
@@ -39,6 +44,8 @@ def grade_one(root: Path, student: str, chapter: str, max_score: float) -> Outco
                 break
             except ClassroomError as err:
                 problem = f"採点の途中で止まりました: {short_reason(str(err))}"
+                if KERNEL_ENDED_BY_ITS_CELLS in str(err):
+                    break
     if problem is not None:
         forget(root, chapter, student)
         return Outcome(student, chapter, Status.FAILED, 0.0, max_score, problem)
