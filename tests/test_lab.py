@@ -402,6 +402,12 @@ COVERED = """a => { a.scrollIntoView({ block: 'center', inline: 'nearest' });
     : `上に ${hit ? [hit.tagName.toLowerCase(), ...hit.classList].join('.') : '何もない場所'} が重なっています`; }"""
 
 
+def _chapters_linked(ipynb: Path) -> set[str]:
+    """The chapters (file names) a chapter's links lead to, as written in its source."""
+    return {Path(link.partition("#")[0]).name for link in _links(ipynb)
+            if not link.startswith(("http://", "https://", "#"))} & {c.name for c in CHAPTERS}
+
+
 def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     """Every link of every chapter, clicked in the learner's JupyterLab, opens its page in a tab of
     Lab (the glossary scrolled to the term, another chapter as a notebook), and no request fails
@@ -410,23 +416,28 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     per link takes 3.5 minutes), every link is checked to point at a file Lab serves and the first link of
     a chapter to each page is clicked (and must scroll to its term); that every term's anchor is
     on the glossary page is test_every_chapter_link_has_a_target_in_the_learners_copy's.
-    Lab is loaded once and each next chapter is opened from the file browser, as a learner does.
-    What a link opened stays open, as it does for a learner: a later link to it brings its tab to
-    the front (and scrolls to its own anchor) instead of laying out the whole chapter again. A
-    chapter's links are first found unobstructed where a pointer presses them, then clicked one
-    after another without bringing the chapter's tab back between them (each return laid the
-    whole chapter out again: 77 → 44 s of this test, paired). No notebook starts a kernel here
+    Lab is loaded once with the first chapter; a chapter a link opened is checked then and there,
+    while it is in front (its own links found unobstructed where a pointer presses them, then
+    clicked one after another without bringing it back to the front between them: each return laid
+    the whole chapter out again), and its tab is closed once no chapter still to be clicked from
+    links to it (each chapter kept open made every later one slower to lay out); a chapter no link
+    reached is opened from the file browser, as a learner does. No notebook starts a kernel here
     (nothing is run)."""
     every_link = os.environ.get("QKV_EVERY_LINK") == "1"
     lab, _ = learner
     failed = []
-    followed = 0
+    followed = []
+    #: the chapters each chapter links to and has not clicked yet (a chapter nobody will click again
+    #: is closed)
+    to_come = {ipynb.name: _chapters_linked(ipynb) for ipynb in CHAPTERS}
+    checked = set()
     lab_server.end_sessions(lab)  # any kernel another test of this Lab left
     page = _open(browser, lab, f"{IN_COPY.format(CHAPTERS[0].name)}?reset", kernels=False)
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    for ipynb in CHAPTERS:
-        if ipynb != CHAPTERS[0]:
-            lab_server.open_from_the_file_browser(page, ipynb.name)
+
+    def check(ipynb: Path) -> None:
+        """The links of the chapter `ipynb`, in front now; each chapter they open first checked too."""
+        checked.add(ipynb.name)
         chapter = lab_server.front_document(page)
         selector = f"{chapter} .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
         links = page.locator(selector)
@@ -453,8 +464,7 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             covered = links.nth(i).evaluate(COVERED)
             assert covered is None, f"{ipynb.name}: {href} を押せません({covered})"
         # Then each is clicked where it is, the chapter left behind its tab (a click there is the
-        # same event at the same link; going back to the chapter's tab before each click laid the
-        # whole chapter out again, most of this test's time).
+        # same event at the same link).
         for i, href, path, anchor in to_click:
             title = Path(path).name
             if page.locator(CURRENT_TAB).inner_text() == title:  # (every link) the same page again:
@@ -467,11 +477,23 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
                 pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(CURRENT_TAB).all_inner_texts()})")
             if anchor:
                 scrolled_to(page, anchor, f"{ipynb.name}: {href}", within=lab_server.front_document(page))
-            followed += 1
+            followed.append(href)
+            to_come[ipynb.name].discard(title)
+            if title in to_come and title not in checked:  # a chapter, in front: checked now
+                check(NOTEBOOKS / title)
         assert not lab_server.running_kernels(lab), f"{ipynb.name}: カーネルが起動しています"
+        if not any(ipynb.name in still for still in to_come.values()):
+            lab_server.close_tab(page, ipynb.name)
+
+    for ipynb in CHAPTERS:
+        if ipynb.name not in checked:  # (the first chapter, and any no link reached)
+            if ipynb != CHAPTERS[0]:
+                lab_server.open_from_the_file_browser(page, ipynb.name)
+            check(ipynb)
     page.goto("about:blank")
     page.close()
-    assert followed >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
+    assert checked == {ipynb.name for ipynb in CHAPTERS}, checked
+    assert len(followed) >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
     assert not failed, failed
 
 
