@@ -313,19 +313,20 @@ NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 ANNOUNCEMENTS = "/api/config/jupyterlabapputilsextensionannouncements"
 
 
-def test_learner_lab(browser, learner):
-    lab, work = learner
-    mine = work / IN_COPY.format(CHAPTER)
-    announcements = []  # Lab's request for its announcements' config (see the news prompt below)
-    page = _open(browser, lab, f"{IN_COPY.format(CHAPTER)}?reset",  # ?reset: a first launch, nothing restored
-                 on_response=lambda r: announcements.append(r.url) if ANNOUNCEMENTS in r.url else None)
+def _a_learners_first_launch(lab, work: Path, page, name: str, announcements: list[str]) -> None:
+    """JupyterLab as `make lab` shows it the first time (`?reset`: nothing restored) with the chapter
+    `name` open and its kernel started, nothing run yet (test_explorables_in_a_real_lab's first steps,
+    in its page: a Lab page load is seconds of a core): first pictures, no nbgrader, Japanese menus,
+    the chapters once in the file browser, a save that changes nothing, no news prompt.
+    `announcements`: the URLs of Lab's requests for its announcements' config, from the page's first."""
+    mine = work / IN_COPY.format(name)
     # An explorable's cell shows its first picture before anything runs, never its text repr.
     page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
     outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
-    assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
+    assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs), name
     saved = len(first_pictures(nbformat.read(mine, as_version=4)))
     pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] .qkv-first-picture").count()
-    assert saved >= 1 and pictures == saved
+    assert saved >= 1 and pictures == saved, (name, saved, pictures)
     # nbgrader's authoring UI is off for learners.
     assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
     # Japanese menus, and each 「menu」→「item」 the chapters name is there.
@@ -343,7 +344,7 @@ def test_learner_lab(browser, learner):
     before = mine.read_bytes()
     saved_at = mine.stat().st_mtime_ns
     lab_server.focus_notebook(page)
-    with page.expect_response(lambda r: r.url.split("?")[0].endswith(f"/api/contents/{IN_COPY.format(CHAPTER)}")
+    with page.expect_response(lambda r: r.url.split("?")[0].endswith(f"/api/contents/{IN_COPY.format(name)}")
                               and r.request.method == "PUT", timeout=60_000) as saving:
         page.keyboard.press("Control+s")
     assert saving.value.ok, f"保存されませんでした({saving.value.status})"
@@ -363,9 +364,6 @@ def test_learner_lab(browser, learner):
     page.evaluate(TWO_FRAMES)
     toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
     assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
-    page.goto("about:blank")
-    page.close()
-    lab_server.end_sessions(lab)
 
 
 #: Lab's document tabs, and the label of the one in front (lab_server: other Lab tests use them too).
@@ -539,7 +537,9 @@ LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL = re.compile(
 
 
 def test_explorables_in_a_real_lab(browser, learner):
-    """In each chapter of LAB_EXPLORABLES: Run All; every control of every explorable moves its
+    """A learner's JupyterLab at its first launch with the first chapter of LAB_EXPLORABLES open
+    (_a_learners_first_launch: what was test_learner_lab, which loaded a Lab page of its own), then
+    in each chapter of LAB_EXPLORABLES: Run All; every control of every explorable moves its
     picture to numpy's numbers (picture → Python: the kernel's traits follow); a trait set in a new
     cell moves the picture (Python → picture); saved and reopened with a new kernel, the
     explorables come back, and again after a save before any Run All (their state is not live
@@ -547,14 +547,17 @@ def test_explorables_in_a_real_lab(browser, learner):
     from the file browser once the notebooks before it are closed and their kernels ended
     (lab_server.reopen, as a learner who closes one chapter and opens the next), so Lab's page is
     loaded once (a load is seconds of a core for Lab's server and the browser)."""
-    lab, _ = learner
+    lab, work = learner
     first = LAB_EXPLORABLES[0]
-    page = _open(browser, lab, f"{IN_COPY.format(first)}?reset")  # ?reset: no other chapter restored beside it
+    announcements = []  # Lab's request for its announcements' config (_a_learners_first_launch)
+    page = _open(browser, lab, f"{IN_COPY.format(first)}?reset",  # ?reset: a first launch, nothing restored
+                 on_response=lambda r: announcements.append(r.url) if ANNOUNCEMENTS in r.url else None)
     errors, now = [], [first]  # what went wrong, with the chapter it went wrong in
     page.on("response", lambda r: errors.append(f"{now[0]}: {r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: errors.append(f"{now[0]}: {m.text}")
             if m.type == "error" and not LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL.match(m.text) else None)
     page.on("pageerror", lambda e: errors.append(f"{now[0]}: {e}"))
+    _a_learners_first_launch(lab, work, page, first, announcements)
     for name in LAB_EXPLORABLES:
         now[0] = name
         if name != first:  # the chapter before saved (Lab restored its widgets: unsaved changes)
