@@ -313,25 +313,29 @@ NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 ANNOUNCEMENTS = "/api/config/jupyterlabapputilsextensionannouncements"
 
 
-def test_learner_lab(browser, learner):
-    lab, work = learner
-    mine = work / IN_COPY.format(CHAPTER)
-    announcements = []  # Lab's request for its announcements' config (see the news prompt below)
-    page = _open(browser, lab, f"{IN_COPY.format(CHAPTER)}?reset",  # ?reset: a first launch, nothing restored
-                 on_response=lambda r: announcements.append(r.url) if ANNOUNCEMENTS in r.url else None)
+def _a_learners_first_launch(lab, work: Path, page, name: str, announcements: list[str]) -> None:
+    """JupyterLab as `make lab` shows it the first time (`?reset`: nothing restored) with the chapter
+    `name` open and its kernel started, nothing run yet (test_explorables_in_a_real_lab's first steps,
+    in its page: a Lab page load is seconds of a core): first pictures, no nbgrader, Japanese menus,
+    the chapters once in the file browser, a save that changes nothing, no news prompt.
+    `announcements`: the URLs of Lab's requests for its announcements' config, from the page's first."""
+    mine = work / IN_COPY.format(name)
     # An explorable's cell shows its first picture before anything runs, never its text repr.
     page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
     outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
-    assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs)
+    assert not any(re.search(r"VBox\(|HBox\(|Explorer\(", t) for t in outputs), name
     saved = len(first_pictures(nbformat.read(mine, as_version=4)))
     pictures = page.locator(".jp-OutputArea-output[data-mime-type='text/html'] .qkv-first-picture").count()
-    assert saved >= 1 and pictures == saved
+    assert saved >= 1 and pictures == saved, (name, saved, pictures)
     # nbgrader's authoring UI is off for learners.
     assert _nbgrader_ui(page) == {"menu": False, "validate": False, "create_assignment": False}
     # Japanese menus, and each 「menu」→「item」 the chapters name is there.
     assert page.locator(".lm-MenuBar-itemLabel").all_inner_texts()[:5] == ["ファイル", "編集", "表示", "実行", "カーネル"]
+    menus = {}  # each menu opened once: its items
     for where, (menu, *items) in _menu_paths():
-        assert items[0] in _menu_items(page, menu), f"{where}: 「{menu}」→「{items[0]}」"
+        if menu not in menus:
+            menus[menu] = _menu_items(page, menu)
+        assert items[0] in menus[menu], f"{where}: 「{menu}」→「{items[0]}」"
     # The file browser shows each chapter once: the copy holds no paired .md.
     names = page.locator(".jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
     assert sorted(names) == sorted(p.name for p in CHAPTERS), names
@@ -340,7 +344,7 @@ def test_learner_lab(browser, learner):
     before = mine.read_bytes()
     saved_at = mine.stat().st_mtime_ns
     lab_server.focus_notebook(page)
-    with page.expect_response(lambda r: r.url.split("?")[0].endswith(f"/api/contents/{IN_COPY.format(CHAPTER)}")
+    with page.expect_response(lambda r: r.url.split("?")[0].endswith(f"/api/contents/{IN_COPY.format(name)}")
                               and r.request.method == "PUT", timeout=60_000) as saving:
         page.keyboard.press("Control+s")
     assert saving.value.ok, f"保存されませんでした({saving.value.status})"
@@ -360,9 +364,6 @@ def test_learner_lab(browser, learner):
     page.evaluate(TWO_FRAMES)
     toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
     assert "ニュース" not in toasts and "news" not in toasts.lower(), toasts
-    page.goto("about:blank")
-    page.close()
-    lab_server.end_sessions(lab)
 
 
 #: Lab's document tabs, and the label of the one in front (lab_server: other Lab tests use them too).
@@ -402,6 +403,12 @@ COVERED = """a => { a.scrollIntoView({ block: 'center', inline: 'nearest' });
     : `上に ${hit ? [hit.tagName.toLowerCase(), ...hit.classList].join('.') : '何もない場所'} が重なっています`; }"""
 
 
+def _chapters_linked(ipynb: Path) -> set[str]:
+    """The chapters (file names) a chapter's links lead to, as written in its source."""
+    return {Path(link.partition("#")[0]).name for link in _links(ipynb)
+            if not link.startswith(("http://", "https://", "#"))} & {c.name for c in CHAPTERS}
+
+
 def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     """Every link of every chapter, clicked in the learner's JupyterLab, opens its page in a tab of
     Lab (the glossary scrolled to the term, another chapter as a notebook), and no request fails
@@ -410,23 +417,28 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
     per link takes 3.5 minutes), every link is checked to point at a file Lab serves and the first link of
     a chapter to each page is clicked (and must scroll to its term); that every term's anchor is
     on the glossary page is test_every_chapter_link_has_a_target_in_the_learners_copy's.
-    Lab is loaded once and each next chapter is opened from the file browser, as a learner does.
-    What a link opened stays open, as it does for a learner: a later link to it brings its tab to
-    the front (and scrolls to its own anchor) instead of laying out the whole chapter again. A
-    chapter's links are first found unobstructed where a pointer presses them, then clicked one
-    after another without bringing the chapter's tab back between them (each return laid the
-    whole chapter out again: 77 → 44 s of this test, paired). No notebook starts a kernel here
+    Lab is loaded once with the first chapter; a chapter a link opened is checked then and there,
+    while it is in front (its own links found unobstructed where a pointer presses them, then
+    clicked one after another without bringing it back to the front between them: each return laid
+    the whole chapter out again), and its tab is closed once no chapter still to be clicked from
+    links to it (each chapter kept open made every later one slower to lay out); a chapter no link
+    reached is opened from the file browser, as a learner does. No notebook starts a kernel here
     (nothing is run)."""
     every_link = os.environ.get("QKV_EVERY_LINK") == "1"
     lab, _ = learner
     failed = []
-    followed = 0
+    followed = []
+    #: the chapters each chapter links to and has not clicked yet (a chapter nobody will click again
+    #: is closed)
+    to_come = {ipynb.name: _chapters_linked(ipynb) for ipynb in CHAPTERS}
+    checked = set()
     lab_server.end_sessions(lab)  # any kernel another test of this Lab left
     page = _open(browser, lab, f"{IN_COPY.format(CHAPTERS[0].name)}?reset", kernels=False)
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    for ipynb in CHAPTERS:
-        if ipynb != CHAPTERS[0]:
-            lab_server.open_from_the_file_browser(page, ipynb.name)
+
+    def check(ipynb: Path) -> None:
+        """The links of the chapter `ipynb`, in front now; each chapter they open first checked too."""
+        checked.add(ipynb.name)
         chapter = lab_server.front_document(page)
         selector = f"{chapter} .jp-RenderedMarkdown a[href]:not(.jp-InternalAnchorLink)"
         links = page.locator(selector)
@@ -453,9 +465,9 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
             covered = links.nth(i).evaluate(COVERED)
             assert covered is None, f"{ipynb.name}: {href} を押せません({covered})"
         # Then each is clicked where it is, the chapter left behind its tab (a click there is the
-        # same event at the same link; going back to the chapter's tab before each click laid the
-        # whole chapter out again, most of this test's time).
-        for i, href, path, anchor in to_click:
+        # same event at the same link).
+        last_to = {Path(path).name: k for k, (_, _, path, _) in enumerate(to_click)}  # (every link: several)
+        for k, (i, href, path, anchor) in enumerate(to_click):
             title = Path(path).name
             if page.locator(CURRENT_TAB).inner_text() == title:  # (every link) the same page again:
                 page.locator(TABS, has_text=ipynb.name).click()   # from the chapter, so it must open
@@ -467,18 +479,32 @@ def test_every_link_of_every_chapter_opens_in_lab(browser, learner):
                 pytest.fail(f"{ipynb.name}: {href} を押しても {title} が開きません({page.locator(CURRENT_TAB).all_inner_texts()})")
             if anchor:
                 scrolled_to(page, anchor, f"{ipynb.name}: {href}", within=lab_server.front_document(page))
-            followed += 1
+            followed.append(href)
+            if last_to[title] == k:
+                to_come[ipynb.name].discard(title)
+            if title in to_come and title not in checked:  # a chapter, in front: checked now
+                check(NOTEBOOKS / title)
         assert not lab_server.running_kernels(lab), f"{ipynb.name}: カーネルが起動しています"
+        if not any(ipynb.name in still for still in to_come.values()):
+            lab_server.close_tab(page, ipynb.name)
+
+    for ipynb in CHAPTERS:
+        if ipynb.name not in checked:  # (the first chapter, and any no link reached)
+            if ipynb != CHAPTERS[0]:
+                lab_server.open_from_the_file_browser(page, ipynb.name)
+            check(ipynb)
     page.goto("about:blank")
     page.close()
-    assert followed >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
+    assert checked == {ipynb.name for ipynb in CHAPTERS}, checked
+    assert len(followed) >= (100 if every_link else 2 * len(CHAPTERS))  # every link, or a page each
     assert not failed, failed
 
 
 def test_teacher_lab_has_nbgrader(browser, tmp_path):
     copy = _copy_notebooks(tmp_path)
     with lab_server.running(copy, teacher=True) as lab:
-        page = _open(browser, lab, CHAPTER, kernels=False)  # nothing is run: no kernel started
+        # nothing is run: no kernel started; the shortest chapter (nbgrader's toolbar is any notebook's)
+        page = _open(browser, lab, CHAPTERS[0].name, kernels=False)
         page.wait_for_selector(".lm-MenuBar-itemLabel >> text=Nbgrader", timeout=60_000)
         assert _nbgrader_ui(page) == {"menu": True, "validate": True, "create_assignment": True}
 
@@ -513,7 +539,9 @@ LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL = re.compile(
 
 
 def test_explorables_in_a_real_lab(browser, learner):
-    """In each chapter of LAB_EXPLORABLES: Run All; every control of every explorable moves its
+    """A learner's JupyterLab at its first launch with the first chapter of LAB_EXPLORABLES open
+    (_a_learners_first_launch: what was test_learner_lab, which loaded a Lab page of its own), then
+    in each chapter of LAB_EXPLORABLES: Run All; every control of every explorable moves its
     picture to numpy's numbers (picture → Python: the kernel's traits follow); a trait set in a new
     cell moves the picture (Python → picture); saved and reopened with a new kernel, the
     explorables come back, and again after a save before any Run All (their state is not live
@@ -521,14 +549,17 @@ def test_explorables_in_a_real_lab(browser, learner):
     from the file browser once the notebooks before it are closed and their kernels ended
     (lab_server.reopen, as a learner who closes one chapter and opens the next), so Lab's page is
     loaded once (a load is seconds of a core for Lab's server and the browser)."""
-    lab, _ = learner
+    lab, work = learner
     first = LAB_EXPLORABLES[0]
-    page = _open(browser, lab, f"{IN_COPY.format(first)}?reset")  # ?reset: no other chapter restored beside it
+    announcements = []  # Lab's request for its announcements' config (_a_learners_first_launch)
+    page = _open(browser, lab, f"{IN_COPY.format(first)}?reset",  # ?reset: a first launch, nothing restored
+                 on_response=lambda r: announcements.append(r.url) if ANNOUNCEMENTS in r.url else None)
     errors, now = [], [first]  # what went wrong, with the chapter it went wrong in
     page.on("response", lambda r: errors.append(f"{now[0]}: {r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: errors.append(f"{now[0]}: {m.text}")
             if m.type == "error" and not LAB_DEBUGGER_ASKED_AN_ENDED_KERNEL.match(m.text) else None)
     page.on("pageerror", lambda e: errors.append(f"{now[0]}: {e}"))
+    _a_learners_first_launch(lab, work, page, first, announcements)
     for name in LAB_EXPLORABLES:
         now[0] = name
         if name != first:  # the chapter before saved (Lab restored its widgets: unsaved changes)

@@ -226,6 +226,17 @@ def front_document(page) -> str:
     return "#" + page.locator(f"{TABS}.lm-mod-current").get_attribute("data-id")
 
 
+def close_tab(page, title: str) -> None:
+    """Close the notebook whose tab is labelled `title`, in front or behind others, with a middle
+    click on its tab, which closes a tab in Lab (brought to the front first, the whole notebook
+    would be laid out again)."""
+    panels = page.locator(".jp-NotebookPanel").count()
+    label = page.locator(".lm-TabBar-tabLabel").get_by_text(title, exact=True)
+    page.locator(TABS, has=label).click(button="middle")
+    page.wait_for_function("n => document.querySelectorAll('.jp-NotebookPanel').length < n", arg=panels,
+                           timeout=30_000)
+
+
 def show_file_browser(page):
     """Lab's file browser, opened in the left side bar if it is closed (a narrow window closes
     it); returns its locator."""
