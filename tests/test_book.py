@@ -160,6 +160,7 @@ class Loaded:
 
     rel: str
     page: object
+    context: object
     external: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -179,30 +180,26 @@ class Loaded:
 OUTSIDE_THE_BOOK = re.compile(r"^(?!file:|data:)")
 
 
+def new_context(browser):
+    return browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
+                               service_workers="block")
+
+
 @pytest.fixture(scope="module")
 def context(browser):
-    """The browser context the module's pages share, the chapters' too; what a test sets for its
-    page alone (the window's size, reduced motion, the colour scheme, a route) it sets on the
-    page. Its pages are tabs of one window: only the one in front draws frames at full speed (a
-    page behind it had one frame a second, and each click or wait for a condition waits for
-    frames), so a test's page is brought to the front: a new one (`front_page`) and a shared one
-    each time a test takes it (`pages`)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP",
-                                  service_workers="block")
+    """The browser context the module's pages share (a context costs about as much of the
+    processor to make as a chapter costs to load into it); what a test sets for its page alone
+    (the window's size, reduced motion, the colour scheme, a route) it sets on the page. A shared
+    chapter page has a context of its own: Playwright's clock, which the preset test installs on
+    it, belongs to a context, and each of its steps runs in every page of that context."""
+    context = new_context(browser)
     yield context
     context.close()
 
 
-def front_page(context):
-    """A new page of `context`, in front of its other pages (see `context`)."""
-    page = context.new_page()
-    page.bring_to_front()
-    return page
-
-
 def open_page(context, rel: str, shots: Path | None) -> Loaded:
-    page = front_page(context)
-    loaded = Loaded(rel=rel, page=page)
+    page = context.new_page()
+    loaded = Loaded(rel=rel, page=page, context=context)
 
     def block(r):
         loaded.external.append(r.request.url)
@@ -229,18 +226,18 @@ def open_page(context, rel: str, shots: Path | None) -> Loaded:
 
 
 @pytest.fixture(scope="module")
-def pages(book, context, shots):
+def pages(book, browser, context, shots):
     cache: dict[str, Loaded] = {}
 
     def get(rel: str) -> Loaded:
         if rel not in cache:
-            cache[rel] = open_page(context, rel, shots)
-        cache[rel].page.bring_to_front()  # see `context`
+            chapter = rel.startswith("notebooks/")  # its own context (see `context`)
+            cache[rel] = open_page(new_context(browser) if chapter else context, rel, shots)
         return cache[rel]
 
     yield get
     for loaded in cache.values():
-        loaded.page.close()
+        (loaded.context if loaded.context is not context else loaded.page).close()
 
 
 @contextlib.contextmanager
@@ -250,7 +247,7 @@ def new_page(context, doc: str, width: int = 1280, height: int = 900, *, motion:
     prefers-reduced-motion `motion` and prefers-color-scheme `scheme` when given, and the
     `stored` entries in localStorage before its scripts run (as an earlier visit left them:
     removed again after, the context's other pages share the storage); closed after."""
-    page = front_page(context)
+    page = context.new_page()
     try:
         page.set_viewport_size({"width": width, "height": height})
         if motion or scheme:
@@ -521,23 +518,20 @@ def test_each_preset_sets_the_state_the_text_names_and_says_the_result(pages, do
     symbols as words; 「最初に戻す」 puts back the state the page opened with (the steps are
     tests/support/explorables.py's `press_every_preset`, which the Lab's test takes too). The
     shared page is loaded again first, at its address without a state, if another test moved one
-    of its explorables (this test comes before the ones that do). The page asks for reduced motion
-    meanwhile, so each preset lands in its click instead of gliding there (300 ms of frames for
-    each of 46 presses); the glide itself is test_a_preset_glides_to_its_state_unless_less_motion_is_asked's,
-    and a picture's glide landing as drawn, test_every_explorable_has_the_controls_of_jupyterlab's."""
+    of its explorables (this test comes before the ones that do). Each glide and the live
+    region's timer run on Playwright's fake clock (`clock=True`): every frame as in real time,
+    none waited for (46 presses waited ~0.5 s each). The clock flows in real time outside the
+    presses, for the tests that use the page after this one."""
     page = page_of(pages, doc).page
     opened = at_the_opening_state(page, doc)
-    page.emulate_media(reduced_motion="reduce")
-    try:
-        for i, explorable in enumerate(explorables_on(page)):
-            where = f"{doc} の図 {i}"
-            now = json.loads(explorable.get_attribute("data-qkv-state"))
-            first = {t: opened[i][t] for t in now}  # the state the page opened with
-            assert now == first, f"{where}: 開いたのに最初の状態ではありません {now}"
-            module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
-            press_every_preset(page, explorable, module, where)
-    finally:
-        page.emulate_media(reduced_motion="null")
+    page.clock.install()
+    for i, explorable in enumerate(explorables_on(page)):
+        where = f"{doc} の図 {i}"
+        now = json.loads(explorable.get_attribute("data-qkv-state"))
+        first = {t: opened[i][t] for t in now}  # the state the page opened with
+        assert now == first, f"{where}: 開いたのに最初の状態ではありません {now}"
+        module = page.locator(".qkv-explorable").nth(i).get_attribute("data-qkv-module")
+        press_every_preset(page, explorable, module, where, clock=True)
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)
@@ -1596,7 +1590,7 @@ def test_the_address_keeps_an_explorables_state(book, context):
     controls cannot take is left alone, and a settled control writes the new state back."""
     opened = []
     try:
-        page = front_page(context)
+        page = context.new_page()
         opened.append(page)
         url = html_path("notebooks/02_library_search").as_uri()
         page.goto(url + "#qkv=0&angle=45&temperature=0.05&names=1", wait_until="load")
@@ -1604,7 +1598,7 @@ def test_the_address_keeps_an_explorables_state(book, context):
         state = json.loads(explorable.get_attribute("data-qkv-state"))
         assert state == {"angle": 45, "temperature": 0.05}, state
         # A new page: the first one's settle timer may still write its state into its own address.
-        page = front_page(context)
+        page = context.new_page()
         opened.append(page)
         page.goto(url + "#qkv=0&angle=900", wait_until="load")
         explorable = explorables_on(page)[0]
@@ -1793,7 +1787,7 @@ def test_no_japanese_character_is_tofu(pages, doc):
 def test_without_the_shipped_font_the_tofu_check_sees_tofu(book, context):
     """The check above is not vacuous: with the font files blocked, a machine without Japanese
     fonts of its own draws boxes, and the check finds them (with fonts of its own, none)."""
-    page = front_page(context)
+    page = context.new_page()
     try:
         page.set_viewport_size({"width": 390, "height": 844})
         page.route(re.compile(r"\.woff2?$"), lambda r: r.abort())
@@ -1847,7 +1841,7 @@ def test_theme_icons_are_drawn_from_the_shipped_icon_font(pages):
 
 
 def test_opening_the_root_index_lands_on_the_first_page(book, context):
-    page = front_page(context)
+    page = context.new_page()
     try:
         page.goto((book / "index.html").as_uri())
         page.wait_for_url("**/book/index.html", timeout=5000)

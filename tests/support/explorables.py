@@ -7,6 +7,7 @@ browser computed with what numpy computes, key by key, within floating-point noi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -18,7 +19,7 @@ import traitlets
 
 from helpers.widgets import explorables
 from helpers.widgets._base import Choice, Explorable, Flag, Number
-from helpers.widgets.sources import module_source
+from helpers.widgets.sources import js_source, module_source
 
 
 def run_module(source: str, function: str, cases: list[list]) -> list[dict]:
@@ -238,7 +239,36 @@ def landed(page, explorable, want: dict, timeout: float = 5000) -> None:
         arg=[explorable.element_handle(), want], timeout=timeout)
 
 
-def press_every_preset(page, explorable, module: str, where: str, quick: bool = False) -> int:
+def _widget_ms(name: str) -> int:
+    """A time constant of the shared runtime (qkv_widget.js `const NAME = 300;`)."""
+    return int(re.search(rf"const {name} = (\d+);", js_source("qkv_widget")).group(1))
+
+
+#: A preset's glide (GLIDE_MS) and the live region's timer after its last step (SYNC_AFTER_MS),
+#: with a few frames' slack: how far a paused page clock is run on after each press.
+SETTLE_MS = _widget_ms("GLIDE_MS") + _widget_ms("SYNC_AFTER_MS") + 100
+
+
+@contextlib.contextmanager
+def _paused(page, on: bool):
+    """The page's (fake) clock paused inside, flowing again after; nothing when not `on`."""
+    if not on:
+        yield
+        return
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # in seconds; due timers fire
+    try:
+        yield
+    finally:
+        page.clock.resume()
+
+
+def _settle(page, on: bool) -> None:
+    if on:
+        page.clock.run_for(SETTLE_MS)
+
+
+def press_every_preset(page, explorable, module: str, where: str, quick: bool = False,
+                       clock: bool = False) -> int:
     """Press every preset button of one explorable (`module`'s PRESETS, each shown: its symbols
     with a <sub>, not an underscore) as a learner does, a fold opened first (its buttons hidden
     until then), then 「最初に戻す」. Each puts the controls at its state, the numbers numpy's for
@@ -247,8 +277,10 @@ def press_every_preset(page, explorable, module: str, where: str, quick: bool = 
     `quick` (JupyterLab's test) leaves out what the book's test checks of the same module: each
     panel as the module draws it for the state (`check_numbers`' Node run) and the live region
     (a wait for its timer): the state, pressed, numpy's numbers and the buttons' places stay.
-    With prefers-reduced-motion (the book's test asks for it) each preset lands in its click; else
-    it glides there (qkv_widget.js GLIDE_MS, 300 ms), and every check below waits for where it lands."""
+    `clock` (the book's test; the caller installed Playwright's fake clock on the page): time is
+    paused while the buttons are pressed and run on by SETTLE_MS after each press, so every frame
+    of each glide and the live region's timer run as they would with no real wait; the same
+    conditions are then waited for. Time flows again afterwards."""
     first = json.loads(explorable.get_attribute("data-qkv-state"))
     buttons = explorable.locator(".qkv-presets button")
     assert buttons.count() >= 1 and buttons.last.inner_text() == "最初に戻す", where
@@ -271,43 +303,46 @@ def press_every_preset(page, explorable, module: str, where: str, quick: bool = 
       const o = b.closest('.qkv-presets').getBoundingClientRect();
       return [r.x - o.x, r.y - o.y, r.width, r.height].map(Math.round); })"""
     laid_out = buttons.evaluate_all(boxes)
-    for k in range(buttons.count() - 1):
-        button = buttons.nth(k)
-        preset = by_label[button.inner_text()]
-        want = preset["state"]
-        assert button.locator("sub").count() == len(SYMBOL.findall(preset["label"])), f"{where}: {preset['label']}"
-        # Its name is its visible text (WCAG 2.5.3); a symbol's reading in words is its description.
-        assert button.get_attribute("aria-label") is None, where
-        reading = button.get_attribute("aria-description") or button.inner_text()
-        assert not UNSPOKEN.search(reading), f"{where}: ボタンの読み {reading!r}"
-        before, shown_before = live.text_content(), readout.text_content()
-        button.click()
-        landed(page, explorable, want)  # a preset glides there (reduced motion: at once)
-        # pressed once it has landed (in Lab the kernel hears of it after the glide: let it settle)
-        page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'",
-                               arg=button.element_handle(), timeout=5000)
-        state = json.loads(explorable.get_attribute("data-qkv-state"))
-        assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
-        if not quick:
-            check_numbers(explorable, f"{where}「{button.inner_text()}」")
-        else:
-            state, numbers, _ = shown(explorable)
-            differences = same_numbers(numbers, numpy_numbers(state))
-            assert differences == [], f"{where}「{button.inner_text()}」: 図の数と numpy の数が違います {differences[:3]}"
-        assert buttons.evaluate_all(boxes) == laid_out, f"{where}: 「{button.inner_text()}」でボタンが動きました"
-        if quick:
-            continue
-        # The region speaks once the control settles (a timer): wait for it. A preset whose
-        # result reads as the one before (chapter 00's t = 0.47 and 0.54, or a first preset equal
-        # to the opening state) is said too, but need not change what was said before.
-        moved = readout.text_content() != shown_before
-        page.wait_for_function("([l, b, moved]) => l.textContent && (!moved || l.textContent !== b)",
-                               arg=[live.element_handle(), before, moved], timeout=5000)
-        said = live.text_content()
-        assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
-    buttons.last.click()
-    landed(page, explorable, first)
-    assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
+    with _paused(page, clock):
+        for k in range(buttons.count() - 1):
+            button = buttons.nth(k)
+            preset = by_label[button.inner_text()]
+            want = preset["state"]
+            assert button.locator("sub").count() == len(SYMBOL.findall(preset["label"])), f"{where}: {preset['label']}"
+            # Its name is its visible text (WCAG 2.5.3); a symbol's reading in words is its description.
+            assert button.get_attribute("aria-label") is None, where
+            reading = button.get_attribute("aria-description") or button.inner_text()
+            assert not UNSPOKEN.search(reading), f"{where}: ボタンの読み {reading!r}"
+            before, shown_before = live.text_content(), readout.text_content()
+            button.click()
+            _settle(page, clock)
+            landed(page, explorable, want)  # a preset glides there (reduced motion: at once)
+            # pressed once it has landed (in Lab the kernel hears of it after the glide: let it settle)
+            page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'",
+                                   arg=button.element_handle(), timeout=5000)
+            state = json.loads(explorable.get_attribute("data-qkv-state"))
+            assert {t: state[t] for t in want} == want, f"{where}: 「{button.inner_text()}」で {state}"
+            if not quick:
+                check_numbers(explorable, f"{where}「{button.inner_text()}」")
+            else:
+                state, numbers, _ = shown(explorable)
+                differences = same_numbers(numbers, numpy_numbers(state))
+                assert differences == [], f"{where}「{button.inner_text()}」: 図の数と numpy の数が違います {differences[:3]}"
+            assert buttons.evaluate_all(boxes) == laid_out, f"{where}: 「{button.inner_text()}」でボタンが動きました"
+            if quick:
+                continue
+            # The region speaks once the control settles (a timer): wait for it. A preset whose
+            # result reads as the one before (chapter 00's t = 0.47 and 0.54, or a first preset equal
+            # to the opening state) is said too, but need not change what was said before.
+            moved = readout.text_content() != shown_before
+            page.wait_for_function("([l, b, moved]) => l.textContent && (!moved || l.textContent !== b)",
+                                   arg=[live.element_handle(), before, moved], timeout=5000)
+            said = live.text_content()
+            assert JAPANESE.search(said) and not UNSPOKEN.search(said), f"{where}: 読み上げ {said!r}"
+        buttons.last.click()
+        _settle(page, clock)
+        landed(page, explorable, first)
+        assert json.loads(explorable.get_attribute("data-qkv-state")) == first, where
     return buttons.count()
 
 
