@@ -138,24 +138,6 @@ def test_the_search_index_reuses_the_word_counts_splits():
     assert lang.split("別の 文") == ["別の", "文"] and len(calls) == 2
 
 
-def test_the_quicker_japanese_split_is_sphinxs_own():
-    """search_ranking.same_split_faster gives Sphinx's TinySegmenter's very words, text by text."""
-    from types import SimpleNamespace
-
-    from sphinx.search.ja import DefaultSplitter
-
-    splitter = DefaultSplitter({})
-    quicker = book_extension().search_ranking.same_split_faster(SimpleNamespace(splitter=splitter))
-    texts = ["", " ", "ｱｲｳﾝﾞの１２３ＡＢＣ", "一二三万億を十", "q = xW_Q(行ベクトル)", "B3E1"]
-    for path in (ROOT / "book" / "glossary.md", ROOT / "notebooks" / "03_three_roles.md"):
-        texts += path.read_text(encoding="utf-8").splitlines()
-    differ = [(t, splitter.split(t), quicker(t)) for t in texts if splitter.split(t) != quicker(t)]
-    assert not differ, differ[:3]
-    assert sum(len(splitter.split(t)) for t in texts) > 10_000  # the texts are long enough to tell
-    plain = SimpleNamespace(split=str.split)  # another language's splitter is left as it is
-    assert book_extension().search_ranking.same_split_faster(plain) is str.split
-
-
 def test_the_icon_rules_are_found_from_the_start_of_each_rule_only():
     """icons.ICON_RULE starts a match right after a brace (or at the start): the plain pattern tried
     every character of the theme's 400 KB stylesheet (0.4 s a build) and finds the very same pairs."""
