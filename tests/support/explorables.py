@@ -379,11 +379,12 @@ def move_every_control(page, explorable, where: str) -> list[str]:
     return moved
 
 
-#: Opens (true) or closes (false) every fold of preset buttons on the page (chapter 00's
-#: 「答え:入れ替わる t」), as a reader's click on its name does; returns how many there are.
 #: Resolves after the next two frames: a resize's or a fold's observers (an explorable writes its
 #: measured height on itself) and the layout they change are done. The book's and Lab's tests use it.
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+#: Opens (true) or closes (false) every fold of preset buttons on the page (chapter 00's
+#: 「答え:入れ替わる t」), as a reader's click on its name does; returns how many there are.
 OPEN_FOLDS = "o => { const fs = document.querySelectorAll('.qkv-preset-fold'); fs.forEach(f => f.open = o); return fs.length; }"
 
 #: Pairs of an explorable's controls' parts (labels, sliders, values, buttons) that overlap, and
